@@ -1,0 +1,159 @@
+"""`dpaudit prove [CLAIMS_FILE.py ...] [--json OUT] [--baseline reports/proofs.json]`.
+
+With no file, the built-in catalogue is checked. A claims file is a Python file that defines
+a module-level list ``CLAIMS`` of :class:`proofs.Theorem` objects or bare claims
+(:class:`proofs.PureDP`, ...). Exit 0 when every verdict is as expected (``expect='holds'``
+needs ``proved`` or ``certified``; ``expect='refuted'`` needs ``refuted``), 1 otherwise or when
+a verdict regressed against the baseline, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+import uuid
+from pathlib import Path
+
+from proofs._errors import InputError
+from proofs._io import write_json_atomic, write_text_atomic
+from proofs.claims import ProofRun, Theorem, run_theorems
+
+EXIT_OK, EXIT_FOUND = 0, 1
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="*", metavar="CLAIMS_FILE.py",
+                        help="Python files defining CLAIMS = [...]; default: the built-in catalogue")
+    parser.add_argument("--json", metavar="OUT", help="write the results as JSON")
+    parser.add_argument("--baseline", metavar="FILE",
+                        help="compare verdicts with a saved `--json` output; exit 1 on a change")
+    parser.add_argument("--quiet", action="store_true", help="print only the final line")
+
+
+def load_claims_file(path: str) -> list:
+    """Import a claims file and return its CLAIMS items, with one-line errors on failure."""
+    file = Path(path)
+    if file.suffix != ".py":
+        raise InputError(f"claims file {path!r} is not a .py file; give a Python file that "
+                         "defines CLAIMS = [...].")
+    if not file.is_file():
+        raise InputError(f"claims file {path!r} does not exist; check the path.")
+    spec = importlib.util.spec_from_file_location(f"dpaudit_claims_{uuid.uuid4().hex}", file)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except InputError as exc:
+        raise InputError(f"claims file {path!r}: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - any import failure is the user's file
+        line = _error_line(exc, file)
+        raise InputError(f"claims file {path!r} does not import{line}: "
+                         f"{type(exc).__name__}: {exc}; fix the file and retry.") from None
+    claims = getattr(module, "CLAIMS", None)
+    if claims is None:
+        raise InputError(f"claims file {path!r} defines no CLAIMS; add a module-level list "
+                         "CLAIMS = [Theorem(...) or PureDP(...), ...].")
+    if not isinstance(claims, (list, tuple)) or not claims:
+        raise InputError(f"CLAIMS in {path!r} must be a non-empty list; got {claims!r:.60}.")
+    return [_as_theorem(item, i, file.name) for i, item in enumerate(claims)]
+
+
+def _error_line(exc: BaseException, file: Path) -> str:
+    tb = exc.__traceback__
+    line = None
+    while tb is not None:
+        if Path(tb.tb_frame.f_code.co_filename).resolve() == file.resolve():
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    if isinstance(exc, SyntaxError) and exc.lineno:
+        line = exc.lineno
+    return f" (line {line})" if line else ""
+
+
+def _as_theorem(item, index: int, filename: str) -> Theorem:
+    if isinstance(item, Theorem):
+        return item
+    if not hasattr(item, "__dataclass_fields__"):
+        raise InputError(f"CLAIMS[{index}] in {filename!r} is {type(item).__name__}, not a claim; "
+                         "use proofs.Theorem(...) or a claim such as proofs.PureDP(...).")
+    return Theorem(id=f"{filename}:CLAIMS[{index}]", claim=item, source=filename)
+
+
+def _print_progress(result) -> None:
+    mark = "ok " if result.as_expected else "!! "
+    print(f"{mark}{result.summary()}", flush=True)
+
+
+def _regressions(run: ProofRun, baseline_path: str) -> list[str]:
+    try:
+        saved = json.loads(Path(baseline_path).read_text(encoding="utf-8"))
+        old = {r["id"]: r["verdict"] for r in saved["results"]}
+    except FileNotFoundError:
+        raise InputError(f"baseline {baseline_path!r} does not exist; create it with "
+                         f"`dpaudit prove --json {baseline_path}`.") from None
+    except (json.JSONDecodeError, KeyError, TypeError):
+        raise InputError(f"baseline {baseline_path!r} is not a `dpaudit prove --json` output; "
+                         "regenerate it.") from None
+    changes = []
+    for r in run.results:
+        before = old.get(r.id)
+        if before is None:
+            changes.append(f"{r.id}: new entry ({r.verdict.value}), not in the baseline")
+        elif before != r.verdict.value:
+            changes.append(f"{r.id}: {before} -> {r.verdict.value}")
+    current = {r.id for r in run.results}
+    changes += [f"{i}: in the baseline, missing now" for i in old if i not in current]
+    return changes
+
+
+def _collect(files: list[str]) -> list[Theorem]:
+    if not files:
+        from proofs.catalogue import catalogue
+
+        return catalogue()
+    items = [t for f in files for t in load_claims_file(f)]
+    seen: set[str] = set()
+    for t in items:
+        if t.id in seen:
+            raise InputError(f"theorem id {t.id!r} appears twice; give each theorem its own id.")
+        seen.add(t.id)
+    return items
+
+
+def run(args: argparse.Namespace) -> int:
+    items = _collect(args.files)
+    run_result = run_theorems(items, progress=None if args.quiet else _print_progress)
+    print(("" if args.quiet else "\n") + run_result.summary().splitlines()[-1])
+    if args.json:
+        write_json_atomic(args.json, run_result.to_dict())
+    code = EXIT_OK if run_result.all_as_expected else EXIT_FOUND
+    if args.baseline:
+        changes = _regressions(run_result, args.baseline)
+        for change in changes:
+            print(f"regression: {change}", file=sys.stderr)
+        if changes:
+            code = EXIT_FOUND
+    return code
+
+
+def run_catalogue_demo(out: str) -> int:
+    """Prove the catalogue, print the table and write it to OUT/proofs.md and proofs-run.json."""
+    from proofs.catalogue import catalogue
+
+    Path(out).mkdir(parents=True, exist_ok=True)
+    result = run_theorems(catalogue())
+    table = result.summary()
+    print(table)
+    write_text_atomic(Path(out) / "proofs.md", _markdown(result))
+    write_json_atomic(Path(out) / "proofs-run.json", result.to_dict())
+    return EXIT_OK if result.all_as_expected else EXIT_FOUND
+
+
+def _markdown(result: ProofRun) -> str:
+    rows = ["| id | verdict | expected | seconds | statement | source |", "|---|---|---|---|---|---|"]
+    for r in result.results:
+        cell = lambda s: str(s).replace("|", "\\|").replace("\n", " ")  # noqa: E731
+        rows.append(f"| `{r.id}` | {r.verdict.value} | {r.expect} | {r.seconds:.3f} | "
+                    f"{cell(r.statement)} | {cell(r.source)} |")
+    return "# Proof catalogue\n\n" + "\n".join(rows) + "\n\n" + result.summary().splitlines()[-1] + "\n"

@@ -1,0 +1,76 @@
+"""The `dpaudit` command line: `main(argv) -> int` is testable; `entry()` is the console script.
+
+Exit codes (contract in DESIGN.md): 0 nothing wrong found; 1 a violation (audit) or a
+refuted/regressed claim (prove); 2 bad input (one-line message, no traceback); 3 internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+
+from proofs._errors import InputError
+
+EXIT_OK, EXIT_FOUND, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports bad arguments as an InputError instead of exiting itself."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise InputError(f"{message}; see `dpaudit {self.prog.split()[-1]} --help`.")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from auditor import _audit_cli
+    from auditor import _prove_cli
+
+    parser = _Parser(prog="dpaudit", description="Verify and audit differential privacy.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    _prove_cli.add_arguments(sub.add_parser("prove", help="check DP claims symbolically"))
+    _audit_cli.add_arguments(sub.add_parser("audit", help="audit a black-box mechanism"))
+    demo = sub.add_parser("demo", help="prove and audit the built-in catalogue, write reports/")
+    demo.add_argument("--out", default="reports", help="folder for the reports (default reports)")
+    demo.add_argument("--quick", action="store_true", help="fewer samples per audit")
+    return parser
+
+
+def _run(args: argparse.Namespace) -> int:
+    from auditor import _audit_cli
+    from auditor import _prove_cli
+
+    if args.command == "prove":
+        return _prove_cli.run(args)
+    if args.command == "audit":
+        return _audit_cli.run(args)
+    from auditor import _demo
+
+    return _demo.run(args)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit code instead of exiting."""
+    try:
+        args = build_parser().parse_args(argv)
+        return _run(args)
+    except InputError as exc:
+        print(f"dpaudit: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("dpaudit: interrupted", file=sys.stderr)
+        return EXIT_INTERNAL
+    except SystemExit as exc:  # --help and --version
+        return int(exc.code or 0)
+    except Exception:  # noqa: BLE001 - the last line of defence: report, exit 3
+        traceback.print_exc()
+        print("dpaudit: internal error (a bug in dpaudit); please report it.", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def entry() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()

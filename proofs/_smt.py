@@ -1,0 +1,231 @@
+"""Discharge for-all inequalities over the reals with z3.
+
+A statement `for all v in V with C(v): lhs(v) <= rhs(v)` is proved by asking z3 for a model
+of `C(v) and lhs(v) > rhs(v)`. `unsat` proves the statement; a model is a candidate
+counterexample that the caller must re-check exactly before it reports anything; anything
+else (timeout, `unknown`, an expression z3 cannot take) is inconclusive.
+
+Translation (sound by construction):
+- `Abs`, `Max`, `Min`, `Piecewise` become `If` terms (exact case splits);
+- `exp(c*s)` for a symbol `s` and rational `c` becomes `X_s**k` with a fresh positive
+  variable `X_s = exp(s/q)`. The link between `s` and `X_s` is relaxed to the true facts
+  `X_s > 0`, `X_s >= 1 + s/q` (and `X_s > 1` when `s > 0`). A proof over the relaxation is a
+  proof of the original (it quantifies over more); a model may be spurious, hence the re-check.
+- integer-valued symbols are quantified over the reals (a superset: proofs stay sound).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import sympy as sp
+import z3
+
+__all__ = ["ForAllResult", "prove_forall", "Unsupported"]
+
+
+class Unsupported(Exception):
+    """The expression uses something the z3 translation does not cover."""
+
+
+@dataclass(frozen=True, slots=True)
+class ForAllResult:
+    """Outcome of one for-all check: status is 'proved', 'model' or 'unknown'."""
+
+    status: str
+    model: dict | None = None
+    reason: str = ""
+
+
+class _Translator:
+    def __init__(self) -> None:
+        self.vars: dict[sp.Symbol, z3.ArithRef] = {}
+        self.exp_vars: dict[sp.Symbol, tuple[z3.ArithRef, int]] = {}
+        self.side: list[z3.BoolRef] = []
+        self.exp_denominators: dict[sp.Symbol, int] = {}
+
+    def var(self, s: sp.Symbol) -> z3.ArithRef:
+        if s not in self.vars:
+            v = z3.Real(str(s))
+            self.vars[s] = v
+            if s.is_positive:
+                self.side.append(v > 0)
+            elif s.is_nonnegative:
+                self.side.append(v >= 0)
+            if s.is_negative:
+                self.side.append(v < 0)
+        return self.vars[s]
+
+    def plan_exponentials(self, exprs) -> None:
+        """Find exp(c*s) terms and choose q so that every c*q is an integer."""
+        for e in exprs:
+            for node in sp.preorder_traversal(e):
+                if isinstance(node, sp.exp):
+                    sym, coeff = self._exp_parts(node.args[0])
+                    q = self.exp_denominators.get(sym, 1)
+                    self.exp_denominators[sym] = q * coeff.q // math.gcd(q, coeff.q)
+
+    @staticmethod
+    def _exp_parts(arg: sp.Expr) -> tuple[sp.Symbol, sp.Rational]:
+        coeff, rest = arg.as_coeff_Mul()
+        if isinstance(rest, sp.Symbol) and coeff.is_Rational:
+            return rest, sp.Rational(coeff)
+        raise Unsupported(f"exp({arg}) is not exp(rational * symbol)")
+
+    def exp_var(self, sym: sp.Symbol) -> tuple[z3.ArithRef, int]:
+        if sym not in self.exp_vars:
+            q = self.exp_denominators.get(sym, 1)
+            x = z3.Real(f"exp({sym}/{q})")
+            s = self.var(sym)
+            self.side += [x > 0, x >= 1 + s / q]
+            if sym.is_positive:
+                self.side.append(x > 1)
+            # exp(u) <= 1/(1 - u) for u < 1: keeps the sign of s tied to X_s >= 1 or < 1.
+            self.side.append(z3.Implies(s / q < 1, x * (1 - s / q) <= 1))
+            self.exp_vars[sym] = (x, q)
+        return self.exp_vars[sym]
+
+    def constant(self, e: sp.Expr) -> z3.ArithRef:
+        """A closed transcendental constant: a fresh variable inside its arb enclosure."""
+        from proofs._numeric import NotNumeric, to_arb
+
+        try:
+            ball = to_arb(e)
+        except (NotNumeric, ZeroDivisionError, ValueError) as exc:
+            raise Unsupported(f"constant {e}") from exc
+        lo = Fraction(math.nextafter(float(ball.lower()), -math.inf))
+        hi = Fraction(math.nextafter(float(ball.upper()), math.inf))
+        c = z3.FreshReal("c")
+        self.side += [c >= z3.RealVal(f"{lo.numerator}/{lo.denominator}"),
+                      c <= z3.RealVal(f"{hi.numerator}/{hi.denominator}")]
+        return c
+
+    def term(self, e: sp.Expr) -> z3.ArithRef:
+        if not e.free_symbols and not e.is_Rational and not e.is_Float:
+            return self.constant(e)
+        if e.is_Rational:
+            return z3.RealVal(f"{e.p}/{e.q}")
+        if e.is_Float:
+            f = Fraction(str(e))
+            return z3.RealVal(f"{f.numerator}/{f.denominator}")
+        if isinstance(e, sp.Symbol):
+            return self.var(e)
+        if e.is_Add:
+            return z3.Sum([self.term(a) for a in e.args])
+        if e.is_Mul:
+            return z3.Product([self.term(a) for a in e.args])
+        if e.is_Pow:
+            return self._pow(e)
+        if isinstance(e, sp.Abs):
+            t = self.term(e.args[0])
+            return z3.If(t >= 0, t, -t)
+        if isinstance(e, (sp.Max, sp.Min)):
+            return self._extreme(e)
+        if isinstance(e, sp.Piecewise):
+            return self._piecewise(e)
+        if isinstance(e, sp.exp):
+            sym, coeff = self._exp_parts(e.args[0])
+            x, q = self.exp_var(sym)
+            k = int(coeff * q)
+            return x**k if k >= 0 else 1 / x ** (-k)
+        raise Unsupported(f"{type(e).__name__} in {e}")
+
+    def _pow(self, e: sp.Pow) -> z3.ArithRef:
+        if not e.exp.is_Integer:
+            raise Unsupported(f"non-integer power {e}")
+        n = int(e.exp)
+        base = self.term(e.base)
+        if n == 0:
+            return z3.RealVal(1)
+        return base**n if n > 0 else 1 / base ** (-n)
+
+    def _extreme(self, e) -> z3.ArithRef:
+        terms = [self.term(a) for a in e.args]
+        acc = terms[0]
+        for t in terms[1:]:
+            acc = z3.If(t > acc, t, acc) if isinstance(e, sp.Max) else z3.If(t < acc, t, acc)
+        return acc
+
+    def _piecewise(self, e: sp.Piecewise) -> z3.ArithRef:
+        *pairs, (last_value, last_cond) = e.args
+        if last_cond is not sp.true:
+            raise Unsupported("Piecewise without an otherwise branch")
+        acc = self.term(last_value)
+        for value, cond in reversed(pairs):
+            acc = z3.If(self.boolean(cond), self.term(value), acc)
+        return acc
+
+    def boolean(self, c) -> z3.BoolRef:
+        if c is sp.true:
+            return z3.BoolVal(True)
+        if c is sp.false:
+            return z3.BoolVal(False)
+        if isinstance(c, sp.And):
+            return z3.And([self.boolean(a) for a in c.args])
+        if isinstance(c, sp.Or):
+            return z3.Or([self.boolean(a) for a in c.args])
+        if isinstance(c, sp.Not):
+            return z3.Not(self.boolean(c.args[0]))
+        ops = {
+            sp.StrictLessThan: lambda a, b: a < b,
+            sp.LessThan: lambda a, b: a <= b,
+            sp.StrictGreaterThan: lambda a, b: a > b,
+            sp.GreaterThan: lambda a, b: a >= b,
+            sp.Equality: lambda a, b: a == b,
+            sp.Unequality: lambda a, b: a != b,
+        }
+        for kind, op in ops.items():
+            if isinstance(c, kind):
+                return op(self.term(c.lhs), self.term(c.rhs))
+        raise Unsupported(f"condition {c}")
+
+
+def _model_value(v: z3.ArithRef, model: z3.ModelRef) -> sp.Rational | None:
+    val = model.eval(v, model_completion=True)
+    if z3.is_rational_value(val):
+        return sp.Rational(val.numerator_as_long(), val.denominator_as_long())
+    if z3.is_algebraic_value(val):
+        approx = val.approx(30)
+        return sp.Rational(approx.numerator_as_long(), approx.denominator_as_long())
+    return None
+
+
+def prove_forall(
+    lhs: sp.Expr,
+    rhs: sp.Expr,
+    constraints=(),
+    *,
+    strict: bool = False,
+    timeout_ms: int = 10_000,
+) -> ForAllResult:
+    """Try to prove `lhs <= rhs` (or `lhs < rhs` when strict) wherever `constraints` hold.
+
+    Free symbols carry their SymPy assumptions (positive, nonnegative) as constraints.
+    Returns status 'proved', 'model' (a candidate counterexample: symbol -> Rational, to be
+    re-checked by the caller) or 'unknown' with the reason.
+    """
+    tr = _Translator()
+    constraints = [sp.sympify(c) for c in constraints]
+    try:
+        tr.plan_exponentials([lhs, rhs, *constraints])
+        goal_violated = tr.term(rhs) <= tr.term(lhs) if strict else tr.term(lhs) > tr.term(rhs)
+        cons = [tr.boolean(c) for c in constraints]
+    except Unsupported as exc:
+        return ForAllResult("unknown", reason=f"outside the SMT fragment: {exc}")
+    solver = z3.Solver()
+    solver.set("timeout", timeout_ms)
+    solver.add(*tr.side, *cons, goal_violated)
+    answer = solver.check()
+    if answer == z3.unsat:
+        return ForAllResult("proved")
+    if answer == z3.sat:
+        model = solver.model()
+        values = {s: _model_value(v, model) for s, v in tr.vars.items()}
+        exp_values = {
+            sym: _model_value(x, model) for sym, (x, _q) in tr.exp_vars.items()
+        }
+        return ForAllResult("model", model={"symbols": values, "exp": exp_values, "q": {
+            sym: q for sym, (_x, q) in tr.exp_vars.items()}})
+    return ForAllResult("unknown", reason=f"z3 returned unknown ({solver.reason_unknown()})")

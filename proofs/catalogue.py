@@ -1,0 +1,153 @@
+"""The built-in catalogue of theorems, checked by `dpaudit prove` with no argument.
+
+Every entry names its source. Deliberately false statements (mistakes found in lecture notes
+and folklore) carry `expect='refuted'`: the catalogue run exits 0 when every verdict is as
+expected and 1 when any differs.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from proofs.claims import Theorem
+from proofs.mechanisms import (
+    AlphaCoinRR, ExponentialMechanism, ForcedResponse, Gaussian, Histogram, KAryRR, Laplace,
+    LaplaceVector, OneBitTelemetry, ReportNoisyMax, TwoSidedGeometric, sym,
+)
+from proofs.pure import PureDP
+
+__all__ = ["CATALOGUE", "catalogue"]
+
+a = sym("alpha")
+eps = sym("epsilon")
+n = sp.Symbol("n", integer=True, positive=True)
+
+_DR14 = "Dwork and Roth (2014), The Algorithmic Foundations of Differential Privacy"
+
+
+def _pure() -> list[Theorem]:
+    return [
+        Theorem(
+            "rr.alpha_coin.exact",
+            PureDP(AlphaCoinRR(a), sp.log((1 + a) / (1 - a)), exact=True),
+            "Warner (1965); notes 000 'Randomized response is DP' (ratio (1+alpha)/(1-alpha))",
+            "alpha-coin randomized response has epsilon exactly ln((1+alpha)/(1-alpha)), 0<alpha<1",
+        ),
+        Theorem(
+            "rr.alpha_coin.two_alpha",
+            PureDP(AlphaCoinRR(a), 2 * a),
+            "notes 000: 'Randomised response is approximately 2*alpha-differentially private' "
+            "(uses (1+a)/(1-a) ~ e^(2a), which is a lower bound: ln((1+a)/(1-a)) > 2a)",
+            "alpha-coin randomized response is 2*alpha-DP",
+            expect="refuted",
+        ),
+        Theorem(
+            "rr.forced_response.ln3",
+            PureDP(ForcedResponse(), sp.log(3), exact=True),
+            f"{_DR14}, Sec. 3.2 (randomized response is ln 3-DP); notes 002 (3/4 vs 1/4)",
+            "two-coin forced response with fair coins has epsilon exactly ln 3",
+        ),
+        Theorem(
+            "rr.k_ary.exact",
+            PureDP(KAryRR(), eps, exact=True),
+            "Kairouz, Oh, Viswanath (2016), Extremal mechanisms for local DP, k-RR",
+            "k-ary randomized response with e^eps/(e^eps+k-1) on the truth has epsilon exactly eps",
+        ),
+        Theorem(
+            "laplace.scalar",
+            PureDP(Laplace.calibrated(), eps),
+            f"{_DR14}, Thm 3.6; notes 000 'Laplace mechanism'",
+            "f(x) + Lap(Delta/eps) is eps-DP for f of sensitivity Delta",
+        ),
+        Theorem(
+            "laplace.vector_l1",
+            PureDP(LaplaceVector.calibrated(), eps),
+            f"{_DR14}, Thm 3.6; notes 000 'Theorem' (k-dimensional, L1 sensitivity)",
+            "f(x) + Lap(Delta_1/eps)^k is eps-DP for every dimension k, Delta_1 the L1 sensitivity",
+        ),
+        Theorem(
+            "laplace.mean_of_bits",
+            PureDP(Laplace.calibrated(eps, 1 / n), eps),
+            "notes 000 'Example': mean of n bits has sensitivity 1/n, b = 1/(eps n)",
+            "mean of n bits + Lap(1/(eps n)) is eps-DP",
+        ),
+        Theorem(
+            "geometric.two_sided",
+            PureDP(TwoSidedGeometric.calibrated(), eps),
+            "Ghosh, Roughgarden, Sundararajan (2009), Universally utility-maximizing privacy "
+            "mechanisms",
+            "integer f + two-sided geometric noise with P[z] ~ e^(-eps|z|/Delta) is eps-DP",
+        ),
+        Theorem(
+            "exponential.half_factor",
+            PureDP(ExponentialMechanism(), eps),
+            f"McSherry and Talwar (2007); {_DR14}, Thm 3.10",
+            "the exponential mechanism with exp(eps u/(2 Delta_u)) is eps-DP, any number of outcomes",
+        ),
+        Theorem(
+            "exponential.monotone_no_half",
+            PureDP(ExponentialMechanism(half_factor=False, monotone=True), eps),
+            f"{_DR14}, remark after Thm 3.10 (monotone utilities)",
+            "without the factor 1/2 the exponential mechanism is eps-DP for monotone utilities",
+        ),
+        Theorem(
+            "exponential.no_half_non_monotone",
+            PureDP(ExponentialMechanism(half_factor=False, monotone=False), eps),
+            f"{_DR14}, Thm 3.10 (the 1/2 is needed when utilities may move both ways)",
+            "without the factor 1/2 the exponential mechanism is eps-DP for any utility",
+            expect="refuted",
+        ),
+        Theorem(
+            "report_noisy_max.laplace",
+            PureDP(ReportNoisyMax.calibrated(), eps),
+            f"{_DR14}, Claim 3.9",
+            "report noisy max with Lap(1/eps) on counting queries is eps-DP, any number of queries",
+        ),
+        Theorem(
+            "histogram.replace_one",
+            PureDP(Histogram(scale=2 / eps, neighbours="replace_one"), eps),
+            f"notes 000 'Example: Histogram' (L1 sensitivity 2, Lap(2/eps)); {_DR14}, Sec. 3.3",
+            "a histogram with Lap(2/eps) per bin is eps-DP under replace-one neighbours",
+        ),
+        Theorem(
+            "histogram.add_remove",
+            PureDP(Histogram(scale=1 / eps, neighbours="add_remove"), eps),
+            f"{_DR14}, Sec. 3.3 (add/remove one record: L1 sensitivity 1)",
+            "a histogram with Lap(1/eps) per bin is eps-DP under add/remove neighbours",
+        ),
+        Theorem(
+            "histogram.replace_one.sensitivity_one",
+            PureDP(Histogram(scale=1 / eps, neighbours="replace_one"), eps),
+            "a common mistake: add/remove sensitivity used under replace-one (true eps: 2 eps)",
+            "a histogram with Lap(1/eps) per bin is eps-DP under replace-one neighbours",
+            expect="refuted",
+        ),
+        Theorem(
+            "gaussian.as_pure",
+            PureDP(Gaussian(), eps),
+            f"{_DR14}, Thm A.1 gives (eps, delta) with delta > 0 only; notes 004",
+            "the Gaussian mechanism is pure eps-DP for some finite eps",
+            expect="refuted",
+        ),
+        Theorem(
+            "one_bit.telemetry",
+            PureDP(OneBitTelemetry(), eps, exact=True),
+            "Ding, Kulkarni, Yekhanin (2017), Collecting telemetry data privately, Sec. 2.1",
+            "one-bit telemetry with P[1] = 1/(e^eps+1) + (x/m)(e^eps-1)/(e^eps+1) is exactly eps-LDP",
+        ),
+        Theorem(
+            "one_bit.product_form",
+            PureDP(OneBitTelemetry(form="product"), eps),
+            "notes 001 'Solution to 3' (writes the probability as a product instead of a sum)",
+            "one-bit telemetry with P[1] = 1/(e^eps+1) * (x/m) * (e^eps-1)/(e^eps+1) is eps-LDP",
+            expect="refuted",
+        ),
+    ]
+
+
+def catalogue() -> list[Theorem]:
+    """All built-in theorems, in a stable order."""
+    return _pure()
+
+
+CATALOGUE: tuple[Theorem, ...] = tuple(catalogue())

@@ -1,0 +1,132 @@
+"""Verdicts and result objects of the proof checker.
+
+A verdict is only ever as strong as its evidence:
+
+- ``proved``: holds for every parameter value allowed by the stated assumptions (exact
+  algebra or an SMT proof over the reals);
+- ``certified``: holds at the stated numeric parameter values, by rigorous interval arithmetic
+  (or for every size up to a stated bound, which the summary then says);
+- ``refuted``: a concrete counterexample, re-checked with exact or interval arithmetic;
+- ``unknown``: no conclusion, with the reason. Never a pass.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["SCHEMA_VERSION", "Verdict", "Counterexample", "ProofResult"]
+
+SCHEMA_VERSION = 1
+
+
+class Verdict(str, enum.Enum):
+    PROVED = "proved"
+    CERTIFIED = "certified"
+    REFUTED = "refuted"
+    UNKNOWN = "unknown"
+
+    @property
+    def holds(self) -> bool:
+        """True for the two verdicts that establish the claim."""
+        return self in (Verdict.PROVED, Verdict.CERTIFIED)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return value
+    return str(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Counterexample:
+    """A concrete violation, re-checked before it is reported.
+
+    ``parameters`` are the mechanism parameters, ``inputs`` the two neighbouring inputs,
+    ``output`` the output (or event) and ``ratio`` the privacy loss found there, compared with
+    ``bound`` (the claim). ``check`` says how the re-check was done.
+    """
+
+    parameters: dict
+    inputs: tuple
+    output: Any
+    ratio: str
+    bound: str
+    check: str
+    note: str = ""
+
+    def to_dict(self) -> dict:
+        return _jsonable(
+            {
+                "parameters": self.parameters,
+                "inputs": list(self.inputs),
+                "output": self.output,
+                "ratio": self.ratio,
+                "bound": self.bound,
+                "check": self.check,
+                "note": self.note,
+            }
+        )
+
+    def summary(self) -> str:
+        params = ", ".join(f"{k}={v}" for k, v in self.parameters.items())
+        x, xp = self.inputs
+        text = f"at {params or 'the stated parameters'}: x={x}, x'={xp}, output {self.output}: "
+        text += f"{self.ratio} > {self.bound} ({self.check})"
+        return text + (f"; {self.note}" if self.note else "")
+
+
+@dataclass(frozen=True, slots=True)
+class ProofResult:
+    """The checker's answer for one claim; copies the claim's id, statement and source."""
+
+    id: str
+    statement: str
+    verdict: Verdict
+    method: str
+    reason: str = ""
+    counterexample: Counterexample | None = None
+    tight_epsilon: str | None = None
+    source: str = ""
+    expect: str = "holds"
+    seconds: float = 0.0
+    steps: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def as_expected(self) -> bool:
+        """Did the verdict come out as the entry expects (a pass when expect='holds')?"""
+        if self.expect == "refuted":
+            return self.verdict is Verdict.REFUTED
+        return self.verdict.holds
+
+    def summary(self) -> str:
+        line = f"{self.id}: {self.verdict.value} ({self.method}) - {self.statement}"
+        if self.tight_epsilon:
+            line += f"\n    tight epsilon: {self.tight_epsilon}"
+        if self.reason:
+            line += f"\n    {self.reason}"
+        if self.counterexample is not None:
+            line += f"\n    counterexample: {self.counterexample.summary()}"
+        return line
+
+    def to_dict(self) -> dict:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "id": self.id,
+            "statement": self.statement,
+            "verdict": self.verdict.value,
+            "method": self.method,
+            "reason": self.reason,
+            "counterexample": None if self.counterexample is None else self.counterexample.to_dict(),
+            "tight_epsilon": self.tight_epsilon,
+            "source": self.source,
+            "expect": self.expect,
+            "as_expected": self.as_expected,
+            "seconds": round(self.seconds, 4),
+            "steps": list(self.steps),
+        }
