@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test bench clean
+.PHONY: install demo test bench baseline clean
 
 install: $(STAMP)
 
@@ -20,10 +20,14 @@ demo: install
 
 test: install
 	$(PY) -m pytest -q
-	$(VENV)/bin/dpaudit prove --json /tmp/dpaudit-proofs-ci.json >/dev/null
+	$(VENV)/bin/dpaudit prove --quiet --baseline reports/proofs.json
 
 bench: install
 	$(PY) -m bench
+
+# Accept the current proof verdicts as the new CI baseline (review the diff before committing).
+baseline: install
+	$(VENV)/bin/dpaudit prove --quiet --json reports/proofs.json
 
 clean:
 	rm -rf $(VENV) build *.egg-info

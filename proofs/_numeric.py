@@ -38,7 +38,8 @@ _FUNCTIONS = {
     sp.log: lambda x: x.log(),
     sp.erf: lambda x: x.erf(),
     sp.erfc: lambda x: x.erfc(),
-    sp.sqrt: lambda x: x.sqrt(),
+    sp.sin: lambda x: x.sin(),
+    sp.cos: lambda x: x.cos(),
     sp.Abs: abs,
 }
 

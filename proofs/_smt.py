@@ -63,9 +63,12 @@ class _Translator:
         for e in exprs:
             for node in sp.preorder_traversal(e):
                 if isinstance(node, sp.exp):
-                    sym, coeff = self._exp_parts(node.args[0])
-                    q = self.exp_denominators.get(sym, 1)
-                    self.exp_denominators[sym] = q * coeff.q // math.gcd(q, coeff.q)
+                    for term in sp.Add.make_args(sp.expand(node.args[0])):
+                        if not term.free_symbols:
+                            continue
+                        sym, coeff = self._exp_parts(term)
+                        q = self.exp_denominators.get(sym, 1)
+                        self.exp_denominators[sym] = q * coeff.q // math.gcd(q, coeff.q)
 
     @staticmethod
     def _exp_parts(arg: sp.Expr) -> tuple[sp.Symbol, sp.Rational]:
@@ -126,10 +129,17 @@ class _Translator:
         if isinstance(e, sp.Piecewise):
             return self._piecewise(e)
         if isinstance(e, sp.exp):
-            sym, coeff = self._exp_parts(e.args[0])
-            x, q = self.exp_var(sym)
-            k = int(coeff * q)
-            return x**k if k >= 0 else 1 / x ** (-k)
+            # exp(c1 s1 + c2 s2 + k) = exp(c1 s1) exp(c2 s2) exp(k)
+            factors = []
+            for part in sp.Add.make_args(sp.expand(e.args[0])):
+                if not part.free_symbols:
+                    factors.append(self.constant(sp.exp(part)))
+                    continue
+                sym, coeff = self._exp_parts(part)
+                x, q = self.exp_var(sym)
+                k = int(coeff * q)
+                factors.append(x**k if k >= 0 else 1 / x ** (-k))
+            return z3.Product(factors) if len(factors) > 1 else factors[0]
         raise Unsupported(f"{type(e).__name__} in {e}")
 
     def _pow(self, e: sp.Pow) -> z3.ArithRef:

@@ -40,6 +40,9 @@ class Theorem:
 
 @singledispatch
 def check_claim(claim: Any, **meta) -> ProofResult:
+    """Check one claim. Claim classes outside this module provide `check(**meta)`."""
+    if callable(getattr(claim, "check", None)):
+        return claim.check(**meta)
     raise InputError(
         f"{type(claim).__name__} is not a claim dpaudit can check; use proofs.PureDP "
         "(or another claim class from proofs)."

@@ -327,6 +327,11 @@ def check_pure(claim: PureDP, id: str = "", source: str = "", expect: str = "hol
         return ProofResult(verdict=Verdict.REFUTED, method="counterexample, re-checked",
                            counterexample=cex, reason=reason,
                            seconds=time.perf_counter() - start, **result)
+    if claim.exact and tight is not None:
+        _v, method2, reason, cex = _check_exact(claim, tight, Verdict.UNKNOWN, method, domain)
+        if cex is not None:
+            return ProofResult(verdict=Verdict.REFUTED, method=method2, reason=reason,
+                               counterexample=cex, seconds=time.perf_counter() - start, **result)
     open_steps = "; ".join(s for s in steps if "proved" not in s)
     return ProofResult(verdict=Verdict.UNKNOWN, method=method,
                        reason=f"no proof and no counterexample found: {open_steps}",
