@@ -30,6 +30,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     _prove_cli.add_arguments(sub.add_parser("prove", help="check DP claims symbolically"))
     _audit_cli.add_arguments(sub.add_parser("audit", help="audit a black-box mechanism"))
+    from auditor import _closeness_cli
+
+    _closeness_cli.add_arguments(
+        sub.add_parser("closeness", help="epsilon-closeness of a released table (CSV)"))
     demo = sub.add_parser("demo", help="prove and audit the built-in catalogue, write reports/")
     demo.add_argument("--out", default="reports", help="folder for the reports (default reports)")
     demo.add_argument("--quick", action="store_true", help="fewer samples per audit")
@@ -44,6 +48,10 @@ def _run(args: argparse.Namespace) -> int:
         return _prove_cli.run(args)
     if args.command == "audit":
         return _audit_cli.run(args)
+    if args.command == "closeness":
+        from auditor import _closeness_cli
+
+        return _closeness_cli.run(args)
     from auditor import _demo
 
     return _demo.run(args)

@@ -147,7 +147,9 @@ def _pure() -> list[Theorem]:
 
 def catalogue() -> list[Theorem]:
     """All built-in theorems, in a stable order."""
-    return _pure()
+    from proofs import _catalogue_ii
+
+    return _pure() + list(_catalogue_ii.theorems())
 
 
 CATALOGUE: tuple[Theorem, ...] = tuple(catalogue())
