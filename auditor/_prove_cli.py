@@ -29,6 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", metavar="OUT", help="write the results as JSON")
     parser.add_argument("--baseline", metavar="FILE",
                         help="compare verdicts with a saved `--json` output; exit 1 on a change")
+    parser.add_argument("--report", metavar="OUT.html|OUT.md",
+                        help="write a readable report of the verdicts (HTML or Markdown)")
     parser.add_argument("--quiet", action="store_true", help="print only the final line")
 
 
@@ -121,12 +123,31 @@ def _collect(files: list[str]) -> list[Theorem]:
     return items
 
 
+def _report_kind(path: str | None) -> str | None:
+    if path is None:
+        return None
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".html", ".htm", ".md"):
+        raise InputError(f"--report {path!r} must end in .html or .md; choose one of them.")
+    return "md" if suffix == ".md" else "html"
+
+
+def write_report(run_result: ProofRun, path: str) -> None:
+    from auditor._proof_report import proofs_html, proofs_markdown
+
+    render = proofs_markdown if _report_kind(path) == "md" else proofs_html
+    write_text_atomic(path, render(run_result))
+
+
 def run(args: argparse.Namespace) -> int:
+    _report_kind(args.report)  # reject a bad suffix before the work
     items = _collect(args.files)
     run_result = run_theorems(items, progress=None if args.quiet else _print_progress)
     print(("" if args.quiet else "\n") + run_result.summary().splitlines()[-1])
     if args.json:
         write_json_atomic(args.json, run_result.to_dict())
+    if args.report:
+        write_report(run_result, args.report)
     code = EXIT_OK if run_result.all_as_expected else EXIT_FOUND
     if args.baseline:
         changes = _regressions(run_result, args.baseline)
@@ -145,15 +166,8 @@ def run_catalogue_demo(out: str) -> int:
     result = run_theorems(catalogue())
     table = result.summary()
     print(table)
-    write_text_atomic(Path(out) / "proofs.md", _markdown(result))
+    write_report(result, str(Path(out) / "proofs.md"))
+    write_report(result, str(Path(out) / "proofs.html"))
     write_json_atomic(Path(out) / "proofs-run.json", result.to_dict())
     return EXIT_OK if result.all_as_expected else EXIT_FOUND
 
-
-def _markdown(result: ProofRun) -> str:
-    rows = ["| id | verdict | expected | seconds | statement | source |", "|---|---|---|---|---|---|"]
-    for r in result.results:
-        cell = lambda s: str(s).replace("|", "\\|").replace("\n", " ")  # noqa: E731
-        rows.append(f"| `{r.id}` | {r.verdict.value} | {r.expect} | {r.seconds:.3f} | "
-                    f"{cell(r.statement)} | {cell(r.source)} |")
-    return "# Proof catalogue\n\n" + "\n".join(rows) + "\n\n" + result.summary().splitlines()[-1] + "\n"

@@ -1,0 +1,67 @@
+"""Proof reports: the verdict table with statements, methods, counterexamples and timings."""
+
+from __future__ import annotations
+
+from proofs.claims import ProofRun
+
+from auditor._html import esc, md_cell, page, versions
+
+__all__ = ["proofs_html", "proofs_markdown"]
+
+
+def _cex_text(r) -> str:
+    return r.counterexample.summary() if r.counterexample is not None else ""
+
+
+def _lead(run: ProofRun) -> str:
+    counts = ", ".join(f"{n} {v}" for v, n in run.counts().items() if n)
+    bad = [r.id for r in run.results if not r.as_expected]
+    if not bad:
+        return f"All {len(run.results)} claims came out as expected ({counts}) in {run.seconds:.1f} s."
+    return (f"{len(bad)} of {len(run.results)} claims did not come out as expected: "
+            f"{', '.join(bad)} ({counts}).")
+
+
+def proofs_html(run: ProofRun, title: str = "dpaudit proof report") -> str:
+    rows = []
+    for r in run.results:
+        cls = r.verdict.value + ("" if r.as_expected else " unexpected")
+        detail = "".join(
+            f"<div>{esc(label)}: {esc(text)}</div>"
+            for label, text in (("tight epsilon", r.tight_epsilon), ("note", r.reason),
+                                ("counterexample", _cex_text(r)))
+            if text
+        )
+        rows.append(
+            f"<tr><td><code>{esc(r.id)}</code></td>"
+            f"<td><span class='verdict {esc(cls)}'>{esc(r.verdict.value)}</span>"
+            f"<div class='small'>expected: {esc(r.expect)}</div></td>"
+            f"<td>{esc(r.statement)}<div class='small'>{esc(r.source)}</div>{detail}</td>"
+            f"<td>{esc(r.method)}</td><td>{r.seconds:.3f}</td></tr>"
+        )
+    body = (
+        f"<h1>{esc(title)}</h1><p class='lead'>{esc(_lead(run))}</p>"
+        "<p class='small'>proved: for every parameter value allowed by the assumptions; "
+        "certified: at the stated numbers, by interval arithmetic; refuted: a counterexample "
+        "re-checked exactly; unknown: no conclusion (never a pass).</p>"
+        "<table><tr><th>id</th><th>verdict</th><th>statement and source</th><th>method</th>"
+        f"<th>seconds</th></tr>{''.join(rows)}</table>"
+    )
+    return page(title, body)
+
+
+def proofs_markdown(run: ProofRun, title: str = "dpaudit proof report") -> str:
+    lines = [f"# {title}", "", _lead(run), "",
+             "| id | verdict | expected | statement | method | seconds |",
+             "|---|---|---|---|---|---|"]
+    for r in run.results:
+        lines.append(f"| `{md_cell(r.id)}` | **{r.verdict.value}** | {r.expect} | "
+                     f"{md_cell(r.statement)} | {md_cell(r.method)} | {r.seconds:.3f} |")
+    notes = [r for r in run.results if r.counterexample is not None or r.reason]
+    if notes:
+        lines += ["", "## Counterexamples and notes", ""]
+        for r in notes:
+            text = "; ".join(t for t in (r.reason, _cex_text(r)) if t)
+            lines.append(f"- `{md_cell(r.id)}`: {md_cell(text)}")
+    lines += ["", "Versions: " + ", ".join(f"{k} {v}" for k, v in versions().items()), ""]
+    return "\n".join(lines)
