@@ -1,0 +1,181 @@
+"""Black-box adapter: turn any Python callable into a batched, validated sampler.
+
+A mechanism is a callable ``f(data)`` returning one output. If its signature has a ``size``
+parameter it is called batched as ``f(data, size=n)`` and must return ``n`` outputs; if it has
+``rng`` it is passed a seeded :class:`numpy.random.Generator`. Outputs may be real scalars,
+integers, booleans, categories (str), or fixed-length vectors/tuples of numbers.
+
+Scalar callables are called in a bare list comprehension (the cheapest loop CPython offers);
+everything after that is vectorised numpy over the collected batch.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import random
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from proofs._errors import InputError
+
+__all__ = ["Mechanism", "as_mechanism", "draw", "KINDS"]
+
+KINDS = ("real", "discrete", "category", "vector")
+
+
+@dataclass(frozen=True, slots=True)
+class Mechanism:
+    """A callable plus how to call it. ``name`` is used in messages and reports."""
+
+    func: Callable[..., Any]
+    name: str
+    batched: bool
+    wants_rng: bool
+
+
+def _callable_name(func: Callable[..., Any]) -> str:
+    module = getattr(func, "__module__", None) or "?"
+    qual = getattr(func, "__qualname__", None) or getattr(func, "__name__", None) or repr(func)
+    return f"{module}:{qual}"
+
+
+def as_mechanism(func: Callable[..., Any] | Mechanism, name: str | None = None) -> Mechanism:
+    """Inspect the signature of ``func`` once (batched? wants an rng?)."""
+    if isinstance(func, Mechanism):
+        return func
+    if not callable(func):
+        raise InputError(f"mechanism={func!r} is not callable; pass a function f(data).")
+    try:
+        params = inspect.signature(func).parameters
+    except (TypeError, ValueError):
+        params = {}
+    return Mechanism(
+        func=func,
+        name=name or _callable_name(func),
+        batched="size" in params,
+        wants_rng="rng" in params,
+    )
+
+
+def _call(mech: Mechanism, data: Any, n: int, rng: np.random.Generator) -> Any:
+    f = mech.func
+    try:
+        if mech.batched:
+            if mech.wants_rng:
+                return f(data, size=n, rng=rng)
+            return f(data, size=n)
+        if mech.wants_rng:
+            return [f(data, rng=rng) for _ in range(n)]
+        return [f(data) for _ in range(n)]
+    except InputError:
+        raise
+    except Exception as exc:  # the mechanism's own bug: name it, do not hide it
+        raise InputError(
+            f"mechanism {mech.name} raised {type(exc).__name__}: {exc} on data={data!r}; "
+            "fix the mechanism or pass data it accepts."
+        ) from exc
+
+
+def _first_bad(values: list[Any] | np.ndarray, pred: Callable[[Any], bool]) -> int:
+    for i, v in enumerate(values):
+        if pred(v):
+            return i
+    return -1
+
+
+def _is_nan_like(v: Any) -> bool:
+    if v is None:
+        return True
+    try:
+        arr = np.asarray(v, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    return bool(np.isnan(arr).any())
+
+
+def _bad_output(mech: Mechanism, index: int, value: Any, why: str) -> InputError:
+    return InputError(
+        f"mechanism {mech.name} returned {value!r} at sample index {index}: {why}; "
+        "make it return a finite number, bool, str or fixed-length vector."
+    )
+
+
+def _convert(mech: Mechanism, raw: Any, n: int) -> np.ndarray:
+    if isinstance(raw, np.ndarray) and raw.dtype != object:
+        arr = raw
+    else:
+        values = list(raw) if not isinstance(raw, list) else raw
+        if len(values) != n:
+            raise InputError(
+                f"mechanism {mech.name} returned {len(values)} outputs for size={n}; "
+                "a batched mechanism must return exactly `size` outputs."
+            )
+        if any(isinstance(v, str) for v in values):
+            i = _first_bad(values, lambda v: not isinstance(v, str))
+            if i >= 0:
+                raise _bad_output(mech, i, values[i], "mixed categories (str) and non-str outputs")
+            return np.asarray(values, dtype=str)
+        i = _first_bad(values, _is_nan_like)
+        if i >= 0:
+            raise _bad_output(mech, i, values[i], "NaN or None is not an output")
+        try:
+            arr = np.asarray(values)
+        except ValueError:
+            lengths = [np.size(v) for v in values]
+            i = _first_bad(lengths, lambda k: k != lengths[0])
+            raise _bad_output(mech, i, values[i], f"length differs from the first output's {lengths[0]}")
+        if arr.dtype == object:
+            i = _first_bad(values, lambda v: not isinstance(v, (int, float, bool, np.number)))
+            i = max(i, 0)
+            raise _bad_output(mech, i, values[i], "mixed or non-numeric output types")
+    if arr.shape[:1] != (n,):
+        raise InputError(
+            f"mechanism {mech.name} returned an array of shape {arr.shape} for size={n}; "
+            "a batched mechanism must return `size` outputs along the first axis."
+        )
+    return _validate_array(mech, arr)
+
+
+def _validate_array(mech: Mechanism, arr: np.ndarray) -> np.ndarray:
+    if arr.dtype.kind in "US":
+        return arr.astype(str)
+    if arr.dtype.kind not in "biuf":
+        raise _bad_output(mech, 0, arr[0], f"unsupported output type {arr.dtype}")
+    if arr.ndim > 2:
+        arr = arr.reshape(arr.shape[0], -1)
+    if arr.dtype.kind == "f":
+        bad = np.isnan(arr) if arr.ndim == 1 else np.isnan(arr).any(axis=1)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise _bad_output(mech, i, arr[i], "NaN is not an output")
+    if arr.dtype.kind == "b":
+        arr = arr.astype(np.int64)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    return arr
+
+
+def kind_of(arr: np.ndarray) -> str:
+    """The output kind of a validated batch: one of :data:`KINDS`."""
+    if arr.dtype.kind == "U":
+        return "category"
+    if arr.ndim == 2:
+        return "vector"
+    return "discrete" if arr.dtype.kind in "iu" else "real"
+
+
+def draw(mech: Mechanism, data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` validated outputs of ``mech`` on ``data`` as one numpy array."""
+    if not mech.wants_rng:
+        # Mechanisms that use global randomness: seed it from our stream so a run replays.
+        s = int(rng.integers(2**32))
+        random.seed(s)
+        np.random.seed(s)
+    return _convert(mech, _call(mech, data, n, rng), n)
+
+
+def is_finite_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)

@@ -1,0 +1,164 @@
+"""`dpaudit audit TARGET --epsilon E ...`: the command-line face of :func:`auditor.audit`.
+
+TARGET is a catalogue name (``laplace``, ``svt3``, ...), ``package.module:callable`` or
+``path/to/file.py:callable``. Exit codes: 0 nothing found, 1 violation, 2 bad input, 3 internal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Callable
+
+from auditor import samplers
+from auditor._engine import AuditConfig, run, validate
+from auditor._pairs import RELATIONS, Pair, check_pair, generate_pairs, load_pairs_file, normalise_relation
+from auditor._pairs import parse_json_value
+from auditor._result import AuditResult
+from proofs._errors import InputError
+
+__all__ = ["add_arguments", "run", "resolve_target", "write_json_atomic"]
+
+_run_audit = run  # the engine's run; this module's ``run`` is the CLI entry point
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", help="catalogue name, package.module:callable or path/file.py:callable")
+    parser.add_argument("--epsilon", type=float, required=True, help="claimed epsilon")
+    parser.add_argument("--delta", type=float, default=None,
+                        help="claimed delta (default 0; a catalogue entry's own delta)")
+    parser.add_argument("--pair", nargs=2, action="append", metavar=("A", "B"),
+                        help="a neighbouring pair of JSON values (repeatable)")
+    parser.add_argument("--pairs", metavar="FILE.json", help="JSON file with [[A, B], ...]")
+    parser.add_argument("--relation", choices=RELATIONS + tuple(r.replace("-", "_") for r in RELATIONS[1:]),
+                        help="neighbouring relation: checks given pairs, or generates candidates")
+    parser.add_argument("--sensitivity", type=float, default=1.0, help="for --relation sensitivity")
+    parser.add_argument("--size", type=int, default=5, help="records/answers in generated datasets")
+    parser.add_argument("--samples", type=int, default=1_000_000, help="samples per dataset (total)")
+    parser.add_argument("--confidence", type=float, default=0.95, help="confidence level (default 0.95)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the audit (default 0)")
+    parser.add_argument("--json", metavar="OUT", help="write the result as JSON (atomically)")
+    parser.add_argument("--report", metavar="OUT.md", help="write a Markdown report")
+    parser.add_argument("--quiet", action="store_true", help="print nothing on success")
+
+
+def _import_file(path: str, attr: str, target: str) -> Any:
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"TARGET {target!r}: file {path!r} does not exist; pass path/to/file.py:callable.")
+    spec = importlib.util.spec_from_file_location(f"_dpaudit_target_{p.stem}", p)
+    if spec is None or spec.loader is None:
+        raise InputError(f"TARGET {target!r}: {path!r} is not importable Python; pass a .py file.")
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # the user's module failed to import
+        raise InputError(f"TARGET {target!r}: importing {path!r} raised {type(exc).__name__}: {exc}; fix that file.") from None
+    return module
+
+
+def _import_module(name: str, target: str) -> Any:
+    try:
+        return importlib.import_module(name)
+    except Exception as exc:
+        raise InputError(
+            f"TARGET {target!r}: module {name!r} cannot be imported ({type(exc).__name__}: {exc}); "
+            "check the name and that it is on PYTHONPATH."
+        ) from None
+
+
+def resolve_target(target: str) -> tuple[Callable[..., Any], str, samplers.CatalogueEntry | None]:
+    """(callable, display name, catalogue entry or None) for a TARGET string.
+
+    For a catalogue entry the callable is its ``sampler(epsilon)`` factory, to be built at the
+    claimed epsilon (the mechanism as calibrated for the claim).
+    """
+    if ":" not in target:
+        if target in samplers.CATALOGUE or target in samplers.ALIASES:
+            entry = samplers.get(target)
+            return entry.sampler, entry.name, entry
+        raise InputError(
+            f"TARGET {target!r} is neither a catalogue name nor module:callable; use e.g. "
+            "'laplace', 'mypkg.mech:release' or 'path/to/file.py:release'."
+        )
+    where, _, attr = target.rpartition(":")
+    module = _import_file(where, attr, target) if where.endswith(".py") or os.sep in where else _import_module(where, target)
+    obj: Any = module
+    for part in attr.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            raise InputError(f"TARGET {target!r}: {where!r} has no attribute {attr!r}; check the callable's name.")
+    if not callable(obj):
+        raise InputError(f"TARGET {target!r}: {attr!r} is not callable; point TARGET at a function.")
+    return obj, target, None
+
+
+def _pairs_from_args(args: argparse.Namespace, entry: samplers.CatalogueEntry | None) -> list[Pair]:
+    if args.pair and args.pairs:
+        raise InputError("--pair and --pairs were both given; use one of them.")
+    relation = None if args.relation is None else normalise_relation(args.relation)
+    pairs: list[Pair] | None = None
+    if args.pair:
+        pairs = [Pair(parse_json_value(a), parse_json_value(b)) for a, b in args.pair]
+    elif args.pairs:
+        pairs = load_pairs_file(args.pairs)
+    if pairs is None:
+        if relation is not None:
+            return generate_pairs(relation, size=args.size, sensitivity=args.sensitivity, seed=args.seed)
+        if entry is not None:
+            return list(entry.pairs)
+        raise InputError("no neighbouring pair given; pass --pair A B, --pairs FILE.json or --relation R.")
+    for p in pairs:
+        check_pair(p, relation or "any", args.sensitivity)
+    return pairs
+
+
+def write_json_atomic(path: str, obj: Any) -> None:
+    """Write JSON to ``path`` via a temporary file in the same folder and ``os.replace``."""
+    dest = Path(path)
+    folder = dest.parent if str(dest.parent) else Path(".")
+    if not folder.is_dir():
+        raise InputError(f"--json {path!r}: folder {str(folder)!r} does not exist; create it first.")
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            json.dump(obj, fh, indent=2, allow_nan=False)
+            fh.write("\n")
+        os.replace(tmp, dest)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _markdown(result: AuditResult) -> str:
+    d = result.to_dict()
+    rows = "\n".join(f"| {k} | `{json.dumps(v)}` |" for k, v in d.items() if k not in ("witness",))
+    return (f"# dpaudit audit: {result.mechanism}\n\n```\n{result.summary()}\n```\n\n"
+            f"| field | value |\n| --- | --- |\n{rows}\n\n## Witness\n\n```json\n"
+            f"{json.dumps(d['witness'], indent=2)}\n```\n")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run one audit from parsed arguments; return the exit code (0 nothing found, 1 violation)."""
+    func, name, entry = resolve_target(args.target)
+    delta = args.delta if args.delta is not None else (entry.delta if entry else 0.0)
+    cfg = AuditConfig(epsilon=args.epsilon, delta=delta, samples=args.samples,
+                      confidence=args.confidence, seed=args.seed)
+    validate(cfg)
+    if entry is not None:
+        func = entry.sampler(args.epsilon)  # the catalogue mechanism as calibrated for the claim
+    pairs = _pairs_from_args(args, entry)
+    result = _run_audit(func, pairs, cfg, name=name)
+    if args.json:
+        write_json_atomic(args.json, result.to_dict())
+    if args.report:
+        Path(args.report).write_text(_markdown(result))
+    if not args.quiet:
+        print(result.summary(), file=sys.stdout)
+    return 1 if result.violation else 0

@@ -1,0 +1,290 @@
+"""The audit: select events on one sample, certify them on fresh samples.
+
+Soundness argument. Selection uses generators spawned from the seed that certification never
+touches, so the certified events are fixed before the certification samples exist. For each of
+the ``K`` certified events we compute two one-sided Clopper-Pearson bounds at level
+``a = (1 - confidence) / (2K)``; by the union bound all ``2K`` hold simultaneously with
+probability at least ``confidence``, and then every reported quantity (the max over events of
+``ln((p_lo - delta) / p_hi)`` and of ``p_lo - e^eps p_hi``) is a valid bound.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from auditor._adapter import Mechanism, as_mechanism, draw, kind_of
+from auditor._events import event_to_dict
+from auditor._pairs import Pair, check_pair, generate_pairs, normalise_relation
+from auditor._result import AuditResult, Witness
+from auditor._select import Candidate, Scorer, propose
+from auditor._stats import cp_lower, cp_upper, delta_bound, epsilon_bound, p_value
+from proofs._errors import InputError
+
+__all__ = ["AuditConfig", "audit", "minimum_samples"]
+
+SELECTION_CAP = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class AuditConfig:
+    """What to audit against and with how many samples (``samples`` is per dataset)."""
+
+    epsilon: float
+    delta: float = 0.0
+    samples: int = 1_000_000
+    confidence: float = 0.95
+    seed: int | None = 0
+    selection_samples: int | None = None
+    max_certified: int = 1
+    batch_size: int | None = None
+
+    @property
+    def alpha_per_bound(self) -> float:
+        return (1.0 - self.confidence) / (2 * self.max_certified)
+
+    def split(self) -> tuple[int, int]:
+        """(selection, certification) samples per dataset."""
+        m = self.selection_samples
+        if m is None:
+            m = max(min(self.samples // 10, SELECTION_CAP), min(1000, self.samples // 2))
+        return m, self.samples - m
+
+
+def _number(name: str, value: Any, flag: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InputError(f"{name}={value!r} must be a number; pass {flag} as a number.")
+    v = float(value)
+    if math.isnan(v):
+        raise InputError(f"{name}=nan must be a number; pass {flag} as a number.")
+    return v
+
+
+def validate(config: AuditConfig) -> None:
+    """Check a configuration at the public boundary (each message names value and fix)."""
+    eps = _number("epsilon", config.epsilon, "--epsilon")
+    if eps < 0 or math.isinf(eps):
+        raise InputError(f"epsilon={config.epsilon!r} must be finite and >= 0; use e.g. --epsilon 1.")
+    delta = _number("delta", config.delta, "--delta")
+    if not 0 <= delta < 1:
+        raise InputError(f"delta={config.delta!r} must be in [0, 1); use --delta 0 for pure DP.")
+    conf = _number("confidence", config.confidence, "--confidence")
+    if not 0 < conf < 1:
+        raise InputError(f"confidence={config.confidence!r} must be in (0, 1); use e.g. --confidence 0.95.")
+    if isinstance(config.samples, bool) or not isinstance(config.samples, (int, np.integer)) or config.samples < 200:
+        raise InputError(f"samples={config.samples!r} must be an integer >= 200; use e.g. --samples 1000000.")
+    if config.max_certified < 1:
+        raise InputError(f"max_certified={config.max_certified!r} must be >= 1.")
+    m, n = config.split()
+    if not 0 < m < config.samples:
+        raise InputError(f"selection_samples={m} must be in (0, samples={config.samples}).")
+    best = _perfect_bound(n, config.alpha_per_bound, delta)
+    if best <= eps:
+        need = minimum_samples(eps, delta, config.confidence, config.max_certified)
+        raise InputError(
+            f"samples={config.samples} is too small for confidence={conf:g}: even an event seen in "
+            f"every sample of one dataset and never in the other would certify only epsilon >= "
+            f"{max(best, 0):.3g} <= claimed {eps:g}; use --samples {need} or more."
+        )
+
+
+def _perfect_bound(n: int, a: float, delta: float) -> float:
+    return float(epsilon_bound(cp_lower(n, n, a), cp_upper(0, n, a), delta))
+
+
+def minimum_samples(epsilon: float, delta: float, confidence: float, max_certified: int = 1) -> int:
+    """Smallest per-dataset sample count at which a perfect witness could beat ``epsilon``."""
+    samples = 200
+    while True:
+        cfg = AuditConfig(epsilon=epsilon, delta=delta, samples=samples, confidence=confidence,
+                          max_certified=max_certified)
+        m, n = cfg.split()
+        if _perfect_bound(n, cfg.alpha_per_bound, delta) > epsilon:
+            return samples
+        samples *= 2
+
+
+def _as_pairs(pairs: Iterable[Any] | None, relation: str | None, sensitivity: float, size: int,
+              seed: int) -> list[Pair]:
+    rel = normalise_relation(relation)
+    if pairs is None:
+        if relation is None:
+            raise InputError("no neighbouring pair given; pass pairs=[(A, B)] (--pair A B) or a relation.")
+        return generate_pairs(rel, size=size, sensitivity=sensitivity, seed=seed)
+    out = []
+    for p in pairs:
+        pair = p if isinstance(p, Pair) else _tuple_pair(p)
+        check_pair(pair, rel, sensitivity)
+        out.append(pair)
+    if not out:
+        raise InputError("pairs=[] is empty; pass at least one neighbouring pair (A, B).")
+    return out
+
+
+def _tuple_pair(p: Any) -> Pair:
+    if isinstance(p, (tuple, list)) and len(p) == 2:
+        return Pair(p[0], p[1])
+    raise InputError(f"pair {p!r} is not a 2-tuple (A, B); pass pairs=[(A, B), ...].")
+
+
+@dataclass(frozen=True, slots=True)
+class _Streams:
+    selection: list[tuple[np.random.Generator, np.random.Generator]]
+    certification: list[tuple[np.random.Generator, np.random.Generator]]
+    selection_seed: int
+
+
+def _streams(seed: int, n_pairs: int) -> _Streams:
+    # Independent streams per (phase, pair, dataset): selection samples are never reused.
+    root = np.random.SeedSequence(seed)
+    sel_root, cert_root, misc = root.spawn(3)
+    gen = lambda ss: [tuple(np.random.default_rng(c) for c in s.spawn(2)) for s in ss.spawn(n_pairs)]  # noqa: E731
+    return _Streams(gen(sel_root), gen(cert_root), int(misc.generate_state(1)[0]))
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    kind: str
+    tail: tuple[int, ...]
+
+
+def _check_shape(mech: Mechanism, arr: np.ndarray, expected: _Shape | None, data: Any) -> _Shape:
+    got = _Shape(kind_of(arr), arr.shape[1:])
+    if expected is not None and got != expected:
+        raise InputError(
+            f"mechanism {mech.name} returned {got.kind} outputs of shape {got.tail} on data={data!r} "
+            f"but {expected.kind} outputs of shape {expected.tail} earlier; outputs must have one type."
+        )
+    return got
+
+
+def _select(mech: Mechanism, pairs: Sequence[Pair], cfg: AuditConfig, streams: _Streams
+            ) -> tuple[list[Candidate], _Shape]:
+    m, n = cfg.split()
+    scorer = Scorer(m, n, cfg.alpha_per_bound, float(cfg.delta))
+    shape: _Shape | None = None
+    cands: list[Candidate] = []
+    for i, pair in enumerate(pairs):
+        ga, gb = streams.selection[i]
+        ya = draw(mech, pair.a, m, ga)
+        shape = _check_shape(mech, ya, shape, pair.a)
+        yb = draw(mech, pair.b, m, gb)
+        shape = _check_shape(mech, yb, shape, pair.b)
+        cands += [replace(c, pair_index=i) for c in propose(shape.kind, ya, yb, scorer, streams.selection_seed)]
+    cands.sort(key=lambda c: -c.predicted)
+    chosen: list[Candidate] = []
+    seen: set[str] = set()
+    for c in cands:
+        key = f"{c.pair_index}|{c.forward}|{c.event!r}"
+        if key not in seen:
+            seen.add(key)
+            chosen.append(c)
+        if len(chosen) == cfg.max_certified:
+            break
+    assert shape is not None
+    return chosen, shape
+
+
+def _batch_size(cfg: AuditConfig, mech: Mechanism, shape: _Shape, n: int) -> int:
+    if cfg.batch_size:
+        return min(cfg.batch_size, n)
+    width = int(np.prod(shape.tail)) if shape.tail else 1
+    base = 1 << 20 if mech.batched else 1 << 16
+    return max(1, min(n, max(4096, base // width)))
+
+
+def _certify(mech: Mechanism, pairs: Sequence[Pair], chosen: Sequence[Candidate], cfg: AuditConfig,
+             streams: _Streams, shape: _Shape) -> np.ndarray:
+    """Counts[k] = (count under a, count under b) on fresh samples, streamed in batches."""
+    _, n = cfg.split()
+    counts = np.zeros((len(chosen), 2), dtype=np.int64)
+    bs = _batch_size(cfg, mech, shape, n)
+    for i in sorted({c.pair_index for c in chosen}):
+        idx = [k for k, c in enumerate(chosen) if c.pair_index == i]
+        for side, data in enumerate((pairs[i].a, pairs[i].b)):
+            gen = streams.certification[i][side]
+            done = 0
+            while done < n:
+                size = min(bs, n - done)
+                y = draw(mech, data, size, gen)
+                _check_shape(mech, y, shape, data)
+                for k in idx:
+                    counts[k, side] += int(np.count_nonzero(chosen[k].event.contains(y)))
+                done += size
+    return counts
+
+
+def _witness(c: Candidate, pair: Pair, counts: np.ndarray, n: int, lo: float, hi: float) -> Witness:
+    num, den = (0, 1) if c.forward else (1, 0)
+    return Witness(
+        pair=pair.to_dict(), event=c.event.describe(), event_spec=event_to_dict(c.event),
+        numerator="a" if c.forward else "b", count_numerator=int(counts[num]),
+        count_denominator=int(counts[den]), certification_samples=n, p_lower=lo, p_upper=hi,
+        selection_prediction=c.predicted,
+    )
+
+
+def _conclude(mech: Mechanism, pairs: Sequence[Pair], chosen: Sequence[Candidate], counts: np.ndarray,
+              cfg: AuditConfig, seed: int, t0: float) -> AuditResult:
+    m, n = cfg.split()
+    a = cfg.alpha_per_bound
+    eps, delta = float(cfg.epsilon), float(cfg.delta)
+    kn = np.array([counts[k, 0 if c.forward else 1] for k, c in enumerate(chosen)])
+    kd = np.array([counts[k, 1 if c.forward else 0] for k, c in enumerate(chosen)])
+    lo, hi = cp_lower(kn, n, a), cp_upper(kd, n, a)
+    bounds = epsilon_bound(lo, hi, delta)
+    best = int(np.argmax(bounds)) if len(chosen) else -1
+    eps_lb = float(max(bounds[best], 0.0)) if best >= 0 else 0.0
+    d_lb = float(max(np.max(delta_bound(lo, hi, eps)), 0.0)) if best >= 0 else 0.0
+    pv = min((p_value(int(kn[k]), int(kd[k]), n, n, eps, delta, 2 * cfg.max_certified)
+              for k in range(len(chosen))), default=1.0)
+    witness = None
+    if best >= 0:
+        c = chosen[best]
+        witness = _witness(c, pairs[c.pair_index], counts[best], n, float(lo[best]), float(hi[best]))
+    return AuditResult(
+        mechanism=mech.name, claimed_epsilon=eps, delta=delta, confidence=float(cfg.confidence),
+        epsilon_lower_bound=eps_lb,
+        unbounded_witness=bool(best >= 0 and kd[best] == 0 and kn[best] > 0),
+        delta_lower_bound=d_lb, violation=bool(eps_lb > eps), p_value=pv, witness=witness,
+        samples=int(cfg.samples), selection_samples=m, certification_samples=n, seed=seed,
+        seconds=time.perf_counter() - t0, pairs_searched=len(pairs), events_certified=len(chosen),
+    )
+
+
+def run(mechanism: Callable[..., Any] | Mechanism, pairs: Sequence[Pair], cfg: AuditConfig,
+        name: str | None = None) -> AuditResult:
+    """Audit an adapted mechanism on validated pairs (the engine behind :func:`audit`)."""
+    t0 = time.perf_counter()
+    validate(cfg)
+    mech = as_mechanism(mechanism, name)
+    seed = cfg.seed if cfg.seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
+    cfg = replace(cfg, seed=seed)
+    streams = _streams(seed, len(pairs))
+    chosen, shape = _select(mech, pairs, cfg, streams)
+    counts = _certify(mech, pairs, chosen, cfg, streams, shape)
+    return _conclude(mech, pairs, chosen, counts, cfg, seed, t0)
+
+
+def audit(mechanism: Callable[..., Any], pairs: Iterable[Any] | None = None, *, epsilon: float,
+          delta: float = 0.0, samples: int = 1_000_000, confidence: float = 0.95,
+          seed: int | None = 0, relation: str | None = None, sensitivity: float = 1.0,
+          size: int = 5, selection_samples: int | None = None, max_certified: int = 1,
+          name: str | None = None) -> AuditResult:
+    """Audit the claim "``mechanism`` is (epsilon, delta)-DP" on neighbouring ``pairs``.
+
+    ``pairs`` are ``(A, B)`` datasets passed as ``data``; with ``pairs=None`` and a ``relation``
+    (``add-remove``, ``replace-one``, ``sensitivity``) candidate pairs are generated and searched.
+    ``samples`` is the total per dataset (selection + certification). Returns an
+    :class:`AuditResult`; ``violation`` is True with probability at most ``1 - confidence`` when
+    the claim holds.
+    """
+    cfg = AuditConfig(epsilon=epsilon, delta=delta, samples=samples, confidence=confidence, seed=seed,
+                      selection_samples=selection_samples, max_certified=max_certified)
+    validate(cfg)
+    pair_list = _as_pairs(pairs, relation, sensitivity, size, 0 if seed is None else seed)
+    return run(mechanism, pair_list, cfg, name=name)

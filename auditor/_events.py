@@ -1,0 +1,223 @@
+"""Output events: frozen descriptions with a vectorised membership test.
+
+Every event is fixed before certification starts (it depends only on the selection sample),
+which is what makes the Clopper-Pearson bounds on fresh samples valid. Events built from a
+hash of the output are still fixed sets of outputs, so hash collisions cannot break soundness.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Union
+
+import numpy as np
+
+__all__ = [
+    "Identity",
+    "Coordinate",
+    "MinBox",
+    "Linear",
+    "ScoreInterval",
+    "KeyFn",
+    "KeySet",
+    "FloatMultiple",
+    "Event",
+    "Score",
+]
+
+_MULT = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.6g}"
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """The scalar output itself."""
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        return y.astype(float, copy=False)
+
+    def describe(self) -> str:
+        return "y"
+
+
+@dataclass(frozen=True, slots=True)
+class Coordinate:
+    """One coordinate ``y[i]`` of a vector output."""
+
+    index: int
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        return y[:, self.index].astype(float, copy=False)
+
+    def describe(self) -> str:
+        return f"y[{self.index}]"
+
+
+@dataclass(frozen=True, slots=True)
+class MinBox:
+    """``min_i s_i (y[c_i] - m_i) / w_i``: a threshold on it is a product of coordinate thresholds."""
+
+    coords: tuple[int, ...]
+    signs: tuple[float, ...]
+    centres: tuple[float, ...]
+    widths: tuple[float, ...]
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        sub = y[:, list(self.coords)].astype(float, copy=False)
+        s = np.asarray(self.signs) / np.asarray(self.widths)
+        return np.min((sub - np.asarray(self.centres)) * s, axis=1)
+
+    def describe(self) -> str:
+        parts = [
+            f"{'+' if s > 0 else '-'}(y[{c}]-{_fmt(m)})/{_fmt(w)}"
+            for c, s, m, w in zip(self.coords, self.signs, self.centres, self.widths)
+        ]
+        return f"min({', '.join(parts)})"
+
+
+@dataclass(frozen=True, slots=True)
+class Linear:
+    """``w . y``: a projection or the score of a fitted linear classifier (``label`` says which)."""
+
+    weights: tuple[float, ...]
+    label: str = "projection"
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        return y.astype(float, copy=False) @ np.asarray(self.weights)
+
+    def describe(self) -> str:
+        w = ", ".join(_fmt(v) for v in self.weights[:8])
+        more = ", ..." if len(self.weights) > 8 else ""
+        return f"{self.label} w.y with w=[{w}{more}]"
+
+
+Score = Union[Identity, Coordinate, MinBox, Linear]
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreInterval:
+    """``lo < score(y) <= hi`` (a threshold when one end is infinite)."""
+
+    score: Score
+    lo: float
+    hi: float
+
+    def contains(self, y: np.ndarray) -> np.ndarray:
+        s = self.score(y)
+        return (s > self.lo) & (s <= self.hi)
+
+    def describe(self) -> str:
+        name = self.score.describe()
+        if math.isinf(self.lo):
+            return f"{name} <= {_fmt(self.hi)}"
+        if math.isinf(self.hi):
+            return f"{name} > {_fmt(self.lo)}"
+        return f"{_fmt(self.lo)} < {name} <= {_fmt(self.hi)}"
+
+
+@dataclass(frozen=True, slots=True)
+class KeyFn:
+    """The output itself (``cols`` is None) or a 64-bit hash of the listed vector columns.
+
+    With ``edges``, column ``cols[j]`` is first replaced by its bin index under ``edges[j]``
+    (an empty tuple keeps the raw value): a histogram over the output space, whose
+    likelihood-ordered cells form a histogram-based likelihood-ratio classifier.
+    """
+
+    cols: tuple[int, ...] | None = None
+    edges: tuple[tuple[float, ...], ...] | None = None
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        if self.cols is None:
+            return y
+        sub = np.array(y[:, list(self.cols)], dtype=np.float64)
+        if self.edges is not None:
+            for j, e in enumerate(self.edges):
+                if e:
+                    sub[:, j] = np.searchsorted(np.asarray(e), sub[:, j], side="right")
+        bits = np.ascontiguousarray(sub).view(np.uint64)
+        h = np.full(sub.shape[0], np.uint64(0xCBF29CE484222325))
+        for j in range(bits.shape[1]):
+            h = (h ^ bits[:, j]) * _MULT
+            h ^= h >> np.uint64(29)
+        return h
+
+    def describe(self) -> str:
+        if self.cols is None:
+            return "y"
+        if self.edges is None or not any(self.edges):
+            return f"y[{list(self.cols)}]"
+        return f"cells of a histogram over y[{list(self.cols)}]"
+
+
+@dataclass(frozen=True, slots=True)
+class KeySet:
+    """The output (or the listed columns of a vector output) is one of ``keys``.
+
+    ``labels`` are readable versions of the keys (for hashed rows, the rows themselves).
+    """
+
+    key: KeyFn
+    keys: tuple[Any, ...]
+    labels: tuple[str, ...]
+
+    def contains(self, y: np.ndarray) -> np.ndarray:
+        k = self.key(y)
+        keys = np.asarray(self.keys, dtype=str if k.dtype.kind == "U" else k.dtype)
+        return np.isin(k, keys)
+
+    def describe(self) -> str:
+        what = self.key.describe()
+        shown = ", ".join(self.labels[:6]) + (", ..." if len(self.labels) > 6 else "")
+        if len(self.labels) == 1:
+            return f"{what} == {shown}"
+        return f"{what} in {{{shown}}} ({len(self.labels)} values)"
+
+
+@dataclass(frozen=True, slots=True)
+class FloatMultiple:
+    """The output is (``negate`` False) or is not a multiple of ``2**-k``.
+
+    Catches precision attacks on textbook floating-point samplers (Mironov 2012): the set of
+    doubles a sampler can emit depends on its input, so low-order bits leak the input.
+    """
+
+    k: int
+    negate: bool = False
+    coord: int | None = None
+
+    def contains(self, y: np.ndarray) -> np.ndarray:
+        v = y if self.coord is None else y[:, self.coord]
+        with np.errstate(invalid="ignore", over="ignore"):
+            is_mult = np.mod(v.astype(float, copy=False) * (2.0**self.k), 1.0) == 0
+        return ~is_mult if self.negate else is_mult
+
+    def describe(self) -> str:
+        what = "y" if self.coord is None else f"y[{self.coord}]"
+        verb = "is not" if self.negate else "is"
+        return f"{what} {verb} a multiple of 2^-{self.k}"
+
+
+Event = Union[ScoreInterval, KeySet, FloatMultiple]
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """A JSON-ready description of an event, enough to replay it."""
+    d: dict[str, Any] = {"type": type(event).__name__, "description": event.describe()}
+    if isinstance(event, ScoreInterval):
+        d.update(score=event.score.describe(), lo=_num(event.lo), hi=_num(event.hi))
+    elif isinstance(event, KeySet):
+        d.update(columns=None if event.key.cols is None else list(event.key.cols))
+        d.update(bin_edges=None if event.key.edges is None else [list(e) for e in event.key.edges])
+        d.update(values=list(event.labels))
+    else:
+        d.update(k=event.k, negate=event.negate, coordinate=event.coord)
+    return d
+
+
+def _num(x: float) -> float | str:
+    return x if math.isfinite(x) else ("inf" if x > 0 else "-inf")

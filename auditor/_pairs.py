@@ -1,0 +1,205 @@
+"""Neighbouring pairs: explicit ones, checks under a relation, and generated candidates.
+
+Relations: ``add-remove`` (one dataset is the other with one record added), ``replace-one``
+(same size, one record differs), ``sensitivity`` (a query-answer vector in which each answer moves
+by at most the sensitivity), ``any`` (no check; the user vouches for the pair).
+Generated candidates follow the input patterns of StatDP (Ding et al. 2018, Sec. 5.1: one above,
+one below, one above rest below, one below rest above, half-half, all above, all below, X shape)
+plus random and adversarial floating-point datasets.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from proofs._errors import InputError
+
+__all__ = ["Pair", "RELATIONS", "check_pair", "parse_json_value", "load_pairs_file", "generate_pairs"]
+
+RELATIONS = ("any", "add-remove", "replace-one", "sensitivity")
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """Two datasets passed to the mechanism as ``data``; ``label`` names the pattern."""
+
+    a: Any
+    b: Any
+    label: str = "explicit"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"a": _jsonable(self.a), "b": _jsonable(self.b), "label": self.label}
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    return x
+
+
+def normalise_relation(relation: str | None) -> str:
+    rel = (relation or "any").replace("_", "-").lower()
+    if rel not in RELATIONS:
+        raise InputError(f"relation={relation!r} is unknown; use one of {', '.join(RELATIONS)}.")
+    return rel
+
+
+def parse_json_value(text: str, what: str = "--pair value") -> Any:
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, TypeError):
+        raise InputError(
+            f"{what} {text!r} is not JSON; write numbers as 1.5, lists as [1,2], strings as '\"a\"'."
+        ) from None
+
+
+def load_pairs_file(path: str) -> list[Pair]:
+    """A JSON file holding ``[[A, B], ...]`` or ``[{"a": A, "b": B}, ...]``."""
+    p = Path(path)
+    try:
+        raw = json.loads(p.read_text())
+    except OSError as exc:
+        raise InputError(f"--pairs {path!r} cannot be read ({exc.strerror}); pass an existing JSON file.") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"--pairs {path!r} is not JSON ({exc.msg} at line {exc.lineno}); fix the file.") from None
+    if not isinstance(raw, list) or not raw:
+        raise InputError(f"--pairs {path!r} must hold a non-empty JSON list of [A, B] pairs.")
+    return [_pair_from_json(item, i, path) for i, item in enumerate(raw)]
+
+
+def _pair_from_json(item: Any, i: int, path: str) -> Pair:
+    if isinstance(item, dict) and "a" in item and "b" in item:
+        return Pair(item["a"], item["b"], str(item.get("label", f"{path}[{i}]")))
+    if isinstance(item, list) and len(item) == 2:
+        return Pair(item[0], item[1], f"{path}[{i}]")
+    raise InputError(f"--pairs {path!r} entry {i} = {item!r} is not [A, B] or {{\"a\": A, \"b\": B}}.")
+
+
+def _records(x: Any, pair: Pair, relation: str) -> list[Any]:
+    if not isinstance(x, (list, tuple, np.ndarray)):
+        raise InputError(
+            f"pair {pair.to_dict()} is not neighbouring under {relation}: {x!r} is not a list of "
+            "records; pass datasets as JSON lists."
+        )
+    return list(_jsonable(x))
+
+
+def _key(rec: Any) -> str:
+    return json.dumps(_jsonable(rec), sort_keys=True)
+
+
+def _check_add_remove(pair: Pair) -> bool:
+    a, b = _records(pair.a, pair, "add-remove"), _records(pair.b, pair, "add-remove")
+    if abs(len(a) - len(b)) != 1:
+        return False
+    big, small = (a, b) if len(a) > len(b) else (b, a)
+    diff = Counter(map(_key, big))
+    diff.subtract(Counter(map(_key, small)))
+    return all(v >= 0 for v in diff.values()) and sum(diff.values()) == 1
+
+
+def _check_replace_one(pair: Pair) -> bool:
+    a, b = _records(pair.a, pair, "replace-one"), _records(pair.b, pair, "replace-one")
+    return len(a) == len(b) and sum(_key(x) != _key(y) for x, y in zip(a, b)) <= 1
+
+
+def _check_sensitivity(pair: Pair, sensitivity: float) -> bool:
+    try:
+        a = np.asarray(pair.a, dtype=float)
+        b = np.asarray(pair.b, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    if a.shape != b.shape or not (np.isfinite(a).all() and np.isfinite(b).all()):
+        return False
+    return bool(np.max(np.abs(a - b), initial=0.0) <= sensitivity * (1 + 1e-12))
+
+
+def check_pair(pair: Pair, relation: str, sensitivity: float = 1.0) -> None:
+    """Raise InputError unless ``pair`` is neighbouring under ``relation``."""
+    rel = normalise_relation(relation)
+    ok = {
+        "any": lambda: True,
+        "add-remove": lambda: _check_add_remove(pair),
+        "replace-one": lambda: _check_replace_one(pair),
+        "sensitivity": lambda: _check_sensitivity(pair, sensitivity),
+    }[rel]()
+    if not ok:
+        extra = f" {sensitivity:g}" if rel == "sensitivity" else ""
+        raise InputError(
+            f"pair A={_jsonable(pair.a)!r}, B={_jsonable(pair.b)!r} is not neighbouring under "
+            f"--relation {rel}{extra}; pass a neighbouring pair or the right --relation."
+        )
+
+
+def _pattern_pairs(n: int, s: float) -> list[Pair]:
+    """StatDP patterns around the all-ones database (Ding et al. 2018)."""
+    h = n // 2
+    base = [1.0] * n
+    pats = {
+        "one above": [1 + s] + [1.0] * (n - 1),
+        "one below": [1 - s] + [1.0] * (n - 1),
+        "one above rest below": [1 + s] + [1 - s] * (n - 1),
+        "one below rest above": [1 - s] + [1 + s] * (n - 1),
+        "half-half": [1 + s] * h + [1 - s] * (n - h),
+        "all above": [1 + s] * n,
+        "all below": [1 - s] * n,
+    }
+    out = [Pair(base, p, label) for label, p in pats.items()]
+    if n >= 2:
+        out.append(Pair([1.0] * h + [1 - s] * (n - h), [1 - s] * h + [1.0] * (n - h), "X shape"))
+    return out
+
+
+def _float_pairs(n: int, s: float) -> list[Pair]:
+    """Adversarial floats: values whose sums and noise round differently (Mironov 2012)."""
+    vals = [(0.0, 0.1 * s), (1 / 3, 1 / 3 + s), (2.0**40 + 0.5, 2.0**40 + 0.5 + s)]
+    if n == 1:
+        return [Pair(a, b, "adversarial float") for a, b in vals]
+    return [Pair([a] * n, [b] + [a] * (n - 1), "adversarial float") for a, b in vals]
+
+
+def generate_pairs(relation: str, size: int = 5, sensitivity: float = 1.0, seed: int = 0) -> list[Pair]:
+    """Candidate neighbouring pairs under ``relation`` for datasets of ``size`` records/answers."""
+    rel = normalise_relation(relation)
+    if size < 1:
+        raise InputError(f"size={size} must be at least 1; use --size 1 for a single query answer.")
+    if rel in ("sensitivity", "any"):
+        if size == 1:
+            scalars = [Pair(1.0, 1.0 + sensitivity, "one above"), Pair(1.0, 1.0 - sensitivity, "one below")]
+            return scalars + _float_pairs(1, sensitivity)
+        return _pattern_pairs(size, sensitivity) + _float_pairs(size, sensitivity)
+    rng = np.random.default_rng(seed)
+    base = [float(round(v, 6)) for v in rng.random(size)]
+    if rel == "add-remove":
+        pairs = [
+            Pair(base, base[:-1], "remove one record"),
+            Pair(base, base + [1.0], "add record 1.0"),
+            Pair(base, base + [0.0], "add record 0.0"),
+            Pair([0.0] * size, [0.0] * size + [1.0], "all zero, add 1.0"),
+            Pair(base, base + [2.0**-30], "add adversarial float"),
+        ]
+    else:
+        pairs = [
+            Pair(base, [1.0] + base[1:], "replace first by 1.0"),
+            Pair(base, [0.0] + base[1:], "replace first by 0.0"),
+            Pair([0.0] * size, [1.0] + [0.0] * (size - 1), "all zero, replace one by 1.0"),
+            Pair(base, [2.0**-30] + base[1:], "replace by adversarial float"),
+        ]
+    for p in pairs:
+        check_pair(p, rel, sensitivity)
+    return pairs
+
+
+def is_finite_real(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)

@@ -1,0 +1,129 @@
+"""The audit result: copies its inputs, says what holds with what probability."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["SCHEMA_VERSION", "Witness", "AuditResult"]
+
+SCHEMA_VERSION = "1.0"
+
+
+@dataclass(frozen=True, slots=True)
+class Witness:
+    """The replayable evidence: pair, event, direction and certification counts.
+
+    ``numerator`` names the dataset ("a" or "b") whose probability of the event is bounded below.
+    """
+
+    pair: dict[str, Any]
+    event: str
+    event_spec: dict[str, Any]
+    numerator: str
+    count_numerator: int
+    count_denominator: int
+    certification_samples: int
+    p_lower: float
+    p_upper: float
+    selection_prediction: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pair": self.pair,
+            "event": self.event,
+            "event_spec": self.event_spec,
+            "direction": f"P[M({self.numerator}) in E] vs P[M({'b' if self.numerator == 'a' else 'a'}) in E]",
+            "numerator": self.numerator,
+            "counts": {
+                "numerator": self.count_numerator,
+                "denominator": self.count_denominator,
+                "samples_each": self.certification_samples,
+            },
+            "p_lower_numerator": self.p_lower,
+            "p_upper_denominator": self.p_upper,
+            "selection_prediction": _finite(self.selection_prediction),
+        }
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+@dataclass(frozen=True, slots=True)
+class AuditResult:
+    """Outcome of :func:`auditor.audit`.
+
+    With probability at least ``confidence`` (over the audit's own sampling), the mechanism's
+    true epsilon on the witness pair is at least ``epsilon_lower_bound`` (at the given delta), and
+    any claim (epsilon, delta') at ``claimed_epsilon`` needs ``delta' >= delta_lower_bound``.
+    ``violation`` is True iff the certified bound exceeds the claim; when False, nothing was
+    found at this sample size - which is not evidence that the mechanism is private.
+    """
+
+    mechanism: str
+    claimed_epsilon: float
+    delta: float
+    confidence: float
+    epsilon_lower_bound: float
+    unbounded_witness: bool
+    delta_lower_bound: float
+    violation: bool
+    p_value: float
+    witness: Witness | None
+    samples: int
+    selection_samples: int
+    certification_samples: int
+    seed: int | None
+    seconds: float
+    pairs_searched: int
+    events_certified: int
+    method: str = "select-then-certify; one-sided Clopper-Pearson; Bonferroni over certified bounds"
+    notes: tuple[str, ...] = field(default=())
+
+    def summary(self) -> str:
+        verdict = "VIOLATION" if self.violation else "no violation found"
+        lines = [
+            f"{self.mechanism}: {verdict} of the claim epsilon={self.claimed_epsilon:g}, delta={self.delta:g}",
+            f"  certified at confidence {self.confidence:g}: epsilon >= {self.epsilon_lower_bound:.4f}"
+            + (" (event never seen under one dataset: consistent with unbounded privacy loss)"
+               if self.unbounded_witness else ""),
+            f"  delta needed at epsilon={self.claimed_epsilon:g}: >= {self.delta_lower_bound:.3g};"
+            f" p-value of the claim: {self.p_value:.3g}",
+        ]
+        if self.witness is not None:
+            w = self.witness
+            lines.append(f"  witness: pair {w.pair['a']!r} vs {w.pair['b']!r} ({w.pair.get('label', '')}),"
+                         f" event {w.event}")
+            lines.append(f"  counts: {w.count_numerator} vs {w.count_denominator} of "
+                         f"{w.certification_samples} fresh samples each (numerator dataset {w.numerator})")
+        lines.append(f"  samples per dataset {self.samples} ({self.selection_samples} selection + "
+                     f"{self.certification_samples} certification), seed {self.seed}, {self.seconds:.2f} s")
+        if not self.violation:
+            lines.append("  'no violation found' is not a proof of privacy.")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "mechanism": self.mechanism,
+            "claimed_epsilon": self.claimed_epsilon,
+            "delta": self.delta,
+            "confidence": self.confidence,
+            "epsilon_lower_bound": self.epsilon_lower_bound,
+            "unbounded_witness": self.unbounded_witness,
+            "delta_lower_bound": self.delta_lower_bound,
+            "violation": self.violation,
+            "p_value": self.p_value,
+            "witness": None if self.witness is None else self.witness.to_dict(),
+            "samples": self.samples,
+            "selection_samples": self.selection_samples,
+            "certification_samples": self.certification_samples,
+            "seed": self.seed,
+            "seconds": self.seconds,
+            "pairs_searched": self.pairs_searched,
+            "events_certified": self.events_certified,
+            "method": self.method,
+            "notes": list(self.notes),
+        }

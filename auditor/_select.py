@@ -1,0 +1,270 @@
+"""Choosing events on the selection sample (never reused for certification).
+
+Each family proposes events and scores them by the bound we *predict* certification on ``n``
+fresh samples would give (:func:`auditor._stats.predicted_epsilon`), not by the raw empirical
+ratio: for Laplace every threshold beyond the centres has ratio exactly e^eps, and the best one
+is the one with the most mass, i.e. the smallest Clopper-Pearson width.
+
+Families: thresholds and intervals on a real score; atoms and likelihood-ordered sets of
+discrete outputs (cf. the Neyman-Pearson construction of DP-Sniper, Bichsel et al. 2021, here
+without its ln(1/c) cap); for vectors, coordinates, per-coordinate threshold products, a
+mean-difference projection and a fitted logistic-regression score; floating-point events.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize
+
+from auditor._events import (
+    Coordinate,
+    Event,
+    FloatMultiple,
+    Identity,
+    KeyFn,
+    KeySet,
+    Linear,
+    MinBox,
+    Score,
+    ScoreInterval,
+)
+from auditor._stats import predicted_epsilon
+
+__all__ = ["Candidate", "Scorer", "propose"]
+
+MAX_KEYS = 20_000
+N_THRESH = 600
+N_GRID = 48
+FLOAT_KS = tuple(range(0, 64, 4))
+
+
+@dataclass(frozen=True, slots=True)
+class Scorer:
+    """What a prediction needs: selection size m, certification size n, per-bound level a."""
+
+    m: int
+    n: int
+    a: float
+    delta: float
+
+    def __call__(self, cx, cy):
+        return predicted_epsilon(cx, cy, self.m, self.n, self.a, self.delta)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """An event, which dataset is the numerator (``forward``: the pair's first), its prediction."""
+
+    event: Event
+    forward: bool
+    predicted: float
+    pair_index: int = 0
+
+
+def _best(events_fwd, scores_fwd, scores_bwd, keep: int) -> list[Candidate]:
+    out: list[Candidate] = []
+    for forward, scores in ((True, scores_fwd), (False, scores_bwd)):
+        scores = np.asarray(scores, dtype=float)
+        if scores.size == 0:
+            continue
+        order = np.argsort(-scores, kind="stable")[:keep]
+        for i in order:
+            if np.isfinite(scores[i]):
+                out.append(Candidate(events_fwd(int(i)), forward, float(scores[i])))
+    return out
+
+
+def _threshold_values(sx: np.ndarray, sy: np.ndarray) -> np.ndarray:
+    both = np.sort(np.concatenate([sx, sy]))
+    n = both.size
+    tail = np.unique(np.geomspace(1, max(n // 2, 1), N_THRESH // 3).astype(np.int64))
+    idx = np.concatenate([tail - 1, n - tail, np.linspace(0, n - 1, N_THRESH // 3).astype(np.int64)])
+    return np.unique(both[np.clip(idx, 0, n - 1)])
+
+
+def score_candidates(score: Score, sx: np.ndarray, sy: np.ndarray, scorer: Scorer, keep: int = 2,
+                     intervals: bool = True) -> list[Candidate]:
+    """Thresholds ``score <= t``, ``score > t`` and intervals on a grid, in both directions."""
+    sx = np.sort(sx)
+    sy = np.sort(sy)
+    t = _threshold_values(sx, sy)
+    lx = np.searchsorted(sx, t, side="right").astype(float)
+    ly = np.searchsorted(sy, t, side="right").astype(float)
+    mx, my = sx.size, sy.size
+    lo = np.concatenate([np.full(t.size, -np.inf), t])
+    hi = np.concatenate([t, np.full(t.size, np.inf)])
+    cx = np.concatenate([lx, mx - lx])
+    cy = np.concatenate([ly, my - ly])
+    if intervals and t.size > 3:
+        g = np.unique(np.linspace(0, t.size - 1, N_GRID).astype(np.int64))
+        i, j = np.triu_indices(g.size, k=2)
+        lo = np.concatenate([lo, t[g[i]]])
+        hi = np.concatenate([hi, t[g[j]]])
+        cx = np.concatenate([cx, lx[g[j]] - lx[g[i]]])
+        cy = np.concatenate([cy, ly[g[j]] - ly[g[i]]])
+
+    def make(k: int) -> Event:
+        return ScoreInterval(score, float(lo[k]), float(hi[k]))
+
+    return _best(make, scorer(cx, cy), scorer(cy, cx), keep)
+
+
+def _label(v) -> str:
+    if isinstance(v, np.ndarray):
+        return "[" + ", ".join(f"{x:g}" if isinstance(x, float) else str(x) for x in v.tolist()) + "]"
+    if isinstance(v, (np.floating, float)):
+        return f"{float(v):.17g}"
+    return repr(v.item() if hasattr(v, "item") else v)
+
+
+def keyset_candidates(key: KeyFn, yx: np.ndarray, yy: np.ndarray, scorer: Scorer,
+                      keep: int = 2) -> list[Candidate]:
+    """Atoms and likelihood-ordered prefix sets of discrete outputs, both directions.
+
+    The order (by empirical likelihood ratio) is learnt on the first half of the selection
+    sample and the prefix sets are scored on the second half, so values that favoured one side
+    by chance do not inflate the prediction.
+    """
+    kx, ky = key(yx), key(yy)
+    m = kx.size
+    h = m // 2
+    uniq, first, inv = np.unique(np.concatenate([kx, ky]), return_index=True, return_inverse=True)
+    if uniq.size > min(MAX_KEYS, m // 4) or uniq.size < 2 or h < 1:
+        return []
+    inv_x, inv_y = inv[:m], inv[m:]
+    count = lambda v: np.bincount(v, minlength=uniq.size).astype(float)  # noqa: E731
+    ox, oy = count(inv_x[:h]), count(inv_y[:h])
+    cx, cy = count(inv_x[h:]), count(inv_y[h:])
+    half = Scorer(m - h, scorer.n, scorer.a, scorer.delta)
+    rows = np.concatenate([yx, yy])[first]
+    out: list[Candidate] = []
+    for forward, (oa, ob, a, b) in ((True, (ox, oy, cx, cy)), (False, (oy, ox, cy, cx))):
+        order = np.argsort(-np.log((oa + 0.5) / (ob + 0.5)), kind="stable")
+        pa, pb = np.cumsum(a[order]), np.cumsum(b[order])
+        for counts_a, counts_b, is_prefix in ((pa, pb, True), (a[order], b[order], False)):
+            pred = half(counts_a, counts_b)
+            j = int(np.argmax(pred))
+            if not np.isfinite(pred[j]):
+                continue
+            chosen = order[: j + 1] if is_prefix else order[j : j + 1]
+            ev = KeySet(key, tuple(uniq[chosen].tolist()), tuple(_label(rows[c]) for c in chosen))
+            out.append(Candidate(ev, forward, float(pred[j])))
+    out.sort(key=lambda c: -c.predicted)
+    return out[: 2 * keep]
+
+
+def float_candidates(yx: np.ndarray, yy: np.ndarray, scorer: Scorer, coord: int | None = None,
+                     keep: int = 1) -> list[Candidate]:
+    """Is / is not a multiple of 2^-k, for k on a grid."""
+    evs = [FloatMultiple(k, neg, coord) for k in FLOAT_KS for neg in (False, True)]
+    cx = np.array([ev.contains(yx).sum() for ev in evs[::2]], dtype=float)
+    cy = np.array([ev.contains(yy).sum() for ev in evs[::2]], dtype=float)
+    m = yx.shape[0]
+    cx = np.stack([cx, m - cx], axis=1).ravel()
+    cy = np.stack([cy, m - cy], axis=1).ravel()
+    return _best(lambda k: evs[k], scorer(cx, cy), scorer(cy, cx), keep)
+
+
+def _logistic_weights(yx: np.ndarray, yy: np.ndarray, seed: int, limit: int = 20_000) -> np.ndarray:
+    """L2-regularised logistic regression of "came from D" on the raw output (numpy + L-BFGS)."""
+    rng = np.random.default_rng(seed)
+    ix = rng.permutation(yx.shape[0])[:limit]
+    iy = rng.permutation(yy.shape[0])[:limit]
+    X = np.concatenate([yx[ix], yy[iy]]).astype(float)
+    mu, sd = X.mean(axis=0), X.std(axis=0)
+    sd[sd == 0] = 1.0
+    Z = np.hstack([(X - mu) / sd, np.ones((X.shape[0], 1))])
+    t = np.concatenate([np.ones(ix.size), np.zeros(iy.size)])
+    lam = 1e-3
+
+    def loss(w):
+        z = Z @ w
+        p = 1.0 / (1.0 + np.exp(-z))
+        val = np.mean(np.logaddexp(0.0, z) - t * z) + lam * w[:-1] @ w[:-1]
+        grad = Z.T @ (p - t) / Z.shape[0]
+        grad[:-1] += 2 * lam * w[:-1]
+        return val, grad
+
+    res = optimize.minimize(loss, np.zeros(Z.shape[1]), jac=True, method="L-BFGS-B",
+                            options={"maxiter": 100})
+    return res.x[:-1] / sd
+
+
+def _robust_scale(yx: np.ndarray, yy: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    mx, my = np.median(yx, axis=0), np.median(yy, axis=0)
+    q = np.quantile(np.concatenate([yx, yy]), [0.25, 0.75], axis=0)
+    width = q[1] - q[0]
+    width[width <= 0] = 1.0
+    return mx, my, width
+
+
+def vector_scores(yx: np.ndarray, yy: np.ndarray, seed: int) -> list[Score]:
+    """Coordinates, threshold products on the most-shifted coordinates, projection, classifier."""
+    d = yx.shape[1]
+    scores: list[Score] = [Coordinate(i) for i in range(min(d, 32))]
+    mx, my, width = _robust_scale(yx, yy)
+    diff = (mx - my) / width
+    mean_diff = (yx.mean(axis=0) - yy.mean(axis=0)) / width
+    rank = np.argsort(-(np.abs(diff) + 1e-9 * np.abs(mean_diff)), kind="stable")
+    for k in range(2, min(d, 6) + 1):
+        c = rank[:k]
+        signs = np.where(diff[c] + 1e-12 * mean_diff[c] >= 0, 1.0, -1.0)
+        scores.append(MinBox(tuple(int(i) for i in c), tuple(signs.tolist()),
+                             tuple(((mx[c] + my[c]) / 2).tolist()), tuple(width[c].tolist())))
+    if np.any(mean_diff != 0):
+        scores.append(Linear(tuple((mean_diff / width).tolist()), "projection"))
+    w = _logistic_weights(yx, yy, seed)
+    if np.any(w != 0):
+        scores.append(Linear(tuple(w.tolist()), "logistic-regression score"))
+    return scores
+
+
+def _discrete_cols(yx: np.ndarray, yy: np.ndarray, limit: int = 12) -> tuple[int, ...]:
+    both = np.concatenate([yx[:20_000], yy[:20_000]])
+    return tuple(j for j in range(both.shape[1]) if np.unique(both[:, j]).size <= limit)
+
+
+def _histogram_key(yx: np.ndarray, yy: np.ndarray, disc: tuple[int, ...], bins: int = 6) -> KeyFn:
+    """Discrete columns raw, the others cut at pooled quantiles of their non-modal values."""
+    both = np.concatenate([yx[:50_000], yy[:50_000]]).astype(float)
+    edges = []
+    for j in range(both.shape[1]):
+        if j in disc:
+            edges.append(())
+            continue
+        col = both[:, j]
+        vals, counts = np.unique(col, return_counts=True)
+        mode = vals[np.argmax(counts)] if counts.max() > 0.05 * col.size else None
+        rest = col if mode is None else col[col != mode]
+        e = np.unique(np.quantile(rest, np.linspace(0, 1, bins + 1)[1:-1])) if rest.size else np.array([])
+        if mode is not None:
+            e = np.unique(np.concatenate([e, [np.nextafter(mode, -np.inf), mode]]))
+        edges.append(tuple(float(v) for v in e))
+    return KeyFn(tuple(range(both.shape[1])), tuple(edges))
+
+
+def propose(kind: str, yx: np.ndarray, yy: np.ndarray, scorer: Scorer, seed: int) -> list[Candidate]:
+    """All candidates for one pair, best predicted first."""
+    out: list[Candidate] = []
+    if kind == "category":
+        out += keyset_candidates(KeyFn(), yx, yy, scorer)
+    elif kind in ("real", "discrete"):
+        out += score_candidates(Identity(), yx, yy, scorer)
+        out += keyset_candidates(KeyFn(), yx, yy, scorer)
+        if kind == "real":
+            out += float_candidates(yx, yy, scorer)
+    else:
+        d = yx.shape[1]
+        out += keyset_candidates(KeyFn(tuple(range(d))), yx, yy, scorer)
+        disc = _discrete_cols(yx, yy)
+        if 0 < len(disc) < d:
+            out += keyset_candidates(KeyFn(disc), yx, yy, scorer)
+        if len(disc) < d:
+            out += keyset_candidates(_histogram_key(yx, yy, disc), yx, yy, scorer)
+        for score in vector_scores(yx, yy, seed):
+            out += score_candidates(score, score(yx), score(yy), scorer,
+                                    intervals=isinstance(score, Coordinate) and d <= 4)
+    out.sort(key=lambda c: -c.predicted)
+    return out
