@@ -114,9 +114,10 @@ def _convert(mech: Mechanism, raw: Any, n: int) -> np.ndarray:
                 "a batched mechanism must return exactly `size` outputs."
             )
         if any(isinstance(v, str) for v in values):
-            i = _first_bad(values, lambda v: not isinstance(v, str))
+            first_is_str = isinstance(values[0], str)
+            i = _first_bad(values, lambda v: isinstance(v, str) != first_is_str)
             if i >= 0:
-                raise _bad_output(mech, i, values[i], "mixed categories (str) and non-str outputs")
+                raise _bad_output(mech, i, values[i], f"its type differs from the first output {values[0]!r}")
             return np.asarray(values, dtype=str)
         i = _first_bad(values, _is_nan_like)
         if i >= 0:

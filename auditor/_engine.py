@@ -21,7 +21,7 @@ from auditor._adapter import Mechanism, as_mechanism, draw, kind_of
 from auditor._events import event_to_dict
 from auditor._pairs import Pair, check_pair, generate_pairs, normalise_relation
 from auditor._result import AuditResult, Witness
-from auditor._select import Candidate, Scorer, propose
+from auditor._select import FAMILIES, Candidate, Scorer, propose
 from auditor._stats import cp_lower, cp_upper, delta_bound, epsilon_bound, p_value
 from proofs._errors import InputError
 
@@ -42,6 +42,7 @@ class AuditConfig:
     selection_samples: int | None = None
     max_certified: int = 1
     batch_size: int | None = None
+    families: tuple[str, ...] = FAMILIES
 
     @property
     def alpha_per_bound(self) -> float:
@@ -77,6 +78,9 @@ def validate(config: AuditConfig) -> None:
         raise InputError(f"confidence={config.confidence!r} must be in (0, 1); use e.g. --confidence 0.95.")
     if isinstance(config.samples, bool) or not isinstance(config.samples, (int, np.integer)) or config.samples < 200:
         raise InputError(f"samples={config.samples!r} must be an integer >= 200; use e.g. --samples 1000000.")
+    unknown = set(config.families) - set(FAMILIES)
+    if unknown or not config.families:
+        raise InputError(f"families={config.families!r} must be a non-empty subset of {FAMILIES}.")
     if config.max_certified < 1:
         raise InputError(f"max_certified={config.max_certified!r} must be >= 1.")
     m, n = config.split()
@@ -174,7 +178,8 @@ def _select(mech: Mechanism, pairs: Sequence[Pair], cfg: AuditConfig, streams: _
         shape = _check_shape(mech, ya, shape, pair.a)
         yb = draw(mech, pair.b, m, gb)
         shape = _check_shape(mech, yb, shape, pair.b)
-        cands += [replace(c, pair_index=i) for c in propose(shape.kind, ya, yb, scorer, streams.selection_seed)]
+        found = propose(shape.kind, ya, yb, scorer, streams.selection_seed, cfg.families)
+        cands += [replace(c, pair_index=i) for c in found]
     cands.sort(key=lambda c: -c.predicted)
     chosen: list[Candidate] = []
     seen: set[str] = set()
@@ -274,17 +279,19 @@ def audit(mechanism: Callable[..., Any], pairs: Iterable[Any] | None = None, *, 
           delta: float = 0.0, samples: int = 1_000_000, confidence: float = 0.95,
           seed: int | None = 0, relation: str | None = None, sensitivity: float = 1.0,
           size: int = 5, selection_samples: int | None = None, max_certified: int = 1,
-          name: str | None = None) -> AuditResult:
+          families: Sequence[str] = FAMILIES, name: str | None = None) -> AuditResult:
     """Audit the claim "``mechanism`` is (epsilon, delta)-DP" on neighbouring ``pairs``.
 
     ``pairs`` are ``(A, B)`` datasets passed as ``data``; with ``pairs=None`` and a ``relation``
     (``add-remove``, ``replace-one``, ``sensitivity``) candidate pairs are generated and searched.
-    ``samples`` is the total per dataset (selection + certification). Returns an
+    ``samples`` is the total per dataset (selection + certification). ``families`` restricts
+    the event families searched (see ``auditor._select.FAMILIES``). Returns an
     :class:`AuditResult`; ``violation`` is True with probability at most ``1 - confidence`` when
     the claim holds.
     """
     cfg = AuditConfig(epsilon=epsilon, delta=delta, samples=samples, confidence=confidence, seed=seed,
-                      selection_samples=selection_samples, max_certified=max_certified)
+                      selection_samples=selection_samples, max_certified=max_certified,
+                      families=tuple(families))
     validate(cfg)
     pair_list = _as_pairs(pairs, relation, sensitivity, size, 0 if seed is None else seed)
     return run(mechanism, pair_list, cfg, name=name)

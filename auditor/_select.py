@@ -32,12 +32,12 @@ from auditor._events import (
 )
 from auditor._stats import predicted_epsilon
 
-__all__ = ["Candidate", "Scorer", "propose"]
+__all__ = ["Candidate", "Scorer", "propose", "FAMILIES"]
 
 MAX_KEYS = 20_000
 N_THRESH = 600
 N_GRID = 48
-FLOAT_KS = tuple(range(0, 64, 4))
+FLOAT_KS = tuple(range(-16, 97))
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,11 +77,20 @@ def _best(events_fwd, scores_fwd, scores_bwd, keep: int) -> list[Candidate]:
 
 
 def _threshold_values(sx: np.ndarray, sy: np.ndarray) -> np.ndarray:
+    """Candidate cut points: dense in both tails, uniform in the middle, and at the edges of
+    each sample (where two separated clusters part); midpoints between neighbouring values."""
     both = np.sort(np.concatenate([sx, sy]))
     n = both.size
     tail = np.unique(np.geomspace(1, max(n // 2, 1), N_THRESH // 3).astype(np.int64))
-    idx = np.concatenate([tail - 1, n - tail, np.linspace(0, n - 1, N_THRESH // 3).astype(np.int64)])
-    return np.unique(both[np.clip(idx, 0, n - 1)])
+    edges = np.searchsorted(both, [sx[0], sx[-1], sy[0], sy[-1]], side="right") - 1
+    idx = np.concatenate([tail - 1, n - 1 - tail, np.linspace(0, n - 1, N_THRESH // 3).astype(np.int64),
+                          edges, edges - 1])
+    idx = np.unique(np.clip(idx, 0, n - 1))
+    nxt = both[np.minimum(idx + 1, n - 1)]
+    gap = nxt - both[idx]
+    mids = np.where(gap > 0, both[idx] + gap / 2, both[idx])
+    mids, first = np.unique(mids, return_index=True)
+    return mids, gap[first]
 
 
 def score_candidates(score: Score, sx: np.ndarray, sy: np.ndarray, scorer: Scorer, keep: int = 2,
@@ -89,7 +98,10 @@ def score_candidates(score: Score, sx: np.ndarray, sy: np.ndarray, scorer: Score
     """Thresholds ``score <= t``, ``score > t`` and intervals on a grid, in both directions."""
     sx = np.sort(sx)
     sy = np.sort(sy)
-    t = _threshold_values(sx, sy)
+    t, gap = _threshold_values(sx, sy)
+    # ties in the prediction go to the cut in the widest gap (robust on fresh samples)
+    bonus = 1e-9 * gap / (gap.max() if gap.max() > 0 else 1.0)
+    bonus = np.concatenate([bonus, bonus])
     lx = np.searchsorted(sx, t, side="right").astype(float)
     ly = np.searchsorted(sy, t, side="right").astype(float)
     mx, my = sx.size, sy.size
@@ -104,11 +116,12 @@ def score_candidates(score: Score, sx: np.ndarray, sy: np.ndarray, scorer: Score
         hi = np.concatenate([hi, t[g[j]]])
         cx = np.concatenate([cx, lx[g[j]] - lx[g[i]]])
         cy = np.concatenate([cy, ly[g[j]] - ly[g[i]]])
+        bonus = np.concatenate([bonus, (bonus[g[i]] + bonus[g[j]]) / 2])
 
     def make(k: int) -> Event:
         return ScoreInterval(score, float(lo[k]), float(hi[k]))
 
-    return _best(make, scorer(cx, cy), scorer(cy, cx), keep)
+    return _best(make, scorer(cx, cy) + bonus, scorer(cy, cx) + bonus, keep)
 
 
 def _label(v) -> str:
@@ -155,16 +168,33 @@ def keyset_candidates(key: KeyFn, yx: np.ndarray, yy: np.ndarray, scorer: Scorer
     return out[: 2 * keep]
 
 
+def _min_k(v: np.ndarray) -> np.ndarray:
+    """Smallest k with v * 2^k an integer (v = odd * 2^-k); very negative for 0, huge for inf."""
+    v = np.abs(np.asarray(v, dtype=float))
+    finite = np.isfinite(v)
+    mant, e = np.frexp(np.where(finite, v, 1.0))
+    m = (mant * 2.0**53).astype(np.int64)
+    low = m & -m
+    tz = np.log2(np.where(low > 0, low, 1)).astype(np.int64)
+    k = 53 - e.astype(np.int64) - tz
+    k[v == 0] = -(10**6)
+    k[~finite] = 10**6
+    return k
+
+
 def float_candidates(yx: np.ndarray, yy: np.ndarray, scorer: Scorer, coord: int | None = None,
                      keep: int = 1) -> list[Candidate]:
-    """Is / is not a multiple of 2^-k, for k on a grid."""
-    evs = [FloatMultiple(k, neg, coord) for k in FLOAT_KS for neg in (False, True)]
-    cx = np.array([ev.contains(yx).sum() for ev in evs[::2]], dtype=float)
-    cy = np.array([ev.contains(yy).sum() for ev in evs[::2]], dtype=float)
-    m = yx.shape[0]
-    cx = np.stack([cx, m - cx], axis=1).ravel()
-    cy = np.stack([cy, m - cy], axis=1).ravel()
-    return _best(lambda k: evs[k], scorer(cx, cy), scorer(cy, cx), keep)
+    """Is / is not a multiple of 2^-k, for every k in FLOAT_KS, from one pass over the bits."""
+    vx = yx if coord is None else yx[:, coord]
+    vy = yy if coord is None else yy[:, coord]
+    kx, ky = np.sort(_min_k(vx)), np.sort(_min_k(vy))
+    ks = np.asarray(FLOAT_KS)
+    mx = np.searchsorted(kx, ks, side="right").astype(float)
+    my = np.searchsorted(ky, ks, side="right").astype(float)
+    cx = np.stack([mx, kx.size - mx], axis=1).ravel()
+    cy = np.stack([my, ky.size - my], axis=1).ravel()
+    evs = [FloatMultiple(int(k), neg, coord) for k in ks for neg in (False, True)]
+    return _best(lambda i: evs[i], scorer(cx, cy), scorer(cy, cx), keep)
 
 
 def _logistic_weights(yx: np.ndarray, yy: np.ndarray, seed: int, limit: int = 20_000) -> np.ndarray:
@@ -200,21 +230,24 @@ def _robust_scale(yx: np.ndarray, yy: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return mx, my, width
 
 
-def vector_scores(yx: np.ndarray, yy: np.ndarray, seed: int) -> list[Score]:
+def vector_scores(yx: np.ndarray, yy: np.ndarray, seed: int, on: set[str] | None = None) -> list[Score]:
     """Coordinates, threshold products on the most-shifted coordinates, projection, classifier."""
+    on = set(FAMILIES) if on is None else on
     d = yx.shape[1]
-    scores: list[Score] = [Coordinate(i) for i in range(min(d, 32))]
+    scores: list[Score] = [Coordinate(i) for i in range(min(d, 32))] if "coordinate" in on else []
     mx, my, width = _robust_scale(yx, yy)
     diff = (mx - my) / width
     mean_diff = (yx.mean(axis=0) - yy.mean(axis=0)) / width
     rank = np.argsort(-(np.abs(diff) + 1e-9 * np.abs(mean_diff)), kind="stable")
-    for k in range(2, min(d, 6) + 1):
+    for k in range(2, min(d, 6) + 1) if "box" in on else ():
         c = rank[:k]
         signs = np.where(diff[c] + 1e-12 * mean_diff[c] >= 0, 1.0, -1.0)
         scores.append(MinBox(tuple(int(i) for i in c), tuple(signs.tolist()),
                              tuple(((mx[c] + my[c]) / 2).tolist()), tuple(width[c].tolist())))
-    if np.any(mean_diff != 0):
+    if "projection" in on and np.any(mean_diff != 0):
         scores.append(Linear(tuple((mean_diff / width).tolist()), "projection"))
+    if "classifier" not in on:
+        return scores
     w = _logistic_weights(yx, yy, seed)
     if np.any(w != 0):
         scores.append(Linear(tuple(w.tolist()), "logistic-regression score"))
@@ -245,26 +278,53 @@ def _histogram_key(yx: np.ndarray, yy: np.ndarray, disc: tuple[int, ...], bins: 
     return KeyFn(tuple(range(both.shape[1])), tuple(edges))
 
 
-def propose(kind: str, yx: np.ndarray, yy: np.ndarray, scorer: Scorer, seed: int) -> list[Candidate]:
-    """All candidates for one pair, best predicted first."""
+FAMILIES = ("threshold", "atoms", "float", "coordinate", "box", "projection", "classifier",
+            "histogram")
+
+
+def _vector_score_family(score: Score) -> str:
+    if isinstance(score, Coordinate):
+        return "coordinate"
+    if isinstance(score, MinBox):
+        return "box"
+    return "classifier" if score.label.startswith("logistic") else "projection"
+
+
+def propose(kind: str, yx: np.ndarray, yy: np.ndarray, scorer: Scorer, seed: int,
+            families: tuple[str, ...] = FAMILIES) -> list[Candidate]:
+    """All candidates for one pair from the enabled ``families``, best predicted first."""
+    on = set(families)
     out: list[Candidate] = []
     if kind == "category":
-        out += keyset_candidates(KeyFn(), yx, yy, scorer)
+        if "atoms" in on:
+            out += keyset_candidates(KeyFn(), yx, yy, scorer)
     elif kind in ("real", "discrete"):
-        out += score_candidates(Identity(), yx, yy, scorer)
-        out += keyset_candidates(KeyFn(), yx, yy, scorer)
-        if kind == "real":
+        if "threshold" in on:
+            out += score_candidates(Identity(), yx, yy, scorer)
+        if "atoms" in on:
+            out += keyset_candidates(KeyFn(), yx, yy, scorer)
+        if kind == "real" and "float" in on:
             out += float_candidates(yx, yy, scorer)
     else:
-        d = yx.shape[1]
+        out += _vector_candidates(yx, yy, scorer, seed, on)
+    out.sort(key=lambda c: -c.predicted)
+    return out
+
+
+def _vector_candidates(yx, yy, scorer: Scorer, seed: int, on: set[str]) -> list[Candidate]:
+    d = yx.shape[1]
+    out: list[Candidate] = []
+    if "atoms" in on:
         out += keyset_candidates(KeyFn(tuple(range(d))), yx, yy, scorer)
-        disc = _discrete_cols(yx, yy)
-        if 0 < len(disc) < d:
-            out += keyset_candidates(KeyFn(disc), yx, yy, scorer)
-        if len(disc) < d:
-            out += keyset_candidates(_histogram_key(yx, yy, disc), yx, yy, scorer)
-        for score in vector_scores(yx, yy, seed):
+    disc = _discrete_cols(yx, yy)
+    if "atoms" in on and 0 < len(disc) < d:
+        out += keyset_candidates(KeyFn(disc), yx, yy, scorer)
+    if "histogram" in on and len(disc) < d:
+        out += keyset_candidates(_histogram_key(yx, yy, disc), yx, yy, scorer)
+    if "float" in on:
+        out += float_candidates(yx, yy, scorer, coord=0)
+    if on & {"coordinate", "box", "projection", "classifier"}:
+        for score in vector_scores(yx, yy, seed, on):
             out += score_candidates(score, score(yx), score(yy), scorer,
                                     intervals=isinstance(score, Coordinate) and d <= 4)
-    out.sort(key=lambda c: -c.predicted)
     return out
