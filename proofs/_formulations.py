@@ -307,3 +307,65 @@ def _(mech: m.FiniteMechanism) -> Formulation:
         for y in outputs
     )
     return Formulation(cases, tight=_finite_tight(cases))
+
+
+@formulate.register
+def _(mech: m.Rappor) -> Formulation:
+    s1, s0 = mech.bit_probabilities()
+    h = mech.h
+    bound = h * (sp.log(s1 / s0) + sp.log((1 - s0) / (1 - s1)))
+    # Direct case: x sets bits 1..h, x' sets bits h+1..2h (disjoint filters), the report shows
+    # ones exactly on 1..h. Every other bit has the same law under x and x' and cancels.
+    case = Case(
+        "disjoint Bloom filters of h bits each; report = x's filter",
+        s1**h * (1 - s0) ** h,
+        s0**h * (1 - s1) ** h,
+        ("h ones on bits 1..h", "h ones on bits h+1..2h", "ones on bits 1..h only"),
+    )
+
+    def lemmas(eps):
+        return (
+            Lemma("a set bit reports 1 more often: P[1 | bit 1] >= P[1 | bit 0]", s0, s1),
+            Lemma("bit 1 -> 0: the report 0 has the smaller ratio", (1 - s1) * s0, s1 * (1 - s0)),
+            Lemma("total: h ln(s1/s0) + h ln((1-s0)/(1-s1)) <= epsilon", bound, eps),
+        )
+
+    return Formulation(
+        (case,),
+        lemmas=lemmas,
+        lemma_argument=(
+            "Reported bits are independent given the Bloom filters, so the log-ratio is a sum over "
+            "the bits where the two filters differ. A bit set only under x contributes at most "
+            "ln(s1/s0) (lemmas 1-2), a bit set only under x' at most ln((1-s0)/(1-s1)); each filter "
+            "has at most h set bits, so each kind occurs at most h times (lemma 3)."
+        ),
+        tight=(bound, 0, {}),
+    )
+
+
+@formulate.register
+def _(mech: m.RepeatedOneBit) -> Formulation:
+    one = formulate(mech.single)
+    T = sp.Integer(1) if mech.memoized else mech.reports
+    x, xp = sp.symbols("x xp", real=True)
+    p1, p1p = mech.single.p_one(x), mech.single.p_one(xp)
+    cons = (x >= 0, x <= mech.m, xp >= 0, xp <= mech.m)
+    # Direct case: all T reports are 1 (memoized: the only other output is all 0).
+    case = Case(f"x, x' in [0, m], all {'(memoized) ' if mech.memoized else ''}reports 1",
+                p1**T, p1p**T, (x, xp, "(1, ..., 1)"), constraints=cons,
+                grid={x: [mech.m, mech.m / 2], xp: [0, mech.m / 2]})
+
+    def lemmas(eps):
+        per_report = tuple(
+            Lemma(f"one report, {c.label}: P[y | x] <= e^eps1 P[y | x']", c.p,
+                  sp.exp(mech.epsilon) * c.q, c.constraints)
+            for c in one.cases
+        )
+        return per_report + (Lemma(f"{'memoized: one draw' if mech.memoized else 'T reports'}: "
+                                   f"{T} * eps1 <= epsilon", T * mech.epsilon, eps),)
+
+    argument = ("The memoized reports repeat one eps-LDP bit: a post-processing of it."
+                if mech.memoized else
+                "T independent reports: the log-ratio is the sum of T one-report log-ratios.")
+    return Formulation((case,), lemmas=lemmas, lemma_argument=argument,
+                       tight=(T * mech.epsilon, 0, {x: mech.m, xp: 0}))

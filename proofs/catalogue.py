@@ -12,7 +12,7 @@ import sympy as sp
 from proofs.claims import Theorem
 from proofs.mechanisms import (
     AlphaCoinRR, ExponentialMechanism, ForcedResponse, Gaussian, Histogram, KAryRR, Laplace,
-    LaplaceVector, OneBitTelemetry, ReportNoisyMax, TwoSidedGeometric, sym,
+    LaplaceVector, OneBitTelemetry, Rappor, RepeatedOneBit, ReportNoisyMax, TwoSidedGeometric, sym,
 )
 from proofs.pure import PureDP
 
@@ -145,11 +145,76 @@ def _pure() -> list[Theorem]:
     ]
 
 
+_EPK14 = "Erlingsson, Pihur, Korolova (2014), RAPPOR, CCS"
+_DKY17 = "Ding, Kulkarni, Yekhanin (2017), Collecting telemetry data privately, NeurIPS"
+_CHROME = dict(f=sp.Rational(1, 2), p=sp.Rational(1, 2), q=sp.Rational(3, 4), h=2)
+
+
+def _rappor_eps_one() -> sp.Expr:
+    f, p, q, h = sym("f"), sym("p"), sym("q"), sp.Symbol("h", integer=True, positive=True)
+    q_star = (1 - f / 2) * q + f / 2 * p
+    p_star = f / 2 * q + (1 - f / 2) * p
+    return h * sp.log(q_star * (1 - p_star) / (p_star * (1 - q_star)))
+
+
+def _local() -> list[Theorem]:
+    f, h = sym("f"), sp.Symbol("h", integer=True, positive=True)
+    T = sp.Symbol("T", integer=True, positive=True)
+    return [
+        Theorem(
+            "rappor.eps_inf",
+            PureDP(Rappor(reports="unlimited"), 2 * h * sp.log((1 - f / 2) / (f / 2)), exact=True),
+            f"{_EPK14}, Thm 1 (memoized permanent randomized response)",
+            "unlimited RAPPOR reports of one value have epsilon exactly 2h ln((1-f/2)/(f/2))",
+        ),
+        Theorem(
+            "rappor.eps_one",
+            PureDP(Rappor(reports="one"), _rappor_eps_one(), exact=True),
+            f"{_EPK14}, Sec. 3.2 (one report: PRR then IRR)",
+            "one RAPPOR report has epsilon exactly h ln(q*(1-p*)/(p*(1-q*)))",
+        ),
+        Theorem(
+            "rappor.notes_budget_4_4",
+            PureDP(Rappor(**_CHROME, reports="unlimited"), 4 * sp.log(3), exact=True),
+            f"notes 001 ('budget of ~4.4'); {_EPK14}, Chrome parameters h=2, f=1/2",
+            "the notes' budget ~4.4 is eps_inf = 4 ln 3 = ln 81 ~ 4.394 at h=2, f=1/2",
+        ),
+        Theorem(
+            "rappor.notes_each_two_dp",
+            PureDP(Rappor(**_CHROME, reports="one"), 2, exact=True),
+            "notes 001 ('100 metrics, each is 2-DP'), read as the per-report epsilon at the "
+            "Chrome parameters h=2, f=1/2, p=1/2, q=3/4: the true eps_1 is 2 ln(77/45) ~ 1.074",
+            "one RAPPOR report at the Chrome parameters has epsilon exactly 2",
+            expect="refuted",
+        ),
+        Theorem(
+            "one_bit.memoized",
+            PureDP(RepeatedOneBit(memoized=True), eps, exact=True),
+            f"{_DKY17}, Sec. 3 (memoization); post-processing",
+            "T memoized one-bit reports of one value have epsilon exactly eps, for every T",
+        ),
+        Theorem(
+            "one_bit.repeated_composes",
+            PureDP(RepeatedOneBit(memoized=False), T * eps, exact=True),
+            f"{_DKY17}, Sec. 3 (why memoize); sequential composition",
+            "T fresh one-bit reports of one value have epsilon exactly T eps",
+        ),
+        Theorem(
+            "one_bit.repeated_without_memoization",
+            PureDP(RepeatedOneBit(memoized=False), eps),
+            "notes 001 ('values change little over time => simple DP collection would reveal too "
+            "much'): repeated collection without memoization is not eps-DP",
+            "T fresh one-bit reports of one value are eps-DP for every T",
+            expect="refuted",
+        ),
+    ]
+
+
 def catalogue() -> list[Theorem]:
     """All built-in theorems, in a stable order."""
     from proofs import _catalogue_ii
 
-    return _pure() + list(_catalogue_ii.theorems())
+    return _pure() + _local() + list(_catalogue_ii.theorems())
 
 
 CATALOGUE: tuple[Theorem, ...] = tuple(catalogue())

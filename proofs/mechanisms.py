@@ -30,6 +30,8 @@ __all__ = [
     "OneBitTelemetry",
     "Gaussian",
     "FiniteMechanism",
+    "Rappor",
+    "RepeatedOneBit",
     "sym",
 ]
 
@@ -460,3 +462,77 @@ class FiniteMechanism:
             keys = list(self.pmf)
             return [(a, b) for a in keys for b in keys if a != b]
         return [p for a, b in self.neighbours for p in ((a, b), (b, a))]
+
+
+@dataclass(frozen=True, slots=True)
+class Rappor:
+    """RAPPOR's randomized responses on a Bloom filter (Erlingsson, Pihur, Korolova 2014).
+
+    A value sets at most h of the k Bloom bits. The permanent randomized response (PRR)
+    reports each bit as 1 with probability f/2, 0 with probability f/2, itself otherwise, and is
+    memoized per value; each report then passes every memoized bit through the instantaneous
+    randomized response (IRR): 1 with probability q if the bit is 1, p if it is 0.
+    `reports='unlimited'` describes what many reports of one value reveal, the PRR itself:
+    eps_inf = 2h ln((1 - f/2)/(f/2)) (Thm 1). `reports='one'` describes one report:
+    eps_1 = h ln(q*(1 - p*)/(p*(1 - q*))), q* = (1 - f/2) q + (f/2) p, p* = (f/2) q + (1 - f/2) p
+    (Sec. 3.2). Neighbours: any two client values.
+    """
+
+    f: Any = sym("f")
+    p: Any = sym("p")
+    q: Any = sym("q")
+    h: Any = sp.Symbol("h", integer=True, positive=True)
+    reports: str = "one"
+
+    def __post_init__(self):
+        for name in ("f", "p", "q", "h"):
+            object.__setattr__(self, name, as_expr(getattr(self, name), name))
+        if self.reports not in ("one", "unlimited"):
+            raise InputError(f"reports={self.reports!r} is not known; use 'one' or 'unlimited'.")
+
+    def domain(self):
+        return (self.f > 0, self.f < 1, self.p > 0, self.p < self.q, self.q < 1, self.h >= 1)
+
+    def validate(self):
+        _check_numeric(self.f, "f", 0, 1, fix="f is the PRR noise level")
+        _check_numeric(self.p, "p", 0, 1)
+        _check_numeric(self.q, "q", 0, 1)
+        if not (self.p.free_symbols or self.q.free_symbols) and not self.p < self.q:
+            raise InputError(f"p={self.p}, q={self.q}: RAPPOR needs p < q; swap them.")
+
+    def bit_probabilities(self) -> tuple[sp.Expr, sp.Expr]:
+        """(P[reported bit = 1 | Bloom bit 1], P[reported bit = 1 | Bloom bit 0])."""
+        half = self.f / 2
+        if self.reports == "unlimited":
+            return 1 - half, half
+        return (1 - half) * self.q + half * self.p, half * self.q + (1 - half) * self.p
+
+
+@dataclass(frozen=True, slots=True)
+class RepeatedOneBit:
+    """T reports of one client's value x in [0, m] by one-bit telemetry (Ding, Kulkarni,
+    Yekhanin 2017). Without memoization each report draws a fresh bit (T-fold composition:
+    T eps); with memoization the client draws the bit once per value and repeats it, so the T
+    reports are a function of one eps-LDP bit (post-processing: eps for any T; Sec. 3).
+    """
+
+    epsilon: Any = sym("epsilon")
+    m: Any = sym("m")
+    reports: Any = sp.Symbol("T", integer=True, positive=True)
+    memoized: bool = False
+
+    def __post_init__(self):
+        for name in ("epsilon", "m", "reports"):
+            object.__setattr__(self, name, as_expr(getattr(self, name), name))
+
+    def domain(self):
+        return (self.epsilon > 0, self.m > 0, self.reports >= 1)
+
+    def validate(self):
+        check_epsilon(self.epsilon)
+        check_positive(self.m, "m")
+        _check_numeric(self.reports, "reports", 1, float("inf"), lo_open=False)
+
+    @property
+    def single(self) -> "OneBitTelemetry":
+        return OneBitTelemetry(self.epsilon, self.m)

@@ -16,6 +16,7 @@ An ``exact`` claim also asserts tightness: the loss attains the claimed epsilon 
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -31,9 +32,10 @@ from proofs.results import Counterexample, ProofResult, Verdict
 
 __all__ = ["PureDP", "check_pure", "tight_epsilon"]
 
-_PARAM_CANDIDATES = [sp.Rational(1, 10), sp.Rational(1, 4), sp.Rational(1, 2), sp.Rational(3, 4),
-                     sp.Rational(9, 10), 1, 2, 3, 5, 10]
-_INT_CANDIDATES = [1, 2, 3, 4, 5, 10]
+# Simple values first; the search walks parameter combinations in order of total rank.
+_PARAM_CANDIDATES = [1, sp.Rational(1, 2), 2, sp.Rational(1, 10), sp.Rational(3, 4), 3,
+                     sp.Rational(1, 4), sp.Rational(9, 10), 5, 10]
+_INT_CANDIDATES = [2, 1, 3, 4, 5, 10]
 _MAX_PARAM_POINTS = 60
 
 
@@ -113,9 +115,29 @@ def _closed_compare(lhs: sp.Expr, rhs: sp.Expr) -> _Outcome:
     return _Outcome("unknown", f"cannot separate {lhs} and {rhs} with arb")
 
 
+def _algebraically_equal(a: sp.Expr, b: sp.Expr, thorough: bool = False) -> bool:
+    """a == b identically, by SymPy simplification.
+
+    Logarithms are expanded with force=True. That is valid here because privacy losses and
+    claimed epsilons are real (logarithms of positive probabilities on the domain): forced
+    expansion can only be off by an imaginary multiple of 2 pi i, so a real difference that
+    simplifies to 0 is 0.
+    """
+    diff = a - b
+    if diff == 0 or sp.expand(diff) == 0:
+        return True
+    if diff.has(sp.log):
+        logs = sp.expand_log(sp.expand(diff, deep=False), force=True)
+        if sp.expand(logs) == 0 or (thorough and sp.simplify(logs) == 0):
+            return True
+    return thorough and sp.simplify(diff) == 0
+
+
 def _discharge(lhs, rhs, constraints) -> _Outcome:
     """Prove lhs <= rhs for all values satisfying constraints (and symbol assumptions)."""
     lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
+    if _algebraically_equal(lhs, rhs):
+        return _Outcome("proved", "exact algebra (equality)")
     if not _free([lhs, rhs, *constraints]):
         if not all(_is_true(c, {}) for c in constraints):
             return _Outcome("proved", "vacuous: constraints never hold")
@@ -137,9 +159,24 @@ def _case_obligation(case: Case, eps: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
 # --- counterexamples ------------------------------------------------------------------------
 
 
+def _numerically_violated(case: Case, eps: sp.Expr, values: dict) -> bool:
+    """A cheap floating-point screen before the exact re-check (never decides on its own)."""
+    try:
+        p = complex(case.p.subs(values).evalf(30))
+        q = complex(case.q.subs(values).evalf(30))
+        e = complex(sp.sympify(eps).subs(values).evalf(30))
+    except (TypeError, ValueError, ZeroDivisionError):
+        return True  # let the exact re-check decide
+    if any(abs(v.imag) > 1e-12 for v in (p, q, e)):
+        return True
+    return p.real > math.exp(min(e.real, 700)) * q.real * (1 - 1e-12) - 1e-300
+
+
 def _recheck(case: Case, eps: sp.Expr, values: dict, domain: list) -> Counterexample | None:
     """Re-check a candidate violation against the mechanism's own p and q, exactly."""
     if any(v is None for v in values.values()):
+        return None
+    if not _numerically_violated(case, eps, values):
         return None
     needed = _free([case.p, case.q, eps, *case.constraints])
     if not needed <= set(values):
@@ -159,7 +196,7 @@ def _recheck(case: Case, eps: sp.Expr, values: dict, domain: list) -> Counterexa
         verdict = _closed_compare(p, sp.exp(e) * q)
         if verdict.status != "violated":
             return None
-        ratio, check = _show(p / q), verdict.detail
+        ratio, check = _show(sp.simplify(p / q)), verdict.detail
     relevant = _free([case.p, case.q, eps, *domain, *case.constraints]) - _case_vars(case)
     params = {str(s): _show(v) for s, v in sorted(values.items(), key=lambda kv: str(kv[0]))
               if s in relevant}
@@ -202,12 +239,12 @@ def _show(v) -> str:
 
 def _param_points(params: list, domain: list):
     """Candidate parameter assignments inside the domain, small and simple values first."""
-    pools = [
-        _INT_CANDIDATES if s.is_integer else _PARAM_CANDIDATES for s in params
-    ]
+    pools = [_INT_CANDIDATES if s.is_integer else _PARAM_CANDIDATES for s in params]
+    ranks = sorted(itertools.product(*(range(len(p)) for p in pools)), key=lambda r: (sum(r), r))
     count = 0
-    for combo in itertools.product(*pools):
-        values = dict(zip(params, map(sp.Integer if False else sp.sympify, combo)))
+    for rank in ranks:
+        combo = [pool[i] for pool, i in zip(pools, rank)]
+        values = dict(zip(params, map(sp.sympify, combo)))
         if all(_is_true(c, values) for c in domain):
             yield values
             count += 1
@@ -287,7 +324,9 @@ def tight_epsilon(mech, domain: list | None = None) -> tuple[sp.Expr | None, str
     if status not in ("proved", "certified"):
         return None, f"candidate {value} not verified as an upper bound"
     case = form.cases[index]
-    attained = sp.simplify(case.p.subs(point) - sp.exp(value) * case.q.subs(point)) == 0
+    p, q = case.p.subs(point), case.q.subs(point)
+    attained = (sp.simplify(p - sp.exp(value) * q) == 0
+                or _algebraically_equal(sp.log(p) - sp.log(q), value, thorough=True))
     if not attained:
         return None, f"candidate {value} not shown to be attained"
     where = ", ".join(f"{k}={v}" for k, v in point.items()) or case.label
@@ -340,7 +379,7 @@ def check_pure(claim: PureDP, id: str = "", source: str = "", expect: str = "hol
 
 def _check_exact(claim: PureDP, tight, verdict: Verdict, method: str, domain: list):
     """An exact claim also needs the loss to reach the claimed epsilon."""
-    if tight is not None and sp.simplify(tight - claim.epsilon) == 0:
+    if tight is not None and _algebraically_equal(tight, claim.epsilon, thorough=True):
         return verdict, method + "; tightness: attained", "", None
     if tight is not None:
         cex = _loose_witness(claim.epsilon, tight, domain)

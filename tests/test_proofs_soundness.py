@@ -15,11 +15,16 @@ from proofs import (
     Laplace, LaplaceVector, OneBitTelemetry, PureDP, ReportNoisyMax, TwoSidedGeometric, Verdict,
     check, sym,
 )
+from proofs.catalogue import _CHROME, _rappor_eps_one
+from proofs.mechanisms import Rappor, RepeatedOneBit
 
 a, eps, D = sym("alpha"), sym("epsilon"), sym("Delta")
 n = sp.Symbol("n", integer=True, positive=True)
 Du = sp.Symbol("Delta", integer=True, positive=True)
 r910 = sp.Rational(9, 10)
+f, h = sym("f"), sp.Symbol("h", integer=True, positive=True)
+T = sp.Symbol("T", integer=True, positive=True)
+eps_inf = 2 * h * sp.log((1 - f / 2) / (f / 2))
 
 # Two or more mutations per proved catalogue entry: a constant nudged the wrong way, a
 # factor dropped, a tightness claim made loose.
@@ -74,6 +79,27 @@ MUTANTS = {
         PureDP(OneBitTelemetry(), r910 * eps),
         PureDP(OneBitTelemetry(form="product"), eps),
         PureDP(OneBitTelemetry(), sp.Rational(11, 10) * eps, exact=True),
+    ],
+    "rappor.eps_inf": [
+        PureDP(Rappor(reports="unlimited"), eps_inf / 2),  # the factor 2 dropped
+        PureDP(Rappor(reports="unlimited"), r910 * eps_inf),
+        PureDP(Rappor(reports="unlimited"), eps_inf + sp.Rational(1, 10), exact=True),
+    ],
+    "rappor.eps_one": [
+        PureDP(Rappor(), r910 * _rappor_eps_one()),
+        PureDP(Rappor(), _rappor_eps_one() / h),  # h dropped
+    ],
+    "rappor.notes_budget_4_4": [
+        PureDP(Rappor(**_CHROME, reports="unlimited"), 4 * sp.log(sp.Rational(29, 10))),
+        PureDP(Rappor(**_CHROME, reports="unlimited"), sp.Rational(44, 10), exact=True),
+    ],
+    "one_bit.memoized": [
+        PureDP(RepeatedOneBit(memoized=True), r910 * eps),
+        PureDP(RepeatedOneBit(memoized=True), sp.Rational(11, 10) * eps, exact=True),
+    ],
+    "one_bit.repeated_composes": [
+        PureDP(RepeatedOneBit(), r910 * T * eps),
+        PureDP(RepeatedOneBit(), (T + 1) * eps, exact=True),
     ],
     "laplace.mean_of_bits": [
         PureDP(Laplace(scale=1 / (2 * eps * n), sensitivity=1 / n), eps),
