@@ -1,0 +1,17 @@
+"""pytest plugin (entry point `dpaudit`): the `assert_dp` fixture.
+
+    def test_mechanism(assert_dp):
+        assert_dp(my_mechanism, pairs=[(0, 1)], epsilon=0.5)
+"""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture
+def assert_dp():
+    """The :func:`auditor.testing.assert_dp` function, for tests that prefer fixtures."""
+    from auditor.testing import assert_dp as check
+
+    return check

@@ -1,0 +1,54 @@
+"""Auditing inside any test suite: `assert_dp` and a pytest fixture.
+
+    from auditor.testing import assert_dp
+
+    def test_my_laplace_is_private():
+        assert_dp(my_mechanism, pairs=[([1, 2, 3], [1, 2, 4])], epsilon=1.0)
+
+`assert_dp` runs :func:`auditor.audit` and fails with the witness (pair, event, counts,
+certified epsilon lower bound) when the audit finds a violation of the claimed
+(epsilon, delta). False-failure rate: on a mechanism that satisfies its claim, a failure
+happens with probability at most ``1 - confidence`` (default 0.999, so at most 1 run in
+1000), over the audit's own randomness. With a fixed ``seed`` (the default) the outcome is
+deterministic for a deterministic sampler, so a passing test stays passing.
+A pass is not a proof of privacy: it means no violation was found with these samples.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+__all__ = ["assert_dp", "DPViolation"]
+
+
+class DPViolation(AssertionError):
+    """The audit certified, at the stated confidence, that the claim is violated."""
+
+    def __init__(self, message: str, result: Any):
+        super().__init__(message)
+        self.result = result
+
+
+def assert_dp(mechanism: Callable[..., Any], pairs: Iterable[Any] | None = None, epsilon: float = 1.0,
+              delta: float = 0.0, *, samples: int = 200_000, confidence: float = 0.999,
+              seed: int | None = 0, relation: str | None = None, **options: Any):
+    """Fail (raise :class:`DPViolation`, an AssertionError) if the audit finds a violation.
+
+    Returns the :class:`auditor.AuditResult` on success so tests can inspect the bound.
+    """
+    from auditor import audit
+
+    result = audit(mechanism, pairs, epsilon=epsilon, delta=delta, samples=samples,
+                   confidence=confidence, seed=seed, relation=relation, **options)
+    if result.violation:
+        witness = result.witness.to_dict() if result.witness is not None else {}
+        counts = witness.get("counts", {})
+        raise DPViolation(
+            f"claimed ({epsilon}, {delta})-DP is violated at confidence {confidence}: "
+            f"certified epsilon >= {result.epsilon_lower_bound:.4g}"
+            f"{' (event never seen under the other dataset: consistent with unbounded loss)' if result.unbounded_witness else ''}; "
+            f"witness pair {witness.get('pair')}, event {witness.get('event')}, counts {counts}, "
+            f"seed {seed}",
+            result,
+        )
+    return result
