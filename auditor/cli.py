@@ -34,6 +34,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     _closeness_cli.add_arguments(
         sub.add_parser("closeness", help="epsilon-closeness of a released table (CSV)"))
+    report = sub.add_parser("report", help="re-render a saved `audit --json` result as a report")
+    report.add_argument("result", metavar="RESULT.json", help="a file written by `dpaudit audit --json`")
+    report.add_argument("--report", "-o", dest="out", required=True, metavar="OUT.html|OUT.md",
+                        help="where to write the report")
     demo = sub.add_parser("demo", help="prove and audit the built-in catalogue, write reports/")
     demo.add_argument("--out", default="reports", help="folder for the reports (default reports)")
     demo.add_argument("--quick", action="store_true", help="fewer samples per audit")
@@ -52,6 +56,13 @@ def _run(args: argparse.Namespace) -> int:
         from auditor import _closeness_cli
 
         return _closeness_cli.run(args)
+    if args.command == "report":
+        from auditor.report import load_result, report_kind, write_audit_report
+
+        report_kind(args.out)
+        write_audit_report(load_result(args.result), args.out)
+        print(f"wrote {args.out}")
+        return EXIT_OK
     from auditor import _demo
 
     return _demo.run(args)

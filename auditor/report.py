@@ -1,0 +1,224 @@
+"""Readable audit reports: self-contained HTML (plots inlined as SVG) and Markdown.
+
+Reports render from the audit's JSON (`AuditResult.to_dict()`, optionally with a ``plots``
+entry from :func:`auditor._plots.collect_plot_data`), so `dpaudit report result.json`
+re-renders a saved result without running the mechanism again.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from proofs._errors import InputError
+from proofs._io import write_text_atomic
+
+from auditor._html import esc, md_cell, page, versions
+
+__all__ = ["verdict_sentence", "audit_html", "audit_markdown", "write_audit_report",
+           "load_result", "report_kind"]
+
+
+def report_kind(path: str) -> str:
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".html", ".htm", ".md"):
+        raise InputError(f"--report {path!r} must end in .html or .md; choose one of them.")
+    return "md" if suffix == ".md" else "html"
+
+
+def verdict_sentence(d: dict[str, Any]) -> str:
+    """The verdict in one sentence, worded so that 'no violation' never reads as 'private'."""
+    conf = f"{100 * d['confidence']:g}%"
+    claim = f"({d['claimed_epsilon']:g}, {d['delta']:g})-DP"
+    lb = d["epsilon_lower_bound"]
+    unbounded = (" The witness event never occurred under the other dataset: the evidence is "
+                 "consistent with unbounded privacy loss." if d.get("unbounded_witness") else "")
+    if d["violation"]:
+        return (f"Violation: with confidence {conf}, the mechanism's privacy loss on the witness "
+                f"pair is at least epsilon = {lb:.4g}, above the claimed {claim}.{unbounded}")
+    return (f"No violation found: with confidence {conf}, epsilon is at least {lb:.4g}, which "
+            f"does not exceed the claimed {claim}. This is not a proof that the claim holds.")
+
+
+def _figure():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.2, 3.6), dpi=100)
+    return plt, fig, ax
+
+
+def _svg(plt, fig) -> str:
+    buf = io.StringIO()
+    fig.tight_layout()
+    fig.savefig(buf, format="svg")
+    plt.close(fig)
+    text = buf.getvalue()
+    return text[text.index("<svg"):]
+
+
+def _plot_outputs(p: dict[str, Any]) -> str:
+    plt, fig, ax = _figure()
+    if p["kind"] == "score":
+        edges = p["edges"]
+        centres = [(x + y) / 2 for x, y in zip(edges[:-1], edges[1:])]
+        width = (edges[1] - edges[0]) if len(edges) > 1 else 1.0
+        n = p["samples"]
+        ax.step(centres, [c / n for c in p["counts_a"]], where="mid", label="dataset A", color="#1f5fa8")
+        ax.step(centres, [c / n for c in p["counts_b"]], where="mid", label="dataset B", color="#c2410c")
+        lo, hi = (float(v) for v in p["event"])
+        lo = max(lo, edges[0]) if math.isfinite(lo) else edges[0]
+        hi = min(hi, edges[-1]) if math.isfinite(hi) else edges[-1]
+        ax.axvspan(lo, hi, color="#999", alpha=0.2, label="witness event")
+        ax.set_xlabel(f"score: {p['score']}  (bin width {width:.3g})")
+        ax.set_ylabel("fraction of samples")
+    else:
+        labels = p["labels"]
+        xs = range(len(labels))
+        n = p["samples"]
+        ax.bar([x - 0.2 for x in xs], [c / n for c in p["counts_a"]], 0.4, label="dataset A", color="#1f5fa8")
+        ax.bar([x + 0.2 for x in xs], [c / n for c in p["counts_b"]], 0.4, label="dataset B", color="#c2410c")
+        for x, marked in zip(xs, p["in_event"]):
+            if marked:
+                ax.axvspan(x - 0.45, x + 0.45, color="#999", alpha=0.25)
+        ax.set_xticks(list(xs), [lab[:14] for lab in labels], rotation=45, ha="right", fontsize=7)
+        ax.set_ylabel("fraction of samples")
+        ax.set_xlabel("output (witness event shaded)")
+    ax.set_title("Output distributions on the witness pair")
+    ax.legend(fontsize=8)
+    return _svg(plt, fig)
+
+
+def _plot_loss(p: dict[str, Any]) -> str:
+    plt, fig, ax = _figure()
+    if p["kind"] == "score":
+        ax.plot(p["loss_x"], p["loss_y"], color="#1f5fa8", label="certified eps_lb of {score > t} or {score <= t}")
+        ax.set_xlabel(f"threshold t on {p['score']}")
+    else:
+        xs = range(len(p["loss_x"]))
+        ax.bar(list(xs), p["loss_y"], color="#1f5fa8", label="certified eps_lb of each output")
+        ax.set_xticks(list(xs), [lab[:14] for lab in p["loss_x"]], rotation=45, ha="right", fontsize=7)
+    ax.axhline(p["claimed_epsilon"], color="#b91c1c", linestyle="--", label=f"claimed eps = {p['claimed_epsilon']:g}")
+    ax.set_ylabel("epsilon lower bound")
+    ax.set_title(f"Empirical privacy loss ({p['samples']} illustration samples per dataset)")
+    ax.legend(fontsize=8)
+    return _svg(plt, fig)
+
+
+def _plot_tradeoff(p: dict[str, Any]) -> str:
+    plt, fig, ax = _figure()
+    t = p["tradeoff"]
+    ax.plot(t["claimed_alpha"], t["claimed_beta"], color="#b91c1c", linestyle="--",
+            label="limit allowed by the claim")
+    ax.plot(t["alpha"], t["beta"], color="#1f5fa8", marker=".", markersize=3,
+            label="empirical test (type I vs type II)")
+    ax.fill_betweenx(t["beta"], t["alpha"], t["alpha_hi"], color="#1f5fa8", alpha=0.15)
+    ax.plot(t["alpha"], t["beta_lo"], color="#1f5fa8", alpha=0.4, linewidth=0.8,
+            label="confidence band")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("type I error alpha (reject A when A is true)")
+    ax.set_ylabel("type II error beta")
+    ax.set_title("Trade-off curve (f-DP view): a curve below the dashed line violates the claim")
+    ax.legend(fontsize=8)
+    return _svg(plt, fig)
+
+
+def _plots(d: dict[str, Any]) -> list[tuple[str, str]]:
+    p = d.get("plots")
+    if not p:
+        return []
+    return [("outputs", _plot_outputs(p)), ("loss", _plot_loss(p)), ("tradeoff", _plot_tradeoff(p))]
+
+
+def _facts(d: dict[str, Any]) -> list[tuple[str, str]]:
+    w = d.get("witness") or {}
+    counts = w.get("counts", {})
+    pair = w.get("pair", {})
+    return [
+        ("mechanism", d.get("mechanism", "")),
+        ("claim", f"epsilon = {d['claimed_epsilon']:g}, delta = {d['delta']:g}"),
+        ("certified epsilon lower bound", f"{d['epsilon_lower_bound']:.6g} at confidence {d['confidence']:g}"),
+        ("delta needed at the claimed epsilon", f">= {d['delta_lower_bound']:.4g}"),
+        ("p-value of the claim", f"{d['p_value']:.4g}"),
+        ("witness pair", f"A = {json.dumps(pair.get('a'))}, B = {json.dumps(pair.get('b'))}"
+                         f" ({pair.get('label', '')})"),
+        ("witness event", str(w.get("event", "none"))),
+        ("direction", str(w.get("direction", ""))),
+        ("certification counts", f"{counts.get('numerator')} vs {counts.get('denominator')} "
+                                 f"of {counts.get('samples_each')} fresh samples each"),
+        ("samples per dataset", f"{d['samples']} ({d.get('selection_samples')} selection + "
+                                f"{d.get('certification_samples')} certification)"),
+        ("pairs searched / events certified", f"{d.get('pairs_searched')} / {d.get('events_certified')}"),
+        ("seed", str(d.get("seed"))),
+        ("method", d.get("method", "")),
+        ("seconds", f"{d.get('seconds', 0):.2f}"),
+    ]
+
+
+def audit_html(d: dict[str, Any], title: str | None = None) -> str:
+    title = title or f"dpaudit audit: {d.get('mechanism', '')}"
+    cls = "violation" if d["violation"] else "pass"
+    rows = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in _facts(d))
+    figures = "".join(f"<figure>{svg}</figure>" for _name, svg in _plots(d))
+    note = ""
+    if d.get("plots"):
+        p = d["plots"]
+        note = (f"<p class='small'>Plots use {p['samples']} fresh samples per dataset (seed "
+                f"{p['seed']}), separate from the certification samples; the certified bound "
+                "above comes from the certification samples only.</p>")
+    notes = "".join(f"<li>{esc(n)}</li>" for n in d.get("notes", []))
+    body = (f"<h1>{esc(title)}</h1>"
+            f"<p class='lead {cls}-lead'>{esc(verdict_sentence(d))}</p>"
+            f"<table>{rows}</table>{('<ul>' + notes + '</ul>') if notes else ''}"
+            f"<h2>Plots</h2>{note}{figures or '<p>No plot data in this result.</p>'}")
+    return page(title, body)
+
+
+def audit_markdown(d: dict[str, Any], title: str | None = None,
+                   figure_links: list[str] | None = None) -> str:
+    title = title or f"dpaudit audit: {d.get('mechanism', '')}"
+    lines = [f"# {md_cell(title)}", "", f"**{verdict_sentence(d)}**", "", "| | |", "|---|---|"]
+    lines += [f"| {md_cell(k)} | {md_cell(v)} |" for k, v in _facts(d)]
+    for link in figure_links or []:
+        lines += ["", f"![{Path(link).stem}]({link})"]
+    lines += ["", "Versions: " + ", ".join(f"{k} {v}" for k, v in versions().items()), ""]
+    return "\n".join(lines)
+
+
+def write_audit_report(d: dict[str, Any], path: str) -> None:
+    """Write an HTML or Markdown report (Markdown gets its SVG plots as files beside it)."""
+    if report_kind(path) == "html":
+        write_text_atomic(path, audit_html(d))
+        return
+    target = Path(path)
+    links = []
+    for name, svg in _plots(d):
+        fig_path = target.with_name(f"{target.stem}.{name}.svg")
+        write_text_atomic(fig_path, svg)
+        links.append(fig_path.name)
+    write_text_atomic(path, audit_markdown(d, figure_links=links))
+
+
+def load_result(path: str) -> dict[str, Any]:
+    """Read a saved `dpaudit audit --json` output, with one-line errors."""
+    try:
+        d = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"result {path!r} does not exist; give a file written by "
+                         "`dpaudit audit --json`.") from None
+    except (OSError, json.JSONDecodeError) as exc:
+        raise InputError(f"result {path!r} is not readable JSON ({exc}); give a file written "
+                         "by `dpaudit audit --json`.") from None
+    needed = ("claimed_epsilon", "delta", "confidence", "epsilon_lower_bound", "violation",
+              "p_value", "samples", "delta_lower_bound")
+    missing = [k for k in needed if not isinstance(d, dict) or k not in d]
+    if missing:
+        raise InputError(f"result {path!r} lacks {', '.join(missing)}; it is not a "
+                         "`dpaudit audit --json` output.")
+    return d
