@@ -206,7 +206,7 @@ def _read_coded_columns(reader, idx: list[int], names: Sequence[str], src: str):
             mapping = maps[j]
             setdefault = mapping.setdefault
             chunks[j].append(np.fromiter((setdefault(v, len(mapping)) for v in col),
-                                         dtype=np.int64, count=len(col)))
+                                         dtype=np.int32, count=len(col)))
         done += len(rows)
     if done == 0:
         raise InputError(f"table {src!r} has a header but no data rows; give at least one row.")
@@ -227,7 +227,7 @@ def _build_table(src: str, qi: tuple[str, ...], sensitive: str, ordered: bool,
 
 def _group(qi_codes: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
     """Class id per row from the QI codes (mixed radix, compressed so it never overflows)."""
-    key = qi_codes[0]
+    key = qi_codes[0].astype(np.int64)
     for codes in qi_codes[1:]:
         base = int(codes.max()) + 1
         if (int(key.max()) + 1) * base >= 2**62:

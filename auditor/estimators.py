@@ -114,14 +114,23 @@ def _check_confidence(confidence: float, method: str) -> None:
         raise InputError(f"method={method!r} must be 'clopper-pearson' or 'normal'.")
 
 
+def _clopper_pearson(ones: int, n: int, confidence: float) -> tuple[float, float]:
+    """Two-sided exact interval for a binomial proportion (beta quantiles; as scipy's
+    ``binomtest(...).proportion_ci(method="exact")``)."""
+    from scipy.stats import beta
+
+    tail = (1 - confidence) / 2
+    low = 0.0 if ones == 0 else float(beta.ppf(tail, ones, n - ones + 1))
+    high = 1.0 if ones == n else float(beta.ppf(1 - tail, ones + 1, n - ones))
+    return low, high
+
+
 def _affine_interval(ones: int, n: int, a: float, b: float, se: float, confidence: float,
                      method: str, bounds: tuple[float, float]) -> tuple[float, float]:
     """Interval for theta = (pi - b) / a (a > 0) from ``ones`` of ``n`` bits with mean pi."""
     if method == "clopper-pearson":
-        from scipy.stats import binomtest
-
-        ci = binomtest(ones, n).proportion_ci(confidence_level=confidence, method="exact")
-        low, high = (ci.low - b) / a, (ci.high - b) / a
+        pi_low, pi_high = _clopper_pearson(ones, n, confidence)
+        low, high = (pi_low - b) / a, (pi_high - b) / a
     else:
         from scipy.stats import norm
 
