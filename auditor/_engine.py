@@ -180,7 +180,7 @@ def _select(mech: Mechanism, pairs: Sequence[Pair], cfg: AuditConfig, streams: _
         shape = _check_shape(mech, yb, shape, pair.b)
         found = propose(shape.kind, ya, yb, scorer, streams.selection_seed, cfg.families)
         cands += [replace(c, pair_index=i) for c in found]
-    cands.sort(key=lambda c: -c.predicted)
+    cands.sort(key=lambda c: -c.rank)
     chosen: list[Candidate] = []
     seen: set[str] = set()
     for c in cands:

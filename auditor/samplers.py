@@ -259,11 +259,10 @@ def _svt(variant: int, c: int = 1, t: float = 1.0) -> Callable[[float], Sampler]
                 flags = _svt2_flags(noisy, rho, rho_scale, c, t, rng)
             else:
                 above = noisy >= (t + rho)[:, None]
-                if variant in (5, 6):
-                    flags = above.astype(np.int64)
-                else:
-                    before = np.cumsum(above, axis=1) - above
-                    flags = np.where(before >= c, -1, above.astype(np.int64))
+                flags = above.astype(np.int8)
+                if variant not in (5, 6):
+                    before = np.cumsum(above, axis=1, dtype=np.int16) - above
+                    flags[before >= c] = -1
             if variant != 3:
                 return flags
             values = np.where(flags == 1, snap(noisy), 0.0)
@@ -277,7 +276,7 @@ def _svt(variant: int, c: int = 1, t: float = 1.0) -> Callable[[float], Sampler]
 def _svt2_flags(noisy, rho, rho_scale, c, t, rng):
     """Alg. 2 redraws the threshold noise after every positive answer."""
     size, m = noisy.shape
-    flags = np.empty((size, m), dtype=np.int64)
+    flags = np.empty((size, m), dtype=np.int8)
     count = np.zeros(size, dtype=np.int64)
     for j in range(m):
         stopped = count >= c
