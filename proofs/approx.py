@@ -70,6 +70,17 @@ def _expr(v: Any, name: str) -> sp.Expr:
     return as_expr(v, name)
 
 
+def exact(v: Any, name: str = "value") -> sp.Expr:
+    """A SymPy number without float noise: Rationals pass through (fast), floats become the
+    rational they print as, other expressions are kept."""
+    if isinstance(v, sp.Rational):
+        return v
+    e = _expr(v, name)
+    if e.is_Rational:
+        return e
+    return sp.nsimplify(e) if e.has(sp.Float) else e
+
+
 def check_delta(delta: Any, name: str = "delta") -> sp.Expr:
     """A numeric delta in [0, 1), as an exact SymPy number."""
     d = _expr(delta, name)
@@ -394,11 +405,11 @@ def finite_delta(mech: FiniteMechanism, epsilon: Any) -> tuple[sp.Expr, tuple]:
                      for y in event), sp.Integer(0))
         if where is None or _positive_gap(total, best):
             best, where = total, (x, xp, tuple(event))
-    return sp.nsimplify(best) if best.is_Rational else best, where
+    return best, where
 
 
 def _positive_gap(a: sp.Expr, b: sp.Expr) -> bool:
-    diff = sp.nsimplify(a - b) if (a - b).is_Rational else a - b
+    diff = a - b
     if diff.is_Rational:
         return diff > 0
     old = ctx.prec

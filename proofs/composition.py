@@ -36,7 +36,7 @@ from flint import arb, ctx
 from proofs._errors import InputError
 from proofs._smt import prove_forall
 from proofs.approx import (
-    check_delta, check_eps_value, gaussian_delta, make_result, show_ball, to_ball,
+    check_delta, check_eps_value, exact, gaussian_delta, make_result, show_ball, to_ball,
 )
 from proofs.mechanisms import FiniteMechanism, Gaussian, as_expr, sym
 from proofs.results import Counterexample, ProofResult, Verdict
@@ -57,7 +57,7 @@ _PREC = 128
 
 
 def _p(mech: FiniteMechanism, x, y) -> sp.Expr:
-    return sp.nsimplify(as_expr(mech.pmf[x][y], "pmf"))
+    return exact(mech.pmf[x][y], "pmf")
 
 
 def finite_ratio(mech: FiniteMechanism) -> tuple[sp.Expr, tuple | None]:
@@ -95,7 +95,7 @@ def compose(*mechs: FiniteMechanism) -> FiniteMechanism:
     pmf = {}
     for x in keys:
         rows = [m.pmf[x] for m in mechs]
-        pmf[x] = {ys: sp.Mul(*(sp.nsimplify(as_expr(r[y], "pmf")) for r, y in zip(rows, ys)))
+        pmf[x] = {ys: sp.Mul(*(exact(r[y], "pmf") for r, y in zip(rows, ys)))
                   for ys in itertools.product(*rows)}
     return FiniteMechanism(pmf, mechs[0].neighbours, name="composition")
 
@@ -203,7 +203,7 @@ class SequentialComposition:
 
 def _compare(value: sp.Expr, bound: sp.Expr) -> tuple[str, str]:
     """value <= bound? 'exact' / 'certified' / 'violated' / 'unknown' and how it was decided."""
-    value, bound = sp.nsimplify(value), sp.nsimplify(bound)
+    value, bound = exact(value), exact(bound)
     if bound is sp.oo:
         return "exact", "the bound is infinite"
     if value is sp.oo:

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 import sympy as sp
 
 from proofs._errors import InputError
-from proofs.approx import finite_delta, make_result
+from proofs.approx import exact, finite_delta, make_result
 from proofs.composition import _compare, finite_ratio
 from proofs.mechanisms import FiniteMechanism, as_expr, sym
 from proofs.results import Counterexample, ProofResult, Verdict
@@ -31,7 +31,7 @@ def _kernel(f: Mapping, y) -> dict:
         raise InputError(f"post-processing map has no entry for output {y!r}; add f[{y!r}].")
     target = f[y]
     if isinstance(target, Mapping):
-        row = {z: sp.nsimplify(as_expr(p, "f")) for z, p in target.items()}
+        row = {z: exact(p, "f") for z, p in target.items()}
         if sum(row.values()) != 1:
             raise InputError(f"f[{y!r}] sums to {sum(row.values())}, not 1; fix the probabilities.")
         return row
@@ -51,7 +51,7 @@ def post_process(mech: FiniteMechanism, f: Mapping) -> FiniteMechanism:
         out = {z: sp.Integer(0) for z in outputs}
         for y, p in row.items():
             for z, w in _kernel(f, y).items():
-                out[z] += sp.nsimplify(as_expr(p, "pmf")) * w
+                out[z] += exact(p, "pmf") * w
         pmf[x] = out
     return FiniteMechanism(pmf, mech.neighbours, name="post-processed")
 
