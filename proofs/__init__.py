@@ -20,8 +20,8 @@ __all__ = [
 
 # Proofs II: approximate DP, composition, group privacy, post-processing, estimators.
 from proofs.approx import (
-    ApproxDP, CalibrationMinimal, GaussianCalibration, GaussianCalibrationResult, PrivacyProfile,
-    calibrate_gaussian, finite_delta, gaussian_delta, gaussian_epsilon, laplace_delta,
+    ApproxDP, CalibrationMinimal, GaussianCalibration, GaussianCalibrationRegion,
+    GaussianCalibrationResult, PrivacyProfile, calibrate_gaussian, finite_delta, gaussian_delta, gaussian_epsilon, laplace_delta,
 )
 from proofs.composition import (
     ComposedDP, RDPConversion, RenyiGaussian, SequentialComposition, ZCDPConversion, compose,
@@ -35,7 +35,8 @@ from proofs.estimators import (
 )
 
 __all__ += [
-    "ApproxDP", "CalibrationMinimal", "GaussianCalibration", "GaussianCalibrationResult",
+    "ApproxDP", "CalibrationMinimal", "GaussianCalibration", "GaussianCalibrationRegion",
+    "GaussianCalibrationResult",
     "PrivacyProfile", "calibrate_gaussian", "finite_delta", "gaussian_delta", "gaussian_epsilon",
     "laplace_delta",
     "ComposedDP", "RDPConversion", "RenyiGaussian", "SequentialComposition", "ZCDPConversion",

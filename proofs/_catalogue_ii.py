@@ -11,7 +11,8 @@ from __future__ import annotations
 import sympy as sp
 
 from proofs.approx import (
-    ApproxDP, CalibrationMinimal, GaussianCalibration, PrivacyProfile, notes_sigma,
+    ApproxDP, CalibrationMinimal, GaussianCalibration, GaussianCalibrationRegion, PrivacyProfile,
+    notes_sigma,
 )
 from proofs.claims import Theorem
 from proofs.composition import (
@@ -84,6 +85,10 @@ def _gaussian() -> list[Theorem]:
         Theorem("gaussian.classical_calibration.eps_below_1.delta_1e-10",
                 GaussianCalibration(R(1, 10**10), 0, 1), f"{_DR14}, Thm A.1",
                 "the classical calibration gives (eps, 1e-10)-DP for every eps in [0, 1]"),
+        Theorem("gaussian.classical_calibration.eps_below_1.all_delta",
+                GaussianCalibrationRegion(R(1, 10**12), R(1, 2)), f"{_DR14}, Thm A.1",
+                "the classical calibration gives (eps, delta)-DP for every eps in [0, 1] and "
+                "every delta in [1e-12, 1/2] (2-D interval cover)"),
         Theorem("gaussian.classical_calibration.eps_2", GaussianCalibration(d5, 0, 2),
                 f"{_DR14}, Thm A.1 is stated for eps < 1 only; {_BW18} (Sec. 3) on large eps",
                 "the classical calibration still gives (eps, 1e-5)-DP for every eps in [0, 2] "
@@ -103,6 +108,15 @@ def _gaussian() -> list[Theorem]:
                 CalibrationMinimal(R(1, 2), d5, notes_sigma(R(1, 2), d5, 1)),
                 "notes 004 (sigma about 46.9 at eps = 0.5, delta = 1e-5; smallest is about 7.03)",
                 "the notes' sigma is the smallest giving (0.5, 1e-5)-DP", expect="refuted"),
+        Theorem("gaussian.notes_calibration.actual",
+                ApproxDP(Gaussian(notes_sigma(R(1, 2), d5, 1), 1), R(629, 10**4), d5),
+                "notes 004 calibration at eps = 0.5, delta = 1e-5 (sigma = 46.94): what it gives",
+                "the notes' sigma for (0.5, 1e-5) in fact gives (0.0629, 1e-5)-DP (and "
+                "(0.5, 4.6e-125)-DP): eight times less epsilon than asked"),
+        Theorem("gaussian.notes_calibration.actual.below",
+                ApproxDP(Gaussian(notes_sigma(R(1, 2), d5, 1), 1), R(628, 10**4), d5),
+                "notes 004 calibration: the actual epsilon is in (0.0628, 0.0629)",
+                "the notes' sigma for (0.5, 1e-5) gives (0.0628, 1e-5)-DP", expect="refuted"),
         Theorem("gaussian.calibrator", CalibrationMinimal(1, d5, sigma_min), _BW18 +
                 " (analytic calibration, Alg. 1); value from proofs.calibrate_gaussian",
                 "sigma = 3.7306317 is the smallest (to 1e-6) giving (1, 1e-5)-DP at Delta = 1"),

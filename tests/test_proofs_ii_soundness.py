@@ -16,7 +16,9 @@ from proofs import (
     finite_ratio, forced_response_estimator, post_process, rr_estimator, standard_delta, sym,
 )
 from proofs._catalogue_ii import EXAMPLE_MECHANISMS as M, rr_table, theorems
-from proofs.approx import EPSILON, SENSITIVITY, DELTA, classical_sigma, notes_sigma, phi
+from proofs.approx import (
+    DELTA, EPSILON, SENSITIVITY, GaussianCalibrationRegion, classical_sigma, notes_sigma, phi,
+)
 from proofs.composition import D1, D2, E1, E2
 from proofs.estimators import N, N1, T, ChebyshevTail, LinearEstimator, one_bit_term
 from proofs.group import DEL, EPS, K
@@ -60,6 +62,11 @@ MUTANTS_II = {
         GaussianCalibration(R(1, 10**10), 0, 1, sigma=sp.sqrt(sp.log(R(5, 4) / DELTA))
                             * SENSITIVITY / (2 * EPSILON)),
     ],
+    "gaussian.classical_calibration.eps_below_1.all_delta": [
+        GaussianCalibrationRegion(R(1, 10**12), R(1, 2), sigma=classical_sigma() / 2),
+        GaussianCalibrationRegion(R(1, 10**12), R(1, 2), sigma=sp.sqrt(sp.log(R(5, 4) / DELTA))
+                                  * SENSITIVITY / (2 * EPSILON)),
+    ],
     "gaussian.classical_calibration.eps_2": [
         GaussianCalibration(d5, 0, 2, sigma=c5 * SENSITIVITY / (2 * EPSILON)),
         GaussianCalibration(d5, 0, 9),
@@ -67,6 +74,10 @@ MUTANTS_II = {
     "gaussian.notes_calibration": [
         GaussianCalibration(d5, 0, 1, sigma=notes_sigma() / 10),
         GaussianCalibration(d5, 0, 1, sigma=notes_sigma() / (5 * sp.log(R(5, 4) / DELTA))),
+    ],
+    "gaussian.notes_calibration.actual": [
+        ApproxDP(Gaussian(notes_sigma(R(1, 2), d5, 1), 1), R(628, 10**4), d5),
+        ApproxDP(Gaussian(notes_sigma(R(1, 2), d5, 1), 1), R(629, 10**4), R(1, 10**6)),
     ],
     "gaussian.calibrator": [
         CalibrationMinimal(1, d5, R(373063, 10**5)),  # below the smallest sigma
