@@ -36,6 +36,7 @@ _KOV15 = "Kairouz, Oh, Viswanath (2015), The composition theorem for DP, Thm 3.3
 _DRV10 = "Dwork, Rothblum, Vadhan (2010), Boosting and differential privacy, Thm III.3"
 _M17 = "Mironov (2017), Renyi differential privacy"
 _BS16 = "Bun and Steinke (2016), Concentrated differential privacy"
+_RHO, _DL = sp.Symbol("rho", positive=True), sp.Symbol("delta", positive=True)
 _DKY17 = "Ding, Kulkarni, Yekhanin (2017), Collecting telemetry data privately, Sec. 2.1"
 
 
@@ -190,18 +191,19 @@ def _composition() -> list[Theorem]:
         Theorem("rdp.gaussian",
                 RenyiGaussian(sym("alpha") * sym("Delta") ** 2 / (2 * sym("sigma") ** 2)),
                 f"{_M17}, Prop. 7 (Table II)",
-                "the Gaussian mechanism has Renyi divergence alpha Delta^2/(2 sigma^2) of order alpha"),
+                "the Gaussian mechanism has Renyi divergence alpha Delta^2/(2 sigma^2) of "
+                "order alpha"),
         Theorem("rdp.gaussian_conversion", RDPConversion(3, 10, d5),
                 f"{_M17}, Prop. 1 and 3",
-                "10-fold N(0, 9) noise is (min_alpha 10 alpha/18 + ln(1/delta)/(alpha-1), 1e-5)-DP"),
+                "10-fold N(0, 9) noise is (min_alpha 10 alpha/18 + ln(1/delta)/(alpha-1), "
+                "1e-5)-DP"),
         Theorem("zcdp.gaussian",
                 RenyiGaussian(sym("Delta") ** 2 / (2 * sym("sigma") ** 2), per_alpha=True),
                 f"{_BS16}, Prop. 1.6", "the Gaussian mechanism is Delta^2/(2 sigma^2)-zCDP"),
         Theorem("zcdp.conversion", ZCDPConversion(3, 10, d5), f"{_BS16}, Lemma 2.3, Prop. 1.3",
                 "10-fold N(0, 9) noise is (rho + 2 sqrt(rho ln(1/delta)), 1e-5)-DP, rho = 10/18"),
         Theorem("zcdp.conversion_no_factor_2",
-                ZCDPConversion(3, 10, d5, formula=sp.Symbol("rho", positive=True) + sp.sqrt(
-                    sp.Symbol("rho", positive=True) * sp.log(1 / sp.Symbol("delta", positive=True)))),
+                ZCDPConversion(3, 10, d5, formula=_RHO + sp.sqrt(_RHO * sp.log(1 / _DL))),
                 f"a misquote of {_BS16}, Prop. 1.3 (factor 2 dropped)",
                 "10-fold N(0, 9) noise is (rho + sqrt(rho ln(1/delta)), 1e-5)-DP",
                 expect="refuted"),
@@ -220,7 +222,8 @@ def _group() -> list[Theorem]:
                 "Vadhan (2017), The complexity of DP, Lemma 2.2; Steinke's lecture notes",
                 "(eps, delta)-DP gives (k eps, k e^{(k-1) eps} delta) for groups of size k"),
         Theorem("group.notes_stated", GroupPrivacy(K * EPS, K * sp.exp(K * EPS) * DEL),
-                "notes 004 Thm 'Group privacy' (its headline (k eps, k e^{k eps} delta): true, loose)",
+                "notes 004 Thm 'Group privacy' (its headline (k eps, k e^{k eps} delta): "
+                "true, loose)",
                 "(eps, delta)-DP gives (k eps, k e^{k eps} delta) for groups of size k"),
         Theorem("group.notes_k_delta", GroupPrivacy(K * EPS, K * DEL),
                 "notes 004 Thm 'Group privacy', displayed inequality with + k delta",
@@ -246,7 +249,8 @@ def _postprocessing() -> list[Theorem]:
                 PostProcessing(instances, at=(0, sp.log(R(10, 9)), sp.log(2))),
                 f"{_DR14}, Prop. 2.1; notes 001 a); notes 004 Thm 'Post-processing'",
                 "post-processing (deterministic or randomised) never increases the exact epsilon "
-                "or the exact delta(eps) (6 finite mechanisms and maps, eps in {0, ln 10/9, ln 2})"),
+                "or the exact delta(eps) (6 finite mechanisms and maps, eps in "
+                "{0, ln 10/9, ln 2})"),
     ]
 
 

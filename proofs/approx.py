@@ -10,7 +10,8 @@ Balle and Wang 2018, Thm 5). M is (eps, delta)-DP iff delta(eps) <= delta on eve
 - Gaussian N(f(x), sigma^2) with |f(x) - f(x')| <= Delta: the log-ratio is increasing in y, so
   S* is a half-line y > c*, and SymPy derives from the integral the analytic formula of Balle and
   Wang (2018, Thm 8):
-      delta(eps) = Phi(Delta/(2 sigma) - eps sigma/Delta) - e^eps Phi(-Delta/(2 sigma) - eps sigma/Delta).
+      delta(eps) = Phi(Delta/(2 sigma) - eps sigma/Delta)
+                   - e^eps Phi(-Delta/(2 sigma) - eps sigma/Delta).
   The derivation is checked symbolically (:func:`gaussian_profile_derivation`); values are then
   enclosed with arb (python-flint) balls, including over whole intervals of eps, which turns a
   branch-and-bound over eps into a proof for every eps in the interval.
@@ -41,7 +42,8 @@ from proofs.results import Counterexample, ProofResult, Verdict
 __all__ = [
     "ApproxDP", "CalibrationMinimal", "GaussianCalibration", "GaussianCalibrationRegion",
     "PrivacyProfile",
-    "balle_wang_formula", "laplace_formula", "notes_sigma", "GaussianCalibrationResult", "ProfileDerivation",
+    "balle_wang_formula", "laplace_formula", "notes_sigma", "GaussianCalibrationResult",
+    "ProfileDerivation",
     "calibrate_gaussian", "gaussian_delta", "gaussian_epsilon", "gaussian_profile_derivation",
     "laplace_delta", "laplace_profile_derivation", "finite_delta", "classical_sigma",
 ]
@@ -409,7 +411,8 @@ def gaussian_epsilon(sigma: Any, delta: Any, sensitivity: Any = 1, tol: float = 
     while not (gaussian_delta(hi, sigma, sensitivity) <= target):
         lo, hi = hi, hi * 2
         if hi > 10**6:
-            raise InputError(f"sigma={sigma!r} is too small for delta={delta!r}; give a larger sigma.")
+            raise InputError(f"sigma={sigma!r} is too small for delta={delta!r}; "
+                             "give a larger sigma.")
     if gaussian_delta(0, sigma, sensitivity) <= target:
         return 0.0, 0.0
     while hi - lo > Fraction(tol):
@@ -496,7 +499,7 @@ class ApproxDP:
         object.__setattr__(self, "delta", check_delta(self.delta))
 
     def statement(self) -> str:
-        return f"{type(self.mechanism).__name__} is ({self.epsilon}, {self.delta})-DP"
+        return f"{_describe(self.mechanism)} is ({self.epsilon}, {self.delta})-DP"
 
     def check(self, *, id: str = "", source: str = "", expect: str = "holds",
               statement: str | None = None) -> ProofResult:
@@ -596,6 +599,13 @@ def _approx_finite(claim: ApproxDP, meta: dict, start: float) -> ProofResult:
         ctx.prec = old
     return _interval_verdict(claim, ball, meta, start, "exact sum enclosed with arb",
                              str(set(event)), (x, xp), {"epsilon": str(claim.epsilon)})
+
+
+def _describe(mech) -> str:
+    if isinstance(mech, FiniteMechanism):
+        return f"FiniteMechanism({mech.name!r})"
+    fields = getattr(mech, "__dataclass_fields__", {})
+    return f"{type(mech).__name__}(" + ", ".join(f"{k}={getattr(mech, k)}" for k in fields) + ")"
 
 
 def _fmt(v: sp.Expr) -> str:

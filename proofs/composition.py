@@ -111,7 +111,8 @@ def compose_adaptive(first: FiniteMechanism,
         row = {}
         for y in first.pmf[x]:
             if y not in second:
-                raise InputError(f"second has no mechanism for M1's output {y!r}; add second[{y!r}].")
+                raise InputError(f"second has no mechanism for M1's output {y!r}; "
+                                 f"add second[{y!r}].")
             for z in second[y].pmf[x]:
                 row[(y, z)] = _p(first, x, y) * _p(second[y], x, z)
         pmf[x] = row
@@ -138,9 +139,9 @@ class SequentialComposition:
         kind = "adaptive " if any(isinstance(m2, Mapping) for _m1, m2 in self.instances) else ""
         if self.at is None:
             return (f"{kind}composition of eps1-DP and eps2-DP mechanisms is ({self.rule})-DP "
-                    f"(on {len(self.instances)} concrete finite pairs)")
+                f"(on {_count(self.instances, 'concrete finite pair')})")
         return (f"{kind}composition is ({self.rule}, {self.delta_rule})-DP "
-                f"(on {len(self.instances)} concrete finite pairs)")
+                f"(on {_count(self.instances, 'concrete finite pair')})")
 
     def check(self, *, id: str = "", source: str = "", expect: str = "holds",
               statement: str | None = None) -> ProofResult:
@@ -199,6 +200,10 @@ class SequentialComposition:
                              f"P[M(x) in S] - e^eps P[M(x') in S] = {dc}", f"delta = {d_bound}",
                              how)
         return status, text, cex
+
+
+def _count(items, noun: str) -> str:
+    return f"{len(items)} {noun}{'' if len(items) == 1 else 's'}"
 
 
 def _compare(value: sp.Expr, bound: sp.Expr) -> tuple[str, str]:
@@ -427,7 +432,8 @@ def _renyi_counterexample(div, rhs, model) -> Counterexample | None:
 @dataclass(frozen=True, slots=True)
 class RDPConversion:
     """Claim: k-fold composition of N(0, sigma^2) noise (sensitivity Delta) is
-    (eps, delta)-DP with eps = min over `alphas` of k alpha Delta^2/(2 sigma^2) + ln(1/delta)/(alpha-1)
+    (eps, delta)-DP with eps = min over `alphas` of
+    k alpha Delta^2/(2 sigma^2) + ln(1/delta)/(alpha - 1)
     (Mironov 2017, Prop. 1 (composition) and Prop. 3 (conversion)); checked against the exact
     profile: k Gaussians compose to one with sigma/sqrt(k) (the privacy loss of each is
     N(mu^2/2, mu^2), mu = Delta/sigma, and these add)."""

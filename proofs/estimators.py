@@ -10,7 +10,8 @@ population has n individuals, n_1 of them with x = 1 (binary inputs), so, exactl
 
 - Alpha-coin RR (Warner 1965; notes 003): p_hat = S/(alpha n) - (1 - alpha)/(2 alpha) is unbiased
   for p = n_1/n with Var = (1 - alpha^2)/(4 alpha^2 n) <= 1/(4 alpha^2 n) (notes 003 state the
-  looser 1/(alpha^2 n) from Var(y_i) <= 1), and by Chebyshev P[|p_hat - p| >= t] <= 1/(4 alpha^2 n t^2).
+  looser 1/(alpha^2 n) from Var(y_i) <= 1), and by Chebyshev
+  P[|p_hat - p| >= t] <= 1/(4 alpha^2 n t^2).
 - Forced response (notes 004): n_true_hat = 2 n_obs - N/2 is unbiased for n_true; Var = 3N/4.
 - One-bit telemetry (Ding, Kulkarni, Yekhanin 2017, Sec. 2.1): with P[b=1 | x] =
   1/(e^eps+1) + (x/m)(e^eps-1)/(e^eps+1), the mean estimator
@@ -37,7 +38,7 @@ from proofs._errors import InputError
 from proofs._smt import prove_forall
 from proofs.approx import make_result
 from proofs.composition import _compare
-from proofs.mechanisms import AlphaCoinRR, ForcedResponse, OneBitTelemetry, as_expr, sym
+from proofs.mechanisms import AlphaCoinRR, ForcedResponse, as_expr, sym
 from proofs.results import Counterexample, ProofResult, Verdict
 
 __all__ = [
@@ -145,7 +146,8 @@ def _refute_difference(lhs: sp.Expr, rhs: sp.Expr, domain: list, strict_gt: bool
     symbols = sorted((sp.sympify(lhs).free_symbols | sp.sympify(rhs).free_symbols)
                      | set().union(*(sp.sympify(c).free_symbols for c in domain)), key=str)
     for values in _points(symbols, domain):
-        lv, rv = sp.nsimplify(sp.sympify(lhs).subs(values)), sp.nsimplify(sp.sympify(rhs).subs(values))
+        lv = sp.nsimplify(sp.sympify(lhs).subs(values))
+        rv = sp.nsimplify(sp.sympify(rhs).subs(values))
         status, how = _compare(lv, rv)
         if strict_gt and status == "violated":
             return values, lv, rv, how

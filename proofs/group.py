@@ -201,14 +201,14 @@ class GroupPrivacy:
             return None  # the chain is not (eps, delta)-DP: not a valid instance
         vals = {K: k, EPS: eps, DEL: d}
         e_k, d_k = sp.sympify(ek).subs(vals).doit(), sp.sympify(dk).subs(vals).doit()
-        group = FiniteMechanism(mech.pmf, ((f"z0", f"z{k}"),), name="group pair")
+        group = FiniteMechanism(mech.pmf, (("z0", f"z{k}"),), name="group pair")
         value, (x, xp, event) = finite_delta(group, e_k)
         status, how = _compare(value, d_k)
         if status != "violated":
             return None
         return Counterexample(
             {"k": k, "e^eps": str(E), "delta": str(d), "a": str(a)}, (x, xp), set(event),
-            f"P[M(x) in S] - e^eps_k P[M(y) in S] = {sp.nsimplify(value) if value.is_Rational else value}",
+            f"P[M(x) in S] - e^eps_k P[M(y) in S] = {value}",
             f"delta_k = {d_k}", how,
             note=f"chain z0..z{k}: every neighbouring pair is ({eps}, {d})-DP (exact delta "
                  f"{chain_d}); pmf {{z_j: P[S]}} = "

@@ -18,7 +18,7 @@ import sympy as sp
 from proofs._errors import InputError
 from proofs.approx import exact, finite_delta, make_result
 from proofs.composition import _compare, finite_ratio
-from proofs.mechanisms import FiniteMechanism, as_expr, sym
+from proofs.mechanisms import FiniteMechanism, sym
 from proofs.results import Counterexample, ProofResult, Verdict
 
 __all__ = ["post_process", "PostProcessing", "E0"]

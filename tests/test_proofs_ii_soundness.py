@@ -1,21 +1,19 @@
 """Soundness of catalogue section II: mutated constants are never proved or certified (each is
 refuted with a counterexample), and property tests (Hypothesis) on random finite mechanisms."""
 
-from fractions import Fraction
-
 import pytest
 import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from proofs import (
-    AlphaCoinRR, ApproxDP, CalibrationMinimal, ComposedDP, FiniteMechanism, Gaussian, GaussianCalibration,
-    GroupPrivacy, Laplace, OneBitTelemetry, PerReportUnbiased, PostProcessing, PrivacyProfile,
-    RDPConversion, RenyiGaussian, SequentialComposition, Unbiased, Variance, Verdict,
-    ZCDPConversion, chain_delta, check, compose, compose_adaptive, drv_epsilon, finite_delta,
-    finite_ratio, forced_response_estimator, post_process, rr_estimator, standard_delta, sym,
+    AlphaCoinRR, ApproxDP, CalibrationMinimal, ComposedDP, FiniteMechanism, Gaussian,
+    GaussianCalibration, GroupPrivacy, Laplace, OneBitTelemetry, PerReportUnbiased,
+    PostProcessing, PrivacyProfile, RDPConversion, RenyiGaussian, SequentialComposition, Unbiased,
+    Variance, Verdict, ZCDPConversion, chain_delta, check, compose, compose_adaptive, drv_epsilon,
+    finite_delta, finite_ratio, forced_response_estimator, post_process, rr_estimator, sym,
 )
-from proofs._catalogue_ii import EXAMPLE_MECHANISMS as M, rr_table, theorems
+from proofs._catalogue_ii import EXAMPLE_MECHANISMS as M, theorems
 from proofs.approx import (
     DELTA, EPSILON, SENSITIVITY, GaussianCalibrationRegion, classical_sigma, notes_sigma, phi,
 )
