@@ -383,6 +383,10 @@ class ReferenceSet:
     ``distance`` is recomputed exactly (rational arithmetic) from the integer counts, so it is
     attained by this M. ``method`` is ``"scaling"`` when a multiple of the class's own reduced
     counts fits (distance 0, optimal) or ``"milp-dinkelbach"`` (optimal up to HiGHS's tolerances).
+    ``optimal`` is False when the solver's time limit stopped it first: then ``distance`` is only
+    an upper bound on the best reference set's distance (still attained by this M) and
+    ``lower_bound`` a lower bound from HiGHS's dual bound (``lambda + LB / (k |c| n)``, since
+    ``f - lambda g >= LB`` and ``g >= k |c| n`` for every feasible set).
     """
 
     size: int
@@ -390,16 +394,25 @@ class ReferenceSet:
     distance: float
     method: str
     iterations: int
+    optimal: bool = True
+    lower_bound: float | None = None
+
+    @property
+    def bound(self) -> float:
+        """Lower bound on the best distance (equal to ``distance`` when optimal)."""
+        return self.distance if self.optimal or self.lower_bound is None else self.lower_bound
 
     def to_dict(self) -> dict[str, Any]:
         return {"size": self.size, "counts": {v: c for v, c in self.counts},
                 "distance": self.distance, "method": self.method,
-                "iterations": self.iterations}
+                "iterations": self.iterations, "optimal": self.optimal,
+                "lower_bound": self.bound}
 
 
 def best_reference_set(class_counts: Sequence[int], table_counts: Sequence[int], n: int,
                        distance: str = "tv", ordered: bool = False,
-                       values: Sequence[str] | None = None) -> ReferenceSet:
+                       values: Sequence[str] | None = None,
+                       time_limit: float = 60.0) -> ReferenceSet:
     """min over integer x with 0 <= x_v <= N_v, sum x >= n of D(c / |c|, x / |x|).
 
     With ``S = sum x`` the objective is ``sum_i |a_i S - |c| y_i(x)| / (k |c| S)`` where for
@@ -408,6 +421,7 @@ def best_reference_set(class_counts: Sequence[int], table_counts: Sequence[int],
     function and a positive linear one, minimised over integers: Dinkelbach's method (Dinkelbach
     1967) solves a sequence of MILPs ``min f - lambda g`` (scipy.optimize.milp, HiGHS), each
     strictly lowering ``lambda = D`` of the integer solution, until none improves it.
+    ``time_limit`` (seconds) bounds the whole search; past it the result says ``optimal=False``.
     """
     if distance not in EXACT_REFERENCE_DISTANCES:
         raise InputError(f"the exact (n, t) reference-set solver supports distance "
@@ -426,8 +440,8 @@ def best_reference_set(class_counts: Sequence[int], table_counts: Sequence[int],
     x = _scaled_copy(c, big, n)
     if x is not None:
         return _reference(x, values, spec, "scaling", 0)
-    x, iterations = _dinkelbach(spec, n)
-    return _reference(x, values, spec, "milp-dinkelbach", iterations)
+    x, iterations, lower = _dinkelbach(spec, n, time_limit)
+    return _reference(x, values, spec, "milp-dinkelbach", iterations, lower)
 
 
 @dataclass(frozen=True, slots=True)
@@ -466,54 +480,86 @@ def _scaled_copy(c: np.ndarray, big: np.ndarray, n: int) -> np.ndarray | None:
     return r * need if need <= fits else None
 
 
-def _dinkelbach(spec: _Ratio, n: int) -> tuple[np.ndarray, int]:
+def _dinkelbach(spec: _Ratio, n: int, time_limit: float) -> tuple[np.ndarray, int, float | None]:
+    """The best integer counts, the iterations, and None when optimality was proved, else a
+    lower bound on the optimal distance."""
+    deadline = time.monotonic() + time_limit
     x = spec.big.copy()
     lam = spec.exact(x)
+    g_min = spec.k * int(spec.c.sum()) * n
     for iteration in range(1, 101):
-        candidate = _milp_step(spec, n, float(lam))
+        candidate, dual = _milp_step(spec, n, float(lam), deadline - time.monotonic())
+        lower = None if dual is None else float(lam) + min(0.0, dual) / g_min
         if candidate is None:
-            return x, iteration
+            return x, iteration, lower if lower is not None else 0.0
         value = spec.exact(candidate)
         if value >= lam:
-            return x, iteration
+            return x, iteration, lower
         x, lam = candidate, value
-    return x, 100
+        if time.monotonic() >= deadline:
+            return x, iteration, lower if lower is not None else 0.0
+    return x, 100, 0.0
 
 
-def _milp_step(spec: _Ratio, n: int, lam: float) -> np.ndarray | None:
-    """min sum u - lam * k |c| S  s.t.  u_i >= |a_i S - |c| y_i(x)|, S = sum x >= n, x integer."""
+def _milp_step(spec: _Ratio, n: int, lam: float,
+               time_limit: float) -> tuple[np.ndarray | None, float | None]:
+    """min sum u - lam * k |c| S  s.t.  u_i >= |a_i S - |c| w_i|, S >= n, integer counts.
+
+    ``w`` is x itself, or for ordered EMD the cumulative counts X_i = x_1 + ... + x_i with
+    ``0 <= X_i - X_{i-1} <= N_i`` (a sparse band instead of a dense triangle). Returns the
+    integer counts x (or None) and None when HiGHS proved the step optimal, else its dual bound
+    on the step's objective.
+    """
     from scipy.optimize import Bounds, LinearConstraint, milp
-    from scipy.sparse import csr_matrix, hstack, identity, vstack
+    from scipy.sparse import csr_matrix, eye, hstack, vstack
 
     m, nc = spec.c.size, int(spec.c.sum())
     a = np.cumsum(spec.c)[:-1] if spec.cumulative else spec.c
     r = a.size
-    y = (csr_matrix(np.tril(np.ones((r, m)))) if spec.cumulative
-         else identity(m, format="csr"))
+    pick = eye(r, m, format="csr")
     s_col = csr_matrix(a.reshape(-1, 1).astype(float))
-    eye = identity(r, format="csr")
-    # variables: x (m), S (1), u (r)
-    upper = hstack([nc * y, -s_col, eye])          # u + |c| y - a S >= 0
-    lower = hstack([-nc * y, s_col, eye])          # u - |c| y + a S >= 0
-    total = hstack([csr_matrix(np.ones((1, m))), csr_matrix([[-1.0]]), csr_matrix((1, r))])
-    matrix = vstack([upper, lower, total]).tocsr()
-    lo = np.r_[np.zeros(2 * r), 0.0]
-    hi = np.r_[np.full(2 * r, np.inf), 0.0]
-    cost = np.r_[np.zeros(m), -lam * spec.k * nc, np.ones(r)]
-    bounds = Bounds(np.r_[np.zeros(m), n, np.zeros(r)],
-                    np.r_[spec.big.astype(float), float(spec.big.sum()), np.full(r, np.inf)])
-    integrality = np.r_[np.ones(m + 1), np.zeros(r)]
-    res = milp(cost, constraints=LinearConstraint(matrix, lo, hi), bounds=bounds,
-               integrality=integrality, options={"mip_rel_gap": 0.0})
+    ident = eye(r, format="csr")
+    rows = [hstack([nc * pick, -s_col, ident]),     # u + |c| w - a S >= 0
+            hstack([-nc * pick, s_col, ident])]     # u - |c| w + a S >= 0
+    lo, hi = [np.zeros(2 * r)], [np.full(2 * r, np.inf)]
+    total = float(spec.big.sum())
+    if spec.cumulative:
+        band = eye(m, format="csr") - eye(m, k=-1, format="csr")
+        rows.append(hstack([band, csr_matrix((m, 1)), csr_matrix((m, r))]))
+        lo.append(np.zeros(m))
+        hi.append(spec.big.astype(float))
+        link = np.r_[np.zeros(m - 1), 1.0]
+        w_hi = np.full(m, total)
+    else:
+        link = np.ones(m)
+        w_hi = spec.big.astype(float)
+    rows.append(csr_matrix(np.r_[link, -1.0, np.zeros(r)].reshape(1, -1)))  # S = sum x
+    lo.append([0.0])
+    hi.append([0.0])
+    res = milp(np.r_[np.zeros(m), -lam * spec.k * nc, np.ones(r)],
+               constraints=LinearConstraint(vstack(rows).tocsr(), np.concatenate(lo),
+                                            np.concatenate(hi)),
+               bounds=Bounds(np.r_[np.zeros(m), n, np.zeros(r)],
+                             np.r_[w_hi, total, np.full(r, np.inf)]),
+               integrality=np.r_[np.ones(m + 1), np.zeros(r)],
+               options={"mip_rel_gap": 0.0, "time_limit": max(time_limit, 0.1)})
+    dual = None if res.status == 0 else float(getattr(res, "mip_dual_bound", None) or -np.inf)
     if res.x is None:
-        return None
-    return np.clip(np.rint(res.x[:m]).astype(np.int64), 0, spec.big)
+        return None, dual if dual is not None else -np.inf
+    w = np.rint(res.x[:m]).astype(np.int64)
+    x = np.diff(np.r_[0, w]) if spec.cumulative else w
+    return np.clip(x, 0, spec.big), dual
 
 
 def _reference(x: np.ndarray, values: tuple[str, ...], spec: _Ratio, method: str,
-               iterations: int) -> ReferenceSet:
+               iterations: int, lower: float | None = None) -> ReferenceSet:
+    """``lower`` is None when the search proved optimality, else a lower bound."""
     counts = tuple((values[i], int(x[i])) for i in range(x.size) if x[i] > 0)
-    return ReferenceSet(int(x.sum()), counts, float(spec.exact(x)), method, iterations)
+    distance = float(spec.exact(x))
+    if lower is None:
+        return ReferenceSet(int(x.sum()), counts, distance, method, iterations)
+    return ReferenceSet(int(x.sum()), counts, distance, method, iterations, False,
+                        max(0.0, min(lower, distance)))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -559,8 +605,10 @@ class ClosenessResult:
     """Outcome of :func:`closeness`. Copies its inputs; ``closeness`` is the max over classes.
 
     ``verdict`` is ``"t-close"`` / ``"not t-close"`` (``"(n,t)-close"`` / ``"not (n,t)-close"``
-    with ``n``) when ``t`` was given, else ``None``. ``worst`` holds the ``top`` classes with the
-    largest distance (ties: earliest first row).
+    with ``n``) when ``t`` was given, else ``None``; with ``n`` it is ``"undetermined"`` when every
+    class above t hit its search's time limit with a lower bound <= t (``unproved_classes``
+    counts the classes not proved optimal: their distance is an upper bound). ``worst`` holds the ``top``
+    classes with the largest distance (ties: earliest first row).
     """
 
     source: str
@@ -580,17 +628,21 @@ class ClosenessResult:
     reference_solves: int
     seconds: float
     notes: tuple[str, ...] = ()
+    unproved_classes: int = 0
+    violating_unproved: int = 0
 
     @property
     def verdict(self) -> str | None:
         if self.t is None:
             return None
         name = "t-close" if self.n is None else "(n,t)-close"
-        return name if self.closeness <= self.t else f"not {name}"
+        if self.closeness <= self.t:
+            return name
+        return "undetermined" if self.violating_classes == self.violating_unproved else f"not {name}"
 
     @property
     def violation(self) -> bool:
-        return self.t is not None and not self.closeness <= self.t
+        return self.verdict is not None and self.verdict.startswith("not ")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -605,6 +657,7 @@ class ClosenessResult:
             "infinite_classes": self.infinite_classes,
             "worst": [w.to_dict(self.qi) for w in self.worst],
             "reference_solves": self.reference_solves,
+            "unproved_classes": self.unproved_classes,
             "seconds": self.seconds, "notes": list(self.notes),
         }
 
@@ -633,16 +686,21 @@ def _class_line(w: ClassDistance, qi: Sequence[str]) -> str:
     if w.reference is not None:
         counts = ", ".join(f"{v}: {c}" for v, c in w.reference.counts[:12])
         more = ", ..." if len(w.reference.counts) > 12 else ""
-        line += f"\n      best reference M: {w.reference.size} records ({counts}{more})"
+        proved = ("" if w.reference.optimal else
+                  f" [time limit: best distance in [{w.reference.bound:.6g}, {w.distance:.6g}]]")
+        line += (f"\n      best reference M: {w.reference.size} records ({counts}{more})"
+                 f"{proved}")
     return line
 
 
 def closeness(table: SensitiveTable, distance: str = "tv", t: float | None = None,
-              n: int | None = None, top: int = 10) -> ClosenessResult:
+              n: int | None = None, top: int = 10,
+              time_limit: float = 60.0) -> ClosenessResult:
     """Distance of each class's sensitive distribution to the table's; the worst ``top`` classes.
 
     With ``n``, each class is compared with its best reference set of at least ``n`` records
-    (:func:`best_reference_set`; TV, L1 and EMD only) instead of the whole table.
+    (:func:`best_reference_set`; TV, L1 and EMD only) instead of the whole table; ``time_limit``
+    bounds each distinct class's search (seconds).
     """
     started = time.perf_counter()
     _check_distance(distance)
@@ -652,7 +710,8 @@ def closeness(table: SensitiveTable, distance: str = "tv", t: float | None = Non
                          f"({'/'.join(EXACT_REFERENCE_DISTANCES)}), not {distance!r}; use "
                          "--distance tv, l1 or emd.")
     table_d = _class_distances(table, distance)
-    d, refs = (table_d, {}) if n is None else _reference_distances(table, distance, n)
+    d, refs = ((table_d, {}) if n is None
+               else _reference_distances(table, distance, n, time_limit))
     order = np.lexsort((table.class_first_row, -d))
     sizes = np.bincount(table.class_index, minlength=table.classes)
     worst = tuple(_class_entry(table, int(c), d, table_d, sizes, refs) for c in order[:top])
@@ -660,7 +719,15 @@ def closeness(table: SensitiveTable, distance: str = "tv", t: float | None = Non
         table.source, table.qi, table.sensitive, distance, table.ordered, t, n, table.rows,
         table.classes, len(table.values), float(d.max()),
         None if t is None else int(np.count_nonzero(~(d <= t))), int(np.isinf(d).sum()),
-        worst, len(refs), time.perf_counter() - started, _notes(distance, table, d))
+        worst, len({id(r) for r in refs.values()}), time.perf_counter() - started,
+        _notes(distance, table, d, refs), *_unproved(d, refs, t))
+
+
+def _unproved(d: np.ndarray, refs: dict[int, ReferenceSet], t: float | None) -> tuple[int, int]:
+    """Classes not proved optimal; those above t whose lower bound is not (undecided)."""
+    loose = [c for c, r in refs.items() if not r.optimal]
+    above = 0 if t is None else sum(1 for c in loose if not d[c] <= t and refs[c].bound <= t)
+    return len(loose), above
 
 
 def _check_t_n_top(t: float | None, n: int | None, top: int, rows: int) -> None:
@@ -673,7 +740,7 @@ def _check_t_n_top(t: float | None, n: int | None, top: int, rows: int) -> None:
         raise InputError(f"top={top} must be at least 1; pass e.g. --top 10.")
 
 
-def _reference_distances(table: SensitiveTable, distance: str, n: int):
+def _reference_distances(table: SensitiveTable, distance: str, n: int, time_limit: float):
     """Best reference set per class, solved once per distinct count vector."""
     m = len(table.values)
     pairs = _pairs(table)
@@ -688,7 +755,7 @@ def _reference_distances(table: SensitiveTable, distance: str, n: int):
             counts = np.zeros(m, dtype=np.int64)
             counts[pairs.val[start:stop]] = pairs.count[start:stop]
             solved[key] = best_reference_set(counts, totals, n, distance, table.ordered,
-                                             table.values)
+                                             table.values, time_limit)
         refs[int(c)] = solved[key]
         d[c] = solved[key].distance
     return d, refs
@@ -703,8 +770,13 @@ def _class_entry(table: SensitiveTable, c: int, d: np.ndarray, table_d: np.ndarr
                          float(d[c]), float(table_d[c]), listed, refs.get(c))
 
 
-def _notes(distance: str, table: SensitiveTable, d: np.ndarray) -> tuple[str, ...]:
+def _notes(distance: str, table: SensitiveTable, d: np.ndarray,
+           refs: dict[int, ReferenceSet]) -> tuple[str, ...]:
     notes = []
+    loose = sum(1 for r in refs.values() if not r.optimal)
+    if loose:
+        notes.append(f"{loose} class(es) hit the solver time limit: their distance is an upper "
+                     "bound (attained by the set shown) and a lower bound is given.")
     if distance == "kl":
         inf = int(np.isinf(d).sum())
         notes.append(f"KL is infinite for {inf} class(es): the reference has an empty bin where "
