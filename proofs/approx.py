@@ -710,8 +710,9 @@ class GaussianCalibration:
                 f"[{self.eps_min}, {self.eps_max}]")
 
     def _loss_terms(self):
-        mu = sp.simplify(SENSITIVITY / self.sigma.subs(DELTA, self.delta))
-        if mu.free_symbols - {EPSILON}:
+        sig = self.sigma.subs(DELTA, self.delta)
+        mu = sp.simplify(SENSITIVITY / sig)
+        if mu.free_symbols - {EPSILON} or sig.is_positive is not True:
             return None
         a = sp.simplify(mu / 2 - EPSILON / mu)
         b = sp.simplify(-mu / 2 - EPSILON / mu)
@@ -724,7 +725,8 @@ class GaussianCalibration:
         terms = self._loss_terms()
         deriv = gaussian_profile_derivation()
         if terms is None or not deriv.matches_published:
-            why = ("sigma/Delta must depend on epsilon only" if terms is None
+            why = ("sigma must be positive (SymPy must see it) and sigma/Delta must depend on "
+                   "epsilon only" if terms is None
                    else f"profile not derived: {deriv.reason}")
             return make_result(meta, self.statement(), Verdict.UNKNOWN, "none", start, reason=why)
         a, b = terms
@@ -820,7 +822,8 @@ class GaussianCalibrationRegion:
     def _gap(self):
         sig = sp.expand_log(self.sigma.subs(DELTA, sp.exp(-_V)), force=True)
         mu = sp.simplify(SENSITIVITY / sig)
-        if mu.free_symbols - {EPSILON, _V}:
+        positive = sig.is_positive or sp.logcombine(sig, force=True).is_positive
+        if mu.free_symbols - {EPSILON, _V} or positive is not True:
             return None
         a, b = sp.simplify(mu / 2 - EPSILON / mu), sp.simplify(-mu / 2 - EPSILON / mu)
         r2 = sp.sqrt(2)
@@ -833,7 +836,8 @@ class GaussianCalibrationRegion:
         gap, deriv = self._gap(), gaussian_profile_derivation()
         if gap is None or not deriv.matches_published:
             return make_result(meta, self.statement(), Verdict.UNKNOWN, "none", start,
-                               reason="sigma/Delta must depend on epsilon and delta only"
+                               reason="sigma must be positive (SymPy must see it) and "
+                                      "sigma/Delta must depend on epsilon and delta only"
                                if gap is None else f"profile not derived: {deriv.reason}")
         old = ctx.prec
         ctx.prec = _PREC

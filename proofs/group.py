@@ -25,6 +25,7 @@ from typing import Any
 
 import sympy as sp
 
+from proofs._errors import InputError
 from proofs._smt import prove_forall
 from proofs.approx import finite_delta, make_result
 from proofs.composition import _compare
@@ -140,6 +141,12 @@ class GroupPrivacy:
     k: int | None = None
     pure: bool = False
 
+    def __post_init__(self):
+        if self.k is not None and (isinstance(self.k, bool) or int(self.k) != self.k
+                                   or int(self.k) < 1):
+            raise InputError(f"k={self.k!r} must be an integer >= 1 (the group size); "
+                             "or leave k=None for every k.")
+
     def statement(self) -> str:
         size = f"k = {self.k}" if self.k else "every k >= 1"
         start = "eps-DP" if self.pure else "(eps, delta)-DP"
@@ -153,8 +160,14 @@ class GroupPrivacy:
         ek, dk = as_expr(self.eps_k, "eps_k"), as_expr(self.delta_k, "delta_k")
         if self.pure:
             ek, dk = ek.subs(DEL, 0), dk.subs(DEL, 0)
-        steps, ok = [], self.k is None
-        if ok:
+        steps, ok = [], True
+        if self.k is not None:
+            # a single group size follows from the chain bound, proved for every k
+            k = self.k
+            obligations = [("eps_k >= k eps", k * EPS, ek.subs(K, k)),
+                           ("delta_k >= delta sum_{i<k} e^{i eps}",
+                            chain_delta().subs(K, k).doit(), dk.subs(K, k))]
+        else:
             obligations = [
                 ("base eps_k(1) >= eps", EPS, ek.subs(K, 1)),
                 ("base delta_k(1) >= delta", DEL, dk.subs(K, 1)),
@@ -162,16 +175,17 @@ class GroupPrivacy:
                 ("step e^eps_k(k) delta + delta_k(k) <= delta_k(k+1)",
                  sp.exp(ek) * DEL + dk, dk.subs(K, K + 1)),
             ]
-            for label, lhs, rhs in obligations:
-                if self.pure:
-                    lhs, rhs = sp.sympify(lhs).subs(DEL, 0), sp.sympify(rhs).subs(DEL, 0)
-                status, how = _prove_le(lhs, rhs)
-                steps.append(f"{label}: {status} ({how})")
-                ok &= status == "proved"
+        for label, lhs, rhs in obligations:
+            if self.pure:
+                lhs, rhs = sp.sympify(lhs).subs(DEL, 0), sp.sympify(rhs).subs(DEL, 0)
+            status, how = _prove_le(lhs, rhs)
+            steps.append(f"{label}: {status} ({how})")
+            ok &= status == "proved"
         if ok:
+            how = ("induction on k (chain argument)" if self.k is None
+                   else f"k = {self.k} from the chain bound")
             return make_result(meta, self.statement(), Verdict.PROVED,
-                               "induction on k (chain argument), steps by exact algebra and z3",
-                               start, steps=tuple(steps))
+                               f"{how}, steps by exact algebra and z3", start, steps=tuple(steps))
         cex = self._counterexample(ek, dk)
         if cex is not None:
             return make_result(meta, self.statement(), Verdict.REFUTED,

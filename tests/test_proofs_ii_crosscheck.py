@@ -104,3 +104,12 @@ def test_bad_input_names_the_value_and_the_fix(make, message):
         make()
     assert message in str(info.value)
     assert "\n" not in str(info.value)
+
+
+def test_kov_with_per_mechanism_delta_matches_dp_accounting():
+    params = pld_common.DifferentialPrivacyParameters(0.2, 1e-6)
+    expected = pld_accountant.advanced_composition(params, 50, 1e-4)
+    value, enclosure = kov_epsilon(sp.Rational(1, 5), 50, sp.Rational(1, 10**4),
+                                   sp.Rational(1, 10**6))
+    assert float(value) == pytest.approx(expected)
+    assert float(enclosure.upper()) <= 1e-4

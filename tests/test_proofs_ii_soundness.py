@@ -278,3 +278,10 @@ def test_approx_dp_on_finite_mechanisms_matches_brute_force_over_events(mech, e)
     assert check(claim).verdict is Verdict.PROVED
     if brute > 0:
         assert check(ApproxDP(mech, sp.log(factor), brute * R(99, 100))).verdict is Verdict.REFUTED
+
+
+def test_single_group_size_follows_from_the_chain_bound():
+    assert check(GroupPrivacy(K * EPS, K * sp.exp((K - 1) * EPS) * DEL, k=3)).verdict \
+        is Verdict.PROVED
+    wrong = check(GroupPrivacy(K * EPS, K * DEL, k=3))
+    assert wrong.verdict is Verdict.REFUTED and "z0" in wrong.counterexample.inputs
