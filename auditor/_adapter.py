@@ -107,37 +107,49 @@ def _convert(mech: Mechanism, raw: Any, n: int) -> np.ndarray:
     if isinstance(raw, np.ndarray) and raw.dtype != object:
         arr = raw
     else:
-        values = list(raw) if not isinstance(raw, list) else raw
+        values = raw if isinstance(raw, list) else list(raw)
         if len(values) != n:
             raise InputError(
                 f"mechanism {mech.name} returned {len(values)} outputs for size={n}; "
                 "a batched mechanism must return exactly `size` outputs."
             )
-        if any(isinstance(v, str) for v in values):
-            first_is_str = isinstance(values[0], str)
-            i = _first_bad(values, lambda v: isinstance(v, str) != first_is_str)
-            if i >= 0:
-                raise _bad_output(mech, i, values[i], f"its type differs from the first output {values[0]!r}")
-            return np.asarray(values, dtype=str)
-        i = _first_bad(values, _is_nan_like)
-        if i >= 0:
-            raise _bad_output(mech, i, values[i], "NaN or None is not an output")
-        try:
-            arr = np.asarray(values)
-        except ValueError:
-            lengths = [np.size(v) for v in values]
-            i = _first_bad(lengths, lambda k: k != lengths[0])
-            raise _bad_output(mech, i, values[i], f"length differs from the first output's {lengths[0]}")
-        if arr.dtype == object:
-            i = _first_bad(values, lambda v: not isinstance(v, (int, float, bool, np.number)))
-            i = max(i, 0)
-            raise _bad_output(mech, i, values[i], "mixed or non-numeric output types")
+        arr = _fast_array(values)
+        if arr is None or arr.dtype.kind == "U":
+            return _slow_convert(mech, values)
     if arr.shape[:1] != (n,):
         raise InputError(
             f"mechanism {mech.name} returned an array of shape {arr.shape} for size={n}; "
             "a batched mechanism must return `size` outputs along the first axis."
         )
     return _validate_array(mech, arr)
+
+
+def _fast_array(values: list[Any]) -> np.ndarray | None:
+    """One C-level conversion for the common case (all numbers, or equal-length vectors)."""
+    try:
+        arr = np.asarray(values)
+    except (ValueError, TypeError):
+        return None
+    return None if arr.dtype == object else arr
+
+
+def _slow_convert(mech: Mechanism, values: list[Any]) -> np.ndarray:
+    """Categories, or a batch with a bad output: find and name the first offending sample."""
+    if any(isinstance(v, str) for v in values):
+        first_is_str = isinstance(values[0], str)
+        i = _first_bad(values, lambda v: isinstance(v, str) != first_is_str)
+        if i >= 0:
+            raise _bad_output(mech, i, values[i], f"its type differs from the first output {values[0]!r}")
+        return np.asarray(values, dtype=str)
+    i = _first_bad(values, _is_nan_like)
+    if i >= 0:
+        raise _bad_output(mech, i, values[i], "NaN or None is not an output")
+    lengths = [np.size(v) for v in values]
+    i = _first_bad(lengths, lambda k: k != lengths[0])
+    if i >= 0:
+        raise _bad_output(mech, i, values[i], f"length differs from the first output's {lengths[0]}")
+    i = max(_first_bad(values, lambda v: not isinstance(v, (int, float, bool, np.number, tuple, list))), 0)
+    raise _bad_output(mech, i, values[i], "mixed or non-numeric output types")
 
 
 def _validate_array(mech: Mechanism, arr: np.ndarray) -> np.ndarray:

@@ -89,6 +89,11 @@ def validate(config: AuditConfig) -> None:
     best = _perfect_bound(n, config.alpha_per_bound, delta)
     if best <= eps:
         need = minimum_samples(eps, delta, config.confidence, config.max_certified)
+        if need is None:
+            raise InputError(
+                f"epsilon={eps:g} cannot be refuted by sampling: even a perfect witness needs more "
+                f"than {MAX_SAMPLES:.0e} samples per dataset; audit a smaller claimed epsilon."
+            )
         raise InputError(
             f"samples={config.samples} is too small for confidence={conf:g}: even an event seen in "
             f"every sample of one dataset and never in the other would certify only epsilon >= "
@@ -100,16 +105,21 @@ def _perfect_bound(n: int, a: float, delta: float) -> float:
     return float(epsilon_bound(cp_lower(n, n, a), cp_upper(0, n, a), delta))
 
 
-def minimum_samples(epsilon: float, delta: float, confidence: float, max_certified: int = 1) -> int:
-    """Smallest per-dataset sample count at which a perfect witness could beat ``epsilon``."""
+MAX_SAMPLES = 10**15
+
+
+def minimum_samples(epsilon: float, delta: float, confidence: float, max_certified: int = 1) -> int | None:
+    """Smallest per-dataset sample count (to a factor 2) at which a perfect witness could beat
+    ``epsilon``; None beyond ``MAX_SAMPLES``."""
     samples = 200
-    while True:
+    while samples <= MAX_SAMPLES:
         cfg = AuditConfig(epsilon=epsilon, delta=delta, samples=samples, confidence=confidence,
                           max_certified=max_certified)
         m, n = cfg.split()
         if _perfect_bound(n, cfg.alpha_per_bound, delta) > epsilon:
             return samples
         samples *= 2
+    return None
 
 
 def _as_pairs(pairs: Iterable[Any] | None, relation: str | None, sensitivity: float, size: int,

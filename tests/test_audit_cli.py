@@ -119,6 +119,7 @@ def test_generated_pairs_under_relation(mechfile):
         (["audit", "laplace", "--epsilon", "1", "--relation", "sensitivity", "--pair", "0", "5"],
          "not neighbouring"),
         (["audit", "laplace", "--epsilon", "8", "--samples", "1000"], "samples=1000"),
+        (["audit", "laplace", "--epsilon", "1000"], "cannot be refuted"),
         (["audit", "laplace", "--epsilon", "1", "--delta", "1.5"], "delta=1.5"),
         (["audit", "laplace", "--epsilon", "-1"], "epsilon=-1"),
         (["audit", "laplace", "--epsilon", "1", "--confidence", "1.5"], "confidence=1.5"),
