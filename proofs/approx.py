@@ -900,7 +900,8 @@ class GaussianCalibrationResult:
     delta(epsilon; sigma) <= delta is certified by `delta_at_sigma` (an arb enclosure) and
     delta(epsilon; sigma - step) > delta by `delta_below`; since delta(eps; sigma) decreases in
     sigma (Balle and Wang 2018, Lemma 7 and Thm 8), the smallest valid sigma is in
-    (sigma - step, sigma]."""
+    (sigma - step, sigma]. `classical_sigma` is sqrt(2 ln(1.25/delta)) Delta/eps for comparison,
+    None when eps >= 1 (outside Dwork and Roth's Thm A.1)."""
 
     epsilon: float
     delta: float
@@ -987,7 +988,10 @@ class CalibrationMinimal:
         d = to_ball(check_delta(self.delta))
         sig, tol = as_expr(self.sigma, "sigma"), as_expr(self.tolerance, "tolerance")
         at = gaussian_delta(self.epsilon, sig, self.sensitivity)
-        below = gaussian_delta(self.epsilon, sig - tol, self.sensitivity)
+        if sp.sympify(sig - tol).is_positive:
+            below = gaussian_delta(self.epsilon, sig - tol, self.sensitivity)
+        else:  # no positive sigma below: sigma is within tol of the smallest if it is valid
+            below = arb(1)
         text = f"delta(sigma) in {show_ball(at)}, delta(sigma - tol) in {show_ball(below)}"
         method = "arb enclosures of the Balle-Wang profile at sigma and sigma - tolerance"
         if at <= d and below > d:
