@@ -333,10 +333,10 @@ def decode(aggregate: RapporAggregate, candidates: Sequence[str], method: str = 
                          "cohorts, or fewer candidates.")
     t, var_t = _unbiased_bits(aggregate)
     counts, active = _solve(design, t.reshape(-1), method)
-    cov_t = np.diag(var_t.reshape(-1)) + _cohort_covariance(design, counts, params.cohorts)
-    se = np.zeros(design.shape[1])
     pinv = np.linalg.pinv(design[:, active])
-    se[active] = np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", pinv, cov_t, pinv), 0.0))
+    var = (pinv**2) @ var_t.reshape(-1) + _cohort_variance(pinv, design, counts, params.cohorts)
+    se = np.zeros(design.shape[1])
+    se[active] = np.sqrt(np.maximum(var, 0.0))
     return RapporEstimate(params, tuple(str(c) for c in candidates), counts, se,
                           aggregate.total, method, confidence, rank)
 
@@ -353,15 +353,22 @@ def _unbiased_bits(aggregate: RapporAggregate) -> tuple[np.ndarray, np.ndarray]:
     return t, var_c / scale**2
 
 
-def _cohort_covariance(design: np.ndarray, counts: np.ndarray, m: int) -> np.ndarray:
-    """Cov of X x_cohorts from the multinomial(n_v, 1/m) split of each value over cohorts."""
+def _cohort_variance(pinv: np.ndarray, design: np.ndarray, counts: np.ndarray,
+                     m: int) -> np.ndarray:
+    """diag(A C A^T) for C = Cov(t) from the multinomial(n_v, 1/m) split of value v over cohorts.
+
+    ``C[r, r'] = sum_v X[r, v] X[r', v] n_v (1[same cohort]/m - 1/m^2)`` with X the raw 0/1 Bloom
+    bits, so ``A C A^T = (1/m) sum_j (A_j X_j) N (A_j X_j)^T - (1/m^2) (A X) N (A X)^T``.
+    """
     if m == 1:
-        return np.zeros((design.shape[0], design.shape[0]))
+        return np.zeros(pinv.shape[0])
     n = np.clip(counts, 0, None)
-    rows = design.shape[0] // m
-    block = np.kron(np.eye(m), np.ones((rows, rows))) / m - 1.0 / m**2
-    weighted = (design * m) * n  # X_j[i, v] n_v
-    return (weighted @ (design * m).T) * block
+    raw = design * m
+    rows = raw.shape[0] // m
+    within = sum(((pinv[:, j * rows:(j + 1) * rows] @ raw[j * rows:(j + 1) * rows]) ** 2) @ n
+                 for j in range(m))
+    across = ((pinv @ raw) ** 2) @ n
+    return within / m - across / m**2
 
 
 def _solve(design: np.ndarray, t: np.ndarray, method: str) -> tuple[np.ndarray, np.ndarray]:
