@@ -482,35 +482,74 @@ def _scaled_copy(c: np.ndarray, big: np.ndarray, n: int) -> np.ndarray | None:
 
 def _dinkelbach(spec: _Ratio, n: int, time_limit: float) -> tuple[np.ndarray, int, float | None]:
     """The best integer counts, the iterations, and None when optimality was proved, else a
-    lower bound on the optimal distance."""
+    lower bound on the optimal distance.
+
+    Starts from the better of the whole table and a rounding of the continuous optimum; the
+    continuous optimum (an LP) is also a lower bound, so a rounding that meets it is optimal.
+    """
     deadline = time.monotonic() + time_limit
-    x = spec.big.copy()
+    floor, x = _continuous_start(spec, n)
     lam = spec.exact(x)
+    if float(lam) <= floor + 1e-12:
+        return x, 0, None
     g_min = spec.k * int(spec.c.sum()) * n
     for iteration in range(1, 101):
         candidate, dual = _milp_step(spec, n, float(lam), deadline - time.monotonic())
-        lower = None if dual is None else float(lam) + min(0.0, dual) / g_min
+        lower = None if dual is None else max(floor, float(lam) + min(0.0, dual) / g_min)
         if candidate is None:
-            return x, iteration, lower if lower is not None else 0.0
+            return x, iteration, lower if lower is not None else floor
         value = spec.exact(candidate)
         if value >= lam:
             return x, iteration, lower
         x, lam = candidate, value
         if time.monotonic() >= deadline:
-            return x, iteration, lower if lower is not None else 0.0
-    return x, 100, 0.0
+            return x, iteration, lower if lower is not None else floor
+    return x, 100, floor
 
 
-def _milp_step(spec: _Ratio, n: int, lam: float,
-               time_limit: float) -> tuple[np.ndarray | None, float | None]:
-    """min sum u - lam * k |c| S  s.t.  u_i >= |a_i S - |c| w_i|, S >= n, integer counts.
+def _continuous_start(spec: _Ratio, n: int) -> tuple[float, np.ndarray]:
+    """(lower bound, integer counts): min D over real x with S = n, and a rounding of it.
+
+    Any feasible integer set with S >= n has proportions x/S with x_v/S <= N_v/n, so the real
+    optimum at S = n bounds every integer one from below.
+    """
+    from scipy.optimize import milp
+
+    cost, constraints, bounds, _ = _program(spec, n, 0.0, fixed_size=True)
+    res = milp(cost, constraints=constraints, bounds=bounds)
+    whole = spec.big.copy()
+    if res.x is None:
+        return 0.0, whole
+    nc, m = int(spec.c.sum()), spec.c.size
+    floor = max(0.0, float(res.fun) / (spec.k * nc * n) - 1e-12)
+    w = res.x[:m]
+    real = np.clip(np.diff(np.r_[0.0, w]) if spec.cumulative else w, 0, spec.big)
+    x = _round_to_size(real, spec.big, n)
+    return floor, x if spec.exact(x) < spec.exact(whole) else whole
+
+
+def _round_to_size(real: np.ndarray, big: np.ndarray, n: int) -> np.ndarray:
+    """Integer counts near ``real`` within ``0..big`` summing to n (largest remainders)."""
+    x = np.minimum(np.floor(real + 1e-9).astype(np.int64), big)
+    short = n - int(x.sum())
+    order = np.argsort(-(real - x), kind="stable")
+    for v in order:
+        if short <= 0:
+            break
+        add = min(short, int(big[v] - x[v]))
+        x[v] += add
+        short -= add
+    return x
+
+
+def _program(spec: _Ratio, n: int, lam: float, fixed_size: bool = False):
+    """min sum u - lam * k |c| S  s.t.  u_i >= |a_i S - |c| w_i|, S >= n (S = n if fixed_size).
 
     ``w`` is x itself, or for ordered EMD the cumulative counts X_i = x_1 + ... + x_i with
-    ``0 <= X_i - X_{i-1} <= N_i`` (a sparse band instead of a dense triangle). Returns the
-    integer counts x (or None) and None when HiGHS proved the step optimal, else its dual bound
-    on the step's objective.
+    ``0 <= X_i - X_{i-1} <= N_i`` (a sparse band instead of a dense triangle). Variables are
+    (w, S, u); returns milp's cost, constraints, bounds and integrality (w and S integer).
     """
-    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.optimize import Bounds, LinearConstraint
     from scipy.sparse import csr_matrix, eye, hstack, vstack
 
     m, nc = spec.c.size, int(spec.c.sum())
@@ -536,16 +575,26 @@ def _milp_step(spec: _Ratio, n: int, lam: float,
     rows.append(csr_matrix(np.r_[link, -1.0, np.zeros(r)].reshape(1, -1)))  # S = sum x
     lo.append([0.0])
     hi.append([0.0])
-    res = milp(np.r_[np.zeros(m), -lam * spec.k * nc, np.ones(r)],
-               constraints=LinearConstraint(vstack(rows).tocsr(), np.concatenate(lo),
-                                            np.concatenate(hi)),
-               bounds=Bounds(np.r_[np.zeros(m), n, np.zeros(r)],
-                             np.r_[w_hi, total, np.full(r, np.inf)]),
-               integrality=np.r_[np.ones(m + 1), np.zeros(r)],
+    constraints = LinearConstraint(vstack(rows).tocsr(), np.concatenate(lo), np.concatenate(hi))
+    bounds = Bounds(np.r_[np.zeros(m), n, np.zeros(r)],
+                    np.r_[w_hi, float(n) if fixed_size else total, np.full(r, np.inf)])
+    cost = np.r_[np.zeros(m), -lam * spec.k * nc, np.ones(r)]
+    return cost, constraints, bounds, np.r_[np.ones(m + 1), np.zeros(r)]
+
+
+def _milp_step(spec: _Ratio, n: int, lam: float,
+               time_limit: float) -> tuple[np.ndarray | None, float | None]:
+    """One Dinkelbach step over integer sets: the counts x (or None), and None when HiGHS
+    proved the step optimal, else its dual bound on the step's objective."""
+    from scipy.optimize import milp
+
+    cost, constraints, bounds, integrality = _program(spec, n, lam)
+    res = milp(cost, constraints=constraints, bounds=bounds, integrality=integrality,
                options={"mip_rel_gap": 0.0, "time_limit": max(time_limit, 0.1)})
     dual = None if res.status == 0 else float(getattr(res, "mip_dual_bound", None) or -np.inf)
     if res.x is None:
         return None, dual if dual is not None else -np.inf
+    m = spec.c.size
     w = np.rint(res.x[:m]).astype(np.int64)
     x = np.diff(np.r_[0, w]) if spec.cumulative else w
     return np.clip(x, 0, spec.big), dual
