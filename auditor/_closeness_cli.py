@@ -31,8 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--n", type=int, default=None, metavar="N",
                         help="(n, t) variant: compare each class with its best reference set of "
                              "at least N records (tv, l1, emd)")
-    parser.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS",
-                        help="with --n: time limit of each class's exact search (default 60)")
+    parser.add_argument("--time-limit", type=float, default=120.0, metavar="SECONDS",
+                        help="with --n: total time for the exact searches (default 120); classes "
+                             "left over get a lower and an upper bound")
     parser.add_argument("--json", metavar="OUT", help="write the result as JSON")
     parser.add_argument("--top", type=int, default=10, metavar="K",
                         help="how many of the worst classes to list (default 10)")
@@ -49,7 +50,7 @@ def _columns(text: str) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     table = load_table(args.table, _columns(args.qi), args.sensitive.strip(), args.ordered)
     if not args.time_limit > 0:
-        raise InputError(f"--time-limit {args.time_limit} must be > 0 seconds, e.g. 60.")
+        raise InputError(f"--time-limit {args.time_limit} must be > 0 seconds, e.g. 120.")
     result = closeness(table, args.distance, t=args.epsilon, n=args.n, top=args.top,
                        time_limit=args.time_limit)
     print(result.summary())

@@ -421,7 +421,8 @@ def best_reference_set(class_counts: Sequence[int], table_counts: Sequence[int],
     function and a positive linear one, minimised over integers: Dinkelbach's method (Dinkelbach
     1967) solves a sequence of MILPs ``min f - lambda g`` (scipy.optimize.milp, HiGHS), each
     strictly lowering ``lambda = D`` of the integer solution, until none improves it.
-    ``time_limit`` (seconds) bounds the whole search; past it the result says ``optimal=False``.
+    ``time_limit`` (seconds) bounds the search; past it the result says ``optimal=False`` and
+    carries a lower bound (0 when ``time_limit <= 0``, which returns the whole table at once).
     """
     if distance not in EXACT_REFERENCE_DISTANCES:
         raise InputError(f"the exact (n, t) reference-set solver supports distance "
@@ -487,11 +488,15 @@ def _dinkelbach(spec: _Ratio, n: int, time_limit: float) -> tuple[np.ndarray, in
     Starts from the better of the whole table and a rounding of the continuous optimum; the
     continuous optimum (an LP) is also a lower bound, so a rounding that meets it is optimal.
     """
+    if time_limit <= 0:  # no time left: the whole table, and only the trivial lower bound
+        return spec.big.copy(), 0, 0.0
     deadline = time.monotonic() + time_limit
     floor, x = _continuous_start(spec, n)
     lam = spec.exact(x)
     if float(lam) <= floor + 1e-12:
         return x, 0, None
+    if time.monotonic() >= deadline:
+        return x, 0, floor
     g_min = spec.k * int(spec.c.sum()) * n
     for iteration in range(1, 101):
         candidate, dual = _milp_step(spec, n, float(lam), deadline - time.monotonic())
@@ -656,8 +661,8 @@ class ClosenessResult:
     ``verdict`` is ``"t-close"`` / ``"not t-close"`` (``"(n,t)-close"`` / ``"not (n,t)-close"``
     with ``n``) when ``t`` was given, else ``None``; with ``n`` it is ``"undetermined"`` when every
     class above t hit its search's time limit with a lower bound <= t (``unproved_classes``
-    counts the classes not proved optimal: their distance is an upper bound). ``worst`` holds the ``top``
-    classes with the largest distance (ties: earliest first row).
+    counts the classes not proved optimal: their distance is an upper bound). ``worst`` holds
+    the ``top`` classes with the largest distance (ties: earliest first row).
     """
 
     source: str
@@ -687,7 +692,9 @@ class ClosenessResult:
         name = "t-close" if self.n is None else "(n,t)-close"
         if self.closeness <= self.t:
             return name
-        return "undetermined" if self.violating_classes == self.violating_unproved else f"not {name}"
+        if self.violating_classes == self.violating_unproved:
+            return "undetermined"
+        return f"not {name}"
 
     @property
     def violation(self) -> bool:
@@ -744,12 +751,14 @@ def _class_line(w: ClassDistance, qi: Sequence[str]) -> str:
 
 def closeness(table: SensitiveTable, distance: str = "tv", t: float | None = None,
               n: int | None = None, top: int = 10,
-              time_limit: float = 60.0) -> ClosenessResult:
+              time_limit: float = 120.0) -> ClosenessResult:
     """Distance of each class's sensitive distribution to the table's; the worst ``top`` classes.
 
     With ``n``, each class is compared with its best reference set of at least ``n`` records
-    (:func:`best_reference_set`; TV, L1 and EMD only) instead of the whole table; ``time_limit``
-    bounds each distinct class's search (seconds).
+    (:func:`best_reference_set`; TV, L1 and EMD only) instead of the whole table. ``time_limit``
+    is the total budget (seconds) of the exact searches, shared evenly among the classes still to
+    solve; once spent, the remaining classes get the whole table as reference (an upper bound) and
+    the lower bound 0, unless a scaled copy of the class fits (distance 0).
     """
     started = time.perf_counter()
     _check_distance(distance)
@@ -794,17 +803,22 @@ def _reference_distances(table: SensitiveTable, distance: str, n: int, time_limi
     m = len(table.values)
     pairs = _pairs(table)
     totals = np.bincount(table.value_index, minlength=m)
+    ends = np.r_[pairs.starts[1:], pairs.cls.size]
+    keys = [(pairs.val[a:b].tobytes(), pairs.count[a:b].tobytes())
+            for a, b in zip(pairs.starts, ends)]
+    todo = len(set(keys))
+    deadline = time.monotonic() + time_limit
     solved: dict[tuple, ReferenceSet] = {}
     refs: dict[int, ReferenceSet] = {}
     d = np.empty(table.classes)
-    for c, start, stop in zip(pairs.cls[pairs.starts], pairs.starts,
-                              np.r_[pairs.starts[1:], pairs.cls.size]):
-        key = (tuple(pairs.val[start:stop]), tuple(pairs.count[start:stop]))
+    for c, a, b, key in zip(pairs.cls[pairs.starts], pairs.starts, ends, keys):
         if key not in solved:
             counts = np.zeros(m, dtype=np.int64)
-            counts[pairs.val[start:stop]] = pairs.count[start:stop]
+            counts[pairs.val[a:b]] = pairs.count[a:b]
+            share = (deadline - time.monotonic()) / todo
             solved[key] = best_reference_set(counts, totals, n, distance, table.ordered,
-                                             table.values, time_limit)
+                                             table.values, share)
+            todo -= 1
         refs[int(c)] = solved[key]
         d[c] = solved[key].distance
     return d, refs

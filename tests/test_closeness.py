@@ -1,4 +1,4 @@
-"""Closeness: known answers, brute-force agreement (Hypothesis), the exact (n, t) solver, the CLI."""
+"""Closeness: known answers, brute-force agreement (Hypothesis), the exact (n, t) solver, CLI."""
 
 import itertools
 import json
