@@ -204,9 +204,11 @@ def _read_coded_columns(reader, idx: list[int], names: Sequence[str], src: str):
                                  f"{len(rows[bad])} fields but column {names[j]!r} is field "
                                  f"{i + 1}; fix that row.") from None
             mapping = maps[j]
-            setdefault = mapping.setdefault
-            chunks[j].append(np.fromiter((setdefault(v, len(mapping)) for v in col),
-                                         dtype=np.int32, count=len(col)))
+            for value in dict.fromkeys(col):  # new values get the next codes, in row order
+                if value not in mapping:
+                    mapping[value] = len(mapping)
+            chunks[j].append(np.fromiter(map(mapping.__getitem__, col), dtype=np.int32,
+                                         count=len(col)))
         done += len(rows)
     if done == 0:
         raise InputError(f"table {src!r} has a header but no data rows; give at least one row.")

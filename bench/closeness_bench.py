@@ -54,8 +54,24 @@ def _timed_cli(args: list[str]) -> tuple[float, float, int]:
     return seconds, rss / 1024, proc.returncode
 
 
+def _baseline() -> tuple[float, float]:
+    """Seconds and peak RSS (MiB) of a child that only imports the CLI (start-up cost)."""
+    code = ("import resource, sys, auditor.cli, auditor.closeness; print('RSS_KB', "
+            "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)")
+    started = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    rss = next((int(line.split()[1]) for line in proc.stderr.splitlines()
+                if line.startswith("RSS_KB")), 0)
+    return time.perf_counter() - started, rss / 1024
+
+
 def run(rows: int = 1_000_000) -> list[str]:
-    lines = [f"closeness bench: {rows} rows (Python {sys.version.split()[0]})"]
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    lines = [f"closeness bench: {rows} rows (Python {sys.version.split()[0]}, "
+             f"{os.cpu_count()} CPUs, load average {load:.1f})"]
+    seconds, rss = _baseline()
+    lines.append(f"  start-up only (import auditor.cli): {seconds:6.2f} s, peak RSS {rss:6.0f} MiB")
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "table.csv")
         started = time.perf_counter()
