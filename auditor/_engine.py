@@ -1,7 +1,8 @@
 """The audit: select events on one sample, certify them on fresh samples.
 
 Soundness argument. Selection uses generators spawned from the seed that certification never
-touches, so the certified events are fixed before the certification samples exist. For each of
+touches, so the certified events are fixed before the certification samples exist; so is their
+number K (1, or 2 when the plain and the conservative predictions disagree). For each of
 the ``K`` certified events we compute two one-sided Clopper-Pearson bounds at level
 ``a = (1 - confidence) / (2K)``; by the union bound all ``2K`` hold simultaneously with
 probability at least ``confidence``, and then every reported quantity (the max over events of
@@ -40,13 +41,18 @@ class AuditConfig:
     confidence: float = 0.95
     seed: int | None = 0
     selection_samples: int | None = None
-    max_certified: int = 1
+    max_certified: int = 2
     batch_size: int | None = None
     families: tuple[str, ...] = FAMILIES
 
     @property
     def alpha_per_bound(self) -> float:
-        return (1.0 - self.confidence) / (2 * self.max_certified)
+        """Level of each bound when one event is certified (used to predict and to size)."""
+        return (1.0 - self.confidence) / 2
+
+    def level(self, n_events: int) -> float:
+        """Level of each of the 2 * n_events one-sided bounds (Bonferroni)."""
+        return (1.0 - self.confidence) / (2 * max(n_events, 1))
 
     def split(self) -> tuple[int, int]:
         """(selection, certification) samples per dataset."""
@@ -88,7 +94,7 @@ def validate(config: AuditConfig) -> None:
         raise InputError(f"selection_samples={m} must be in (0, samples={config.samples}).")
     best = _perfect_bound(n, config.alpha_per_bound, delta)
     if best <= eps:
-        need = minimum_samples(eps, delta, config.confidence, config.max_certified)
+        need = minimum_samples(eps, delta, config.confidence)
         if need is None:
             raise InputError(
                 f"epsilon={eps:g} cannot be refuted by sampling: even a perfect witness needs more "
@@ -108,13 +114,12 @@ def _perfect_bound(n: int, a: float, delta: float) -> float:
 MAX_SAMPLES = 10**15
 
 
-def minimum_samples(epsilon: float, delta: float, confidence: float, max_certified: int = 1) -> int | None:
+def minimum_samples(epsilon: float, delta: float, confidence: float) -> int | None:
     """Smallest per-dataset sample count (to a factor 2) at which a perfect witness could beat
     ``epsilon``; None beyond ``MAX_SAMPLES``."""
     samples = 200
     while samples <= MAX_SAMPLES:
-        cfg = AuditConfig(epsilon=epsilon, delta=delta, samples=samples, confidence=confidence,
-                          max_certified=max_certified)
+        cfg = AuditConfig(epsilon=epsilon, delta=delta, samples=samples, confidence=confidence)
         m, n = cfg.split()
         if _perfect_bound(n, cfg.alpha_per_bound, delta) > epsilon:
             return samples
@@ -190,18 +195,23 @@ def _select(mech: Mechanism, pairs: Sequence[Pair], cfg: AuditConfig, streams: _
         shape = _check_shape(mech, yb, shape, pair.b)
         found = propose(shape.kind, ya, yb, scorer, streams.selection_seed, cfg.families)
         cands += [replace(c, pair_index=i) for c in found]
-    cands.sort(key=lambda c: -c.rank)
-    chosen: list[Candidate] = []
-    seen: set[str] = set()
-    for c in cands:
-        key = f"{c.pair_index}|{c.forward}|{c.event!r}"
-        if key not in seen:
-            seen.add(key)
-            chosen.append(c)
-        if len(chosen) == cfg.max_certified:
-            break
-    assert shape is not None
-    return chosen, shape
+    return _choose(cands, cfg.max_certified), shape  # type: ignore[return-value]
+
+
+def _choose(cands: list[Candidate], k_max: int) -> list[Candidate]:
+    """The best event by the conservative (shrunk) prediction; if a different event is best by
+    the plain prediction (typically a rarer, higher-ratio one), certify it too (K = 2).
+
+    K is decided on selection data only, so the union bound over 2K certified bounds is valid.
+    """
+    if not cands:
+        return []
+    key = lambda c: (c.pair_index, c.forward, repr(c.event))  # noqa: E731
+    chosen = [max(cands, key=lambda c: c.rank)]
+    bold = max(cands, key=lambda c: c.plain)
+    if k_max >= 2 and key(bold) != key(chosen[0]) and bold.plain > chosen[0].plain:
+        chosen.append(bold)
+    return chosen[:k_max]
 
 
 def _batch_size(cfg: AuditConfig, mech: Mechanism, shape: _Shape, n: int) -> int:
@@ -246,7 +256,7 @@ def _witness(c: Candidate, pair: Pair, counts: np.ndarray, n: int, lo: float, hi
 def _conclude(mech: Mechanism, pairs: Sequence[Pair], chosen: Sequence[Candidate], counts: np.ndarray,
               cfg: AuditConfig, seed: int, t0: float) -> AuditResult:
     m, n = cfg.split()
-    a = cfg.alpha_per_bound
+    a = cfg.level(len(chosen))
     eps, delta = float(cfg.epsilon), float(cfg.delta)
     kn = np.array([counts[k, 0 if c.forward else 1] for k, c in enumerate(chosen)])
     kd = np.array([counts[k, 1 if c.forward else 0] for k, c in enumerate(chosen)])
@@ -255,7 +265,7 @@ def _conclude(mech: Mechanism, pairs: Sequence[Pair], chosen: Sequence[Candidate
     best = int(np.argmax(bounds)) if len(chosen) else -1
     eps_lb = float(max(bounds[best], 0.0)) if best >= 0 else 0.0
     d_lb = float(max(np.max(delta_bound(lo, hi, eps)), 0.0)) if best >= 0 else 0.0
-    pv = min((p_value(int(kn[k]), int(kd[k]), n, n, eps, delta, 2 * cfg.max_certified)
+    pv = min((p_value(int(kn[k]), int(kd[k]), n, n, eps, delta, 2 * len(chosen))
               for k in range(len(chosen))), default=1.0)
     witness = None
     if best >= 0:
@@ -288,7 +298,7 @@ def run(mechanism: Callable[..., Any] | Mechanism, pairs: Sequence[Pair], cfg: A
 def audit(mechanism: Callable[..., Any], pairs: Iterable[Any] | None = None, *, epsilon: float,
           delta: float = 0.0, samples: int = 1_000_000, confidence: float = 0.95,
           seed: int | None = 0, relation: str | None = None, sensitivity: float = 1.0,
-          size: int = 5, selection_samples: int | None = None, max_certified: int = 1,
+          size: int = 5, selection_samples: int | None = None, max_certified: int = 2,
           families: Sequence[str] = FAMILIES, name: str | None = None) -> AuditResult:
     """Audit the claim "``mechanism`` is (epsilon, delta)-DP" on neighbouring ``pairs``.
 

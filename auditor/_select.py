@@ -38,6 +38,7 @@ MAX_KEYS = 20_000
 N_THRESH = 600
 N_GRID = 48
 FLOAT_KS = tuple(range(-16, 97))
+JUDGE_SHRINK = 0.05  # one-sided level of the shrink used when ranking on the judging half
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +65,7 @@ class Candidate:
     pair_index: int = 0
     family: str = ""
     rank: float = 0.0
+    plain: float = 0.0
 
 
 def _best(events_fwd, scores_fwd, scores_bwd, keep: int) -> list[Candidate]:
@@ -262,8 +264,12 @@ def _discrete_cols(yx: np.ndarray, yy: np.ndarray, limit: int = 12) -> tuple[int
     return tuple(j for j in range(both.shape[1]) if np.unique(both[:, j]).size <= limit)
 
 
-def _histogram_key(yx: np.ndarray, yy: np.ndarray, disc: tuple[int, ...], bins: int = 6) -> KeyFn:
-    """Discrete columns raw, the others cut at pooled quantiles of their non-modal values."""
+HIST_QUANTILES = (0.01, 0.03, 0.07, 0.15, 0.3, 0.5, 0.7, 0.85, 0.93, 0.97, 0.99)
+
+
+def _histogram_key(yx: np.ndarray, yy: np.ndarray, disc: tuple[int, ...]) -> KeyFn:
+    """Discrete columns raw; the others cut at pooled quantiles of their non-modal values,
+    finer in the tails (where likelihood ratios of shifted noise are largest)."""
     both = np.concatenate([yx[:50_000], yy[:50_000]]).astype(float)
     edges = []
     for j in range(both.shape[1]):
@@ -274,7 +280,7 @@ def _histogram_key(yx: np.ndarray, yy: np.ndarray, disc: tuple[int, ...], bins: 
         vals, counts = np.unique(col, return_counts=True)
         mode = vals[np.argmax(counts)] if counts.max() > 0.05 * col.size else None
         rest = col if mode is None else col[col != mode]
-        e = np.unique(np.quantile(rest, np.linspace(0, 1, bins + 1)[1:-1])) if rest.size else np.array([])
+        e = np.unique(np.quantile(rest, HIST_QUANTILES)) if rest.size else np.array([])
         if mode is not None:
             e = np.unique(np.concatenate([e, [np.nextafter(mode, -np.inf), mode]]))
         edges.append(tuple(float(v) for v in e))
@@ -310,7 +316,7 @@ def propose(kind: str, yx: np.ndarray, yy: np.ndarray, scorer: Scorer, seed: int
         if len(group) < per_family:
             group.append(c)
     m2 = yx.shape[0] - h
-    judges = (Scorer(m2, scorer.n, scorer.a, scorer.delta, shrink=0.01),
+    judges = (Scorer(m2, scorer.n, scorer.a, scorer.delta, shrink=JUDGE_SHRINK),
               Scorer(m2, scorer.n, scorer.a, scorer.delta, shrink=0.5))
     out = [_rescore(c, yx[h:], yy[h:], judges) for group in by_family.values() for c in group]
     out.sort(key=lambda c: -c.rank)
@@ -325,8 +331,8 @@ def _rescore(c: Candidate, yx: np.ndarray, yy: np.ndarray, judges: tuple[Scorer,
     num, den = np.array([kx if c.forward else ky]), np.array([ky if c.forward else kx])
     shrunk, plain = float(judges[0](num, den)[0]), float(judges[1](num, den)[0])
     if shrunk > 0:
-        return replace(c, predicted=shrunk, rank=shrunk)
-    return replace(c, predicted=plain, rank=plain - 1e3)
+        return replace(c, predicted=shrunk, rank=shrunk, plain=plain)
+    return replace(c, predicted=plain, rank=plain - 1e3, plain=plain)
 
 
 def _tag(cands: list[Candidate], family: str) -> list[Candidate]:

@@ -32,7 +32,7 @@ DPSNIPER = {("laplace.scalar", 0.1): 0.0968, ("noisy_hist2", 0.1): 4.602, ("rnm3
 # rows: (catalogue name, epsilon (None: the entry's claim), samples per dataset)
 SPECIAL = [("laplace.scalar", 1.0, 1_000_000), ("laplace.scalar", 0.1, 2_000_000),
            ("laplace.scalar", 0.1, 20_000_000)]
-SIZES = {"rnm3": 200_000_000, "svt4": 100_000_000, "svt3": 30_000_000, "rnm4": 10_000_000}
+SIZES = {"rnm3": 300_000_000, "svt4": 100_000_000, "svt3": 30_000_000, "rnm4": 10_000_000}
 CONFIDENCE = 0.95
 
 
