@@ -384,7 +384,9 @@ class ReferenceSet:
 
     ``distance`` is recomputed exactly (rational arithmetic) from the integer counts, so it is
     attained by this M. ``method`` is ``"scaling"`` when a multiple of the class's own reduced
-    counts fits (distance 0, optimal) or ``"milp-dinkelbach"`` (optimal up to HiGHS's tolerances).
+    counts fits (distance 0, optimal), ``"lp-rounding"`` when rounding the continuous optimum
+    meets the continuous lower bound (optimal, to 1e-12), or ``"milp-dinkelbach"`` (optimal up to
+    HiGHS's tolerances).
     ``optimal`` is False when the solver's time limit stopped it first: then ``distance`` is only
     an upper bound on the best reference set's distance (still attained by this M) and
     ``lower_bound`` a lower bound from HiGHS's dual bound (``lambda + LB / (k |c| n)``, since
@@ -444,7 +446,8 @@ def best_reference_set(class_counts: Sequence[int], table_counts: Sequence[int],
     if x is not None:
         return _reference(x, values, spec, "scaling", 0)
     x, iterations, lower = _dinkelbach(spec, n, time_limit)
-    return _reference(x, values, spec, "milp-dinkelbach", iterations, lower)
+    method = "milp-dinkelbach" if iterations else "lp-rounding"
+    return _reference(x, values, spec, method, iterations, lower)
 
 
 @dataclass(frozen=True, slots=True)
