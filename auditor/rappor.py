@@ -49,6 +49,7 @@ __all__ = [
     "permanent_response",
     "instantaneous_response",
     "simulate_aggregate",
+    "repeated_reports",
     "decode",
     "epsilon_infinity",
     "epsilon_one",
@@ -237,6 +238,25 @@ def simulate_aggregate(client_values: np.ndarray, candidates: Sequence[str],
         np.add.at(counts, cohort, sent.astype(np.int64))
         reports += np.bincount(cohort, minlength=params.cohorts)
     return RapporAggregate(params, counts, reports)
+
+
+def repeated_reports(client_values: np.ndarray, candidates: Sequence[str], params: RapporParams,
+                     reports: int, rng: np.random.Generator,
+                     cohorts: np.ndarray | None = None) -> np.ndarray:
+    """T = ``reports`` reports from each client, shape (clients, T, k), vectorised.
+
+    Each client's PRR is drawn once (memoized: its value does not change) and every report
+    applies a fresh IRR to it, so the T reports of one client are dependent through the memo;
+    their privacy loss is capped by ``epsilon_infinity`` however large T is. ``cohorts`` (per
+    client) defaults to cohort 0.
+    """
+    values = np.asarray(client_values)
+    _check_int("reports", reports, 1, "e.g. reports=30")
+    cohort = np.zeros(values.size, dtype=np.int64) if cohorts is None else np.asarray(cohorts)
+    bits = candidate_matrix(candidates, params).astype(bool)[cohort, :, values]
+    memo = permanent_response(bits, params.f, rng)
+    return instantaneous_response(np.repeat(memo[:, None, :], reports, axis=1), params.p,
+                                  params.q, rng)
 
 
 # ----------------------------------------------------------------------------------------------

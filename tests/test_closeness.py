@@ -255,3 +255,23 @@ def test_a_search_stopped_by_its_time_limit_gives_bounds_not_a_verdict(monkeypat
     assert not ref.optimal and ref.bound == 0.0 and ref.distance == pytest.approx(0.4)
     assert result.verdict == "undetermined" and not result.violation
     assert result.unproved_classes == 1 and "time limit" in result.summary()
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.lists(st.tuples(st.sampled_from(["a,b", 'say "hi"', " x ", "", "é"]),
+                               st.sampled_from(["flu", "a,b", '"q"', ""])),
+                     min_size=1, max_size=15))
+def test_csv_quoting_round_trips(rows, tmp_path):
+    import csv
+
+    path = tmp_path / "quoted.csv"
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["qi", "s"])
+        writer.writerows(rows)
+    loaded = closeness(load_table(path, ["qi"], "s"), "tv", top=len(rows))
+    direct = closeness(table_from_columns({"qi": [q for q, _ in rows]}, [v for _, v in rows]),
+                       "tv", top=len(rows))
+    assert [(w.qi_values, w.distance) for w in loaded.worst] == [
+        (w.qi_values, w.distance) for w in direct.worst]

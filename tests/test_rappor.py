@@ -17,6 +17,7 @@ from auditor.rappor import (
     epsilon_one,
     instantaneous_response,
     permanent_response,
+    repeated_reports,
     reported_bit_probabilities,
     simulate_aggregate,
 )
@@ -130,3 +131,16 @@ def test_nnls_is_non_negative_and_rank_deficiency_is_rejected():
     empty = RapporAggregate(params, np.zeros((2, 16), dtype=np.int64), np.zeros(2, np.int64))
     with pytest.raises(InputError, match="method"):
         decode(empty, candidates, method="lasso")
+
+
+def test_repeated_reports_share_one_memo_per_client():
+    params = RapporParams(k=16, h=2, f=0.5)
+    rng = np.random.default_rng(4)
+    sent = repeated_reports(np.zeros(200, dtype=np.int64), ["v"], params, 400, rng)
+    assert sent.shape == (200, 400, 16)
+    rate = sent.mean(axis=1)  # per client and bit: q or p, by the client's memo bit
+    near_q, near_p = np.abs(rate - params.q) < 0.1, np.abs(rate - params.p) < 0.1
+    assert np.all(near_q | near_p)
+    # about f/2 of the bits outside the Bloom filter are memoized as 1
+    outside = ~bloom_filter("v", params, 0)
+    assert 0.15 < near_q[:, outside].mean() < 0.35
