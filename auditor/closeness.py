@@ -360,10 +360,10 @@ def _ordered_emd(pairs: _Pairs, sizes: np.ndarray, totals: np.ndarray, n_total: 
     cdf = np.cumsum(totals) / n_total
     cdf[-1] = 1.0
     prefix = np.r_[0.0, np.cumsum(cdf)]
-    within = np.cumsum(pairs.count) - np.repeat(
-        np.r_[0, np.cumsum(pairs.count)[pairs.starts[1:] - 1]], np.diff(np.r_[pairs.starts,
-                                                                             pairs.count.size]))
-    v = within / sizes[pairs.cls]
+    running = np.cumsum(pairs.count)
+    earlier = np.r_[0, running[pairs.starts[1:] - 1]]  # records of the classes before each one
+    lengths = np.diff(np.r_[pairs.starts, pairs.count.size])
+    v = (running - np.repeat(earlier, lengths)) / sizes[pairs.cls]  # class CDF at its support
     a = pairs.val
     last = np.r_[pairs.cls[1:] != pairs.cls[:-1], True]
     b = np.where(last, m, np.r_[pairs.val[1:], 0])
