@@ -1,47 +1,54 @@
-"""Symbolic and certified checks of differential-privacy claims."""
+"""Symbolic and certified checks of differential-privacy claims.
+
+Names are loaded lazily (PEP 562): `import proofs` stays cheap for the auditor and the command
+line, and SymPy is imported only when a proof name is first used.
+"""
+
+from __future__ import annotations
+
+import importlib
 
 from proofs._errors import DPAuditError, InputError
-from proofs.mechanisms import (
-    AlphaCoinRR, ExponentialMechanism, FiniteMechanism, ForcedResponse, Gaussian, Histogram,
-    KAryRR, Laplace, LaplaceVector, OneBitTelemetry, ReportNoisyMax, TwoSidedGeometric, sym,
-)
-from proofs.claims import ProofRun, Theorem, check, run_theorems
-from proofs.pure import PureDP, check_pure, tight_epsilon
-from proofs.results import Counterexample, ProofResult, Verdict
 
-__all__ = [
-    "DPAuditError", "InputError",
-    "AlphaCoinRR", "ExponentialMechanism", "FiniteMechanism", "ForcedResponse", "Gaussian",
-    "Histogram", "KAryRR", "Laplace", "LaplaceVector", "OneBitTelemetry", "ReportNoisyMax",
-    "TwoSidedGeometric", "sym",
-    "PureDP", "check_pure", "tight_epsilon", "Theorem", "check", "run_theorems", "ProofRun",
-    "Counterexample", "ProofResult", "Verdict",
-]
+_EXPORTS = {
+    "proofs.mechanisms": (
+        "AlphaCoinRR", "ExponentialMechanism", "FiniteMechanism", "ForcedResponse", "Gaussian",
+        "Histogram", "KAryRR", "Laplace", "LaplaceVector", "OneBitTelemetry", "Rappor",
+        "RepeatedOneBit", "ReportNoisyMax", "TwoSidedGeometric", "sym",
+    ),
+    "proofs.claims": ("ProofRun", "Theorem", "check", "run_theorems"),
+    "proofs.pure": ("PureDP", "check_pure", "tight_epsilon"),
+    "proofs.results": ("Counterexample", "ProofResult", "Verdict"),
+    # Proofs II: approximate DP, composition, group privacy, post-processing, estimators.
+    "proofs.approx": (
+        "ApproxDP", "CalibrationMinimal", "GaussianCalibration", "GaussianCalibrationRegion",
+        "GaussianCalibrationResult", "PrivacyProfile", "calibrate_gaussian", "finite_delta",
+        "gaussian_delta", "gaussian_epsilon", "laplace_delta",
+    ),
+    "proofs.composition": (
+        "ComposedDP", "RDPConversion", "RenyiGaussian", "SequentialComposition", "ZCDPConversion",
+        "compose", "compose_adaptive", "drv_epsilon", "finite_ratio", "kov_delta", "kov_epsilon",
+    ),
+    "proofs.group": ("GroupPrivacy", "chain_delta", "standard_delta"),
+    "proofs.postprocessing": ("PostProcessing", "post_process"),
+    "proofs.estimators": (
+        "ChebyshevTail", "LinearEstimator", "PerReportUnbiased", "Unbiased", "Variance",
+        "forced_response_estimator", "rr_estimator",
+    ),
+}
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 
-# Proofs II: approximate DP, composition, group privacy, post-processing, estimators.
-from proofs.approx import (
-    ApproxDP, CalibrationMinimal, GaussianCalibration, GaussianCalibrationRegion,
-    GaussianCalibrationResult, PrivacyProfile, calibrate_gaussian, finite_delta, gaussian_delta, gaussian_epsilon, laplace_delta,
-)
-from proofs.composition import (
-    ComposedDP, RDPConversion, RenyiGaussian, SequentialComposition, ZCDPConversion, compose,
-    compose_adaptive, drv_epsilon, finite_ratio, kov_delta, kov_epsilon,
-)
-from proofs.group import GroupPrivacy, chain_delta, standard_delta
-from proofs.postprocessing import PostProcessing, post_process
-from proofs.estimators import (
-    ChebyshevTail, LinearEstimator, PerReportUnbiased, Unbiased, Variance,
-    forced_response_estimator, rr_estimator,
-)
+__all__ = ["DPAuditError", "InputError", *_MODULE_OF]
 
-__all__ += [
-    "ApproxDP", "CalibrationMinimal", "GaussianCalibration", "GaussianCalibrationRegion",
-    "GaussianCalibrationResult",
-    "PrivacyProfile", "calibrate_gaussian", "finite_delta", "gaussian_delta", "gaussian_epsilon",
-    "laplace_delta",
-    "ComposedDP", "RDPConversion", "RenyiGaussian", "SequentialComposition", "ZCDPConversion",
-    "compose", "compose_adaptive", "drv_epsilon", "finite_ratio", "kov_delta", "kov_epsilon",
-    "GroupPrivacy", "chain_delta", "standard_delta", "PostProcessing", "post_process",
-    "ChebyshevTail", "LinearEstimator", "PerReportUnbiased", "Unbiased", "Variance",
-    "forced_response_estimator", "rr_estimator",
-]
+
+def __getattr__(name: str):
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'proofs' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(__all__)
