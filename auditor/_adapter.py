@@ -12,7 +12,6 @@ everything after that is vectorised numpy over the collected batch.
 from __future__ import annotations
 
 import inspect
-import math
 import random
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -189,6 +188,3 @@ def draw(mech: Mechanism, data: Any, n: int, rng: np.random.Generator) -> np.nda
         np.random.seed(s)
     return _convert(mech, _call(mech, data, n, rng), n)
 
-
-def is_finite_number(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)

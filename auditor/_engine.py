@@ -199,8 +199,9 @@ def _select(mech: Mechanism, pairs: Sequence[Pair], cfg: AuditConfig, streams: _
 
 
 def _choose(cands: list[Candidate], k_max: int) -> list[Candidate]:
-    """The best event by the conservative (shrunk) prediction; if a different event is best by
-    the plain prediction (typically a rarer, higher-ratio one), certify it too (K = 2).
+    """The best event by the conservative (1.6-sigma shrunk) prediction; if a different event is
+    clearly best by the milder 1-sigma prediction (typically a rarer, higher-ratio one), certify it
+    too (K = 2).
 
     K is decided on selection data only, so the union bound over 2K certified bounds is valid.
     """
@@ -209,7 +210,8 @@ def _choose(cands: list[Candidate], k_max: int) -> list[Candidate]:
     key = lambda c: (c.pair_index, c.forward, repr(c.event))  # noqa: E731
     chosen = [max(cands, key=lambda c: c.rank)]
     bold = max(cands, key=lambda c: c.plain)
-    if k_max >= 2 and key(bold) != key(chosen[0]) and bold.plain > chosen[0].plain:
+    # a second event costs a wider union bound: only worth it when clearly better
+    if k_max >= 2 and key(bold) != key(chosen[0]) and bold.plain > chosen[0].plain + 0.03 * abs(chosen[0].plain):
         chosen.append(bold)
     return chosen[:k_max]
 

@@ -11,7 +11,6 @@ plus random and adversarial floating-point datasets.
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -200,6 +199,3 @@ def generate_pairs(relation: str, size: int = 5, sensitivity: float = 1.0, seed:
         check_pair(p, rel, sensitivity)
     return pairs
 
-
-def is_finite_real(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)

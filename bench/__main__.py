@@ -32,7 +32,7 @@ DPSNIPER = {("laplace.scalar", 0.1): 0.0968, ("noisy_hist2", 0.1): 4.602, ("rnm3
 # rows: (catalogue name, epsilon (None: the entry's claim), samples per dataset)
 SPECIAL = [("laplace.scalar", 1.0, 1_000_000), ("laplace.scalar", 0.1, 2_000_000),
            ("laplace.scalar", 0.1, 20_000_000)]
-SIZES = {"rnm3": 300_000_000, "svt4": 100_000_000, "svt3": 30_000_000, "rnm4": 10_000_000}
+SIZES = {"rnm3": 300_000_000, "svt4": 100_000_000, "svt3": 10_000_000, "rnm4": 10_000_000}
 CONFIDENCE = 0.95
 
 
@@ -92,19 +92,23 @@ def _scalar_mechanism(x):
     return round((x + random.expovariate(1.0) - random.expovariate(1.0)) * 1048576.0) / 1048576.0
 
 
-def overhead() -> None:
+def overhead(repeats: int = 3) -> None:
     n = 1_000_000 // SCALE
     print(f"## 2. Scalar-loop overhead (pure-Python scalar mechanism, {n:.0e} samples per side)\n")
     f = _scalar_mechanism
-    t0 = time.perf_counter()
-    for _ in range(2 * n):
-        f(0.0)
-    t_call = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    r = audit(f, [(0.0, 1.0)], epsilon=1.0, samples=n, seed=1)
-    t_audit = time.perf_counter() - t0
-    print(f"calling the mechanism {2 * n:.0e} times: {t_call:.2f} s; full audit: {t_audit:.2f} s; "
-          f"ratio {t_audit / t_call:.3f} (acceptance <= 1.5); eps_lb {r.epsilon_lower_bound:.4f}\n")
+    t_call, t_audit = [], []
+    for _ in range(repeats):  # alternate and keep the minimum: robust to a busy machine
+        t0 = time.perf_counter()
+        for _ in range(2 * n):
+            f(0.0)
+        t_call.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        r = audit(f, [(0.0, 1.0)], epsilon=1.0, samples=n, seed=1)
+        t_audit.append(time.perf_counter() - t0)
+    a, b = min(t_call), min(t_audit)
+    print(f"calling the mechanism {2 * n:.0e} times: {a:.2f} s; full audit ({n:.0e} per side, "
+          f"selection + certification): {b:.2f} s; ratio {b / a:.3f} (acceptance <= 1.5; "
+          f"min of {repeats} alternating runs); eps_lb {r.epsilon_lower_bound:.4f}\n")
 
 
 _MEM_SCRIPT = """
