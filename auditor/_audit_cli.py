@@ -44,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--confidence", type=float, default=0.95, help="confidence level (default 0.95)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the audit (default 0)")
     parser.add_argument("--json", metavar="OUT", help="write the result as JSON (atomically)")
-    parser.add_argument("--report", metavar="OUT.md", help="write a Markdown report")
+    parser.add_argument("--report", metavar="OUT.html|OUT.md", help="write an HTML or Markdown report")
     parser.add_argument("--quiet", action="store_true", help="print nothing on success")
 
 
@@ -136,16 +136,12 @@ def write_json_atomic(path: str, obj: Any) -> None:
         raise
 
 
-def _markdown(result: AuditResult) -> str:
-    d = result.to_dict()
-    rows = "\n".join(f"| {k} | `{json.dumps(v)}` |" for k, v in d.items() if k not in ("witness",))
-    return (f"# dpaudit audit: {result.mechanism}\n\n```\n{result.summary()}\n```\n\n"
-            f"| field | value |\n| --- | --- |\n{rows}\n\n## Witness\n\n```json\n"
-            f"{json.dumps(d['witness'], indent=2)}\n```\n")
-
-
 def run(args: argparse.Namespace) -> int:
     """Run one audit from parsed arguments; return the exit code (0 nothing found, 1 violation)."""
+    if args.report:
+        from auditor.report import report_kind
+
+        report_kind(args.report)  # a bad suffix fails before the audit runs
     func, name, entry = resolve_target(args.target)
     delta = args.delta if args.delta is not None else (entry.delta if entry else 0.0)
     cfg = AuditConfig(epsilon=args.epsilon, delta=delta, samples=args.samples,
@@ -158,7 +154,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         write_json_atomic(args.json, result.to_dict())
     if args.report:
-        Path(args.report).write_text(_markdown(result))
+        from auditor._demo_audit import with_plots
+        from auditor.report import write_audit_report
+
+        write_audit_report(with_plots(result, func), args.report)
     if not args.quiet:
         print(result.summary(), file=sys.stdout)
     return 1 if result.violation else 0

@@ -280,6 +280,7 @@ def _conclude(mech: Mechanism, pairs: Sequence[Pair], chosen: Sequence[Candidate
         delta_lower_bound=d_lb, violation=bool(eps_lb > eps), p_value=pv, witness=witness,
         samples=int(cfg.samples), selection_samples=m, certification_samples=n, seed=seed,
         seconds=time.perf_counter() - t0, pairs_searched=len(pairs), events_certified=len(chosen),
+        event=chosen[best].event if best >= 0 else None,
     )
 
 

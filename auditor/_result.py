@@ -81,6 +81,7 @@ class AuditResult:
     events_certified: int
     method: str = "select-then-certify; one-sided Clopper-Pearson; Bonferroni over certified bounds"
     notes: tuple[str, ...] = field(default=())
+    event: Any = field(default=None, repr=False, compare=False)  # the witness event object (replay, plots)
 
     def summary(self) -> str:
         verdict = "VIOLATION" if self.violation else "no violation found"

@@ -81,6 +81,13 @@ def test_violation_exit_code_and_report(tmp_path, capsys):
     assert "noisy_hist2" in rep.read_text()
 
 
+def test_html_report(tmp_path):
+    rep = tmp_path / "r.html"
+    assert main(["audit", "laplace", "--epsilon", "1", "--samples", "20000", "--report", str(rep),
+                 "--quiet"]) == 0
+    assert rep.read_text().lstrip().lower().startswith("<!doctype html")
+
+
 def test_file_target_with_pairs(mechfile, tmp_path):
     pairs = tmp_path / "pairs.json"
     pairs.write_text(json.dumps([[0, 1]]))
@@ -124,6 +131,7 @@ def test_generated_pairs_under_relation(mechfile):
         (["audit", "laplace", "--epsilon", "-1"], "epsilon=-1"),
         (["audit", "laplace", "--epsilon", "1", "--confidence", "1.5"], "confidence=1.5"),
         (["audit", "laplace"], "--epsilon"),
+        (["audit", "laplace", "--epsilon", "1", "--report", "out.txt"], ".html"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(argv, needle, capsys):
