@@ -25,7 +25,7 @@ PROOF_OF = {
     "rr.k_ary": "rr.k_ary.exact",
     "laplace.scalar": "laplace.scalar",
     "laplace.vector_l1": "laplace.vector_l1",
-    "gaussian": "gaussian.as_pure",
+    "gaussian": "gaussian.classical_calibration.eps_below_1",
     "geometric.two_sided": "geometric.two_sided",
     "exponential.half_factor": "exponential.half_factor",
     "exponential.no_half_factor": "exponential.no_half_non_monotone",
@@ -92,9 +92,11 @@ def _catalogue_md(rows: list[dict], proofs: dict, samples: int) -> str:
         verdict = "**violation**" if r["violation"] else "no violation found"
         if r["unbounded"]:
             verdict += " (unbounded witness)"
-        lines.append(f"| [{md_cell(r['name'])}]({r['report']}) | {_fmt(r['claimed'])} | {r['delta']:g} | "
+        lines.append(f"| `{md_cell(r['name'])}` | {_fmt(r['claimed'])} | {r['delta']:g} | "
                      f"{_fmt(r['true'])} | {md_cell(proof)} | {_fmt(r['lb'])} | {verdict} | {_fmt(gap)} |")
-    lines += ["", "Proof verdicts in full: [proofs.md](proofs.md).", ""]
+    lines += ["", "Proof verdicts in full: [proofs.md](proofs.md). One HTML report per mechanism "
+              "(plots, witness, counts): `make demo` writes `reports/audits/NAME.html` and "
+              "`reports/index.html`.", ""]
     return "\n".join(lines)
 
 
