@@ -43,6 +43,11 @@ def verdict_sentence(d: dict[str, Any]) -> str:
             f"does not exceed the claimed {claim}. This is not a proof that the claim holds.")
 
 
+def _short(text: str, width: int = 48) -> str:
+    """Axis labels stay inside the figure; the full text is in the table above the plots."""
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
 def _figure():
     import matplotlib
 
@@ -75,7 +80,7 @@ def _plot_outputs(p: dict[str, Any]) -> str:
         lo = max(lo, edges[0]) if math.isfinite(lo) else edges[0]
         hi = min(hi, edges[-1]) if math.isfinite(hi) else edges[-1]
         ax.axvspan(lo, hi, color="#999", alpha=0.2, label="witness event")
-        ax.set_xlabel(f"score: {p['score']}  (bin width {width:.3g})")
+        ax.set_xlabel(f"score: {_short(p['score'])}  (bin width {width:.3g})")
         ax.set_ylabel("fraction of samples")
     else:
         labels = p["labels"]
@@ -97,11 +102,12 @@ def _plot_outputs(p: dict[str, Any]) -> str:
 def _plot_loss(p: dict[str, Any]) -> str:
     plt, fig, ax = _figure()
     if p["kind"] == "score":
-        ax.plot(p["loss_x"], p["loss_y"], color="#1f5fa8", label="certified eps_lb of {score > t} or {score <= t}")
-        ax.set_xlabel(f"threshold t on {p['score']}")
+        ax.plot(p["loss_x"], p["loss_y"], color="#1f5fa8",
+                label="eps_lb of {score > t} or {score <= t} (per threshold)")
+        ax.set_xlabel(f"threshold t on {_short(p['score'])}")
     else:
         xs = range(len(p["loss_x"]))
-        ax.bar(list(xs), p["loss_y"], color="#1f5fa8", label="certified eps_lb of each output")
+        ax.bar(list(xs), p["loss_y"], color="#1f5fa8", label="eps_lb of each output (per output)")
         ax.set_xticks(list(xs), [lab[:14] for lab in p["loss_x"]], rotation=45, ha="right", fontsize=7)
     ax.axhline(p["claimed_epsilon"], color="#b91c1c", linestyle="--", label=f"claimed eps = {p['claimed_epsilon']:g}")
     ax.set_ylabel("epsilon lower bound")
@@ -115,13 +121,13 @@ def _plot_tradeoff(p: dict[str, Any]) -> str:
     t = p["tradeoff"]
     ax.plot(t["claimed_alpha"], t["claimed_beta"], color="#b91c1c", linestyle="--",
             label="limit allowed by the claim")
-    ax.plot(t["alpha"], t["beta"], color="#1f5fa8", marker=".", markersize=3,
-            label="empirical test (type I vs type II)")
+    ax.plot(t["alpha"], t["beta"], color="#1f5fa8", marker=".", markersize=4, linewidth=2,
+            zorder=3, label="empirical test (type I vs type II)")
     ax.fill_betweenx(t["beta"], t["alpha"], t["alpha_hi"], color="#1f5fa8", alpha=0.15)
     ax.plot(t["alpha"], t["beta_lo"], color="#1f5fa8", alpha=0.4, linewidth=0.8,
             label="confidence band")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
+    ax.set_xlim(-0.02, 1.02)  # curves that hug an axis stay visible
+    ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("type I error alpha (reject A when A is true)")
     ax.set_ylabel("type II error beta")
     ax.set_title("Trade-off curve (f-DP view): a curve below the dashed line violates the claim")
@@ -171,7 +177,10 @@ def audit_html(d: dict[str, Any], title: str | None = None) -> str:
         p = d["plots"]
         note = (f"<p class='small'>Plots use {p['samples']} fresh samples per dataset (seed "
                 f"{p['seed']}), separate from the certification samples; the certified bound "
-                "above comes from the certification samples only.</p>")
+                "above comes from the certification samples only. The per-threshold bounds in "
+                "the second plot are one-sided Clopper-Pearson at the audit's confidence without "
+                f"a union bound: an illustration, not a certificate. Score: "
+                f"{esc(p.get('score', p.get('event_text', '')))}.</p>")
     notes = "".join(f"<li>{esc(n)}</li>" for n in d.get("notes", []))
     body = (f"<h1>{esc(title)}</h1>"
             f"<p class='lead {cls}-lead'>{esc(verdict_sentence(d))}</p>"
