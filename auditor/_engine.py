@@ -28,7 +28,8 @@ from proofs._errors import InputError
 
 __all__ = ["AuditConfig", "audit", "minimum_samples"]
 
-SELECTION_CAP = 1_000_000
+SELECTION_CAP = 1_000_000  # per dataset and pair, for vector outputs (memory)
+SCALAR_SELECTION_CAP = 4_000_000  # scalar outputs are cheap to hold: choose events more finely
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,11 +55,12 @@ class AuditConfig:
         """Level of each of the 2 * n_events one-sided bounds (Bonferroni)."""
         return (1.0 - self.confidence) / (2 * max(n_events, 1))
 
-    def split(self) -> tuple[int, int]:
-        """(selection, certification) samples per dataset."""
+    def split(self, scalar: bool = False) -> tuple[int, int]:
+        """(selection, certification) samples per dataset: a tenth for selection, capped."""
         m = self.selection_samples
         if m is None:
-            m = max(min(self.samples // 10, SELECTION_CAP), min(1000, self.samples // 2))
+            cap = SCALAR_SELECTION_CAP if scalar else SELECTION_CAP
+            m = max(min(self.samples // 10, cap), min(1000, self.samples // 2))
         return m, self.samples - m
 
 
@@ -284,6 +286,12 @@ def _conclude(mech: Mechanism, pairs: Sequence[Pair], chosen: Sequence[Candidate
     )
 
 
+def _is_scalar(mech: Mechanism, pair: Pair, seed: int) -> bool:
+    """Probe a few outputs (on a stream of their own) to size the selection sample."""
+    probe = draw(mech, pair.a, 8, np.random.default_rng(np.random.SeedSequence([seed, 0x5CA1])))
+    return probe.ndim == 1
+
+
 def run(mechanism: Callable[..., Any] | Mechanism, pairs: Sequence[Pair], cfg: AuditConfig,
         name: str | None = None) -> AuditResult:
     """Audit an adapted mechanism on validated pairs (the engine behind :func:`audit`)."""
@@ -292,6 +300,8 @@ def run(mechanism: Callable[..., Any] | Mechanism, pairs: Sequence[Pair], cfg: A
     mech = as_mechanism(mechanism, name)
     seed = cfg.seed if cfg.seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
     cfg = replace(cfg, seed=seed)
+    if cfg.selection_samples is None:
+        cfg = replace(cfg, selection_samples=cfg.split(_is_scalar(mech, pairs[0], seed))[0])
     streams = _streams(seed, len(pairs))
     chosen, shape = _select(mech, pairs, cfg, streams)
     counts = _certify(mech, pairs, chosen, cfg, streams, shape)
