@@ -1,0 +1,28 @@
+import io
+
+from auditor._progress import Progress
+
+
+class _Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_draws_on_a_terminal_only():
+    tty = _Tty()
+    p = Progress(1000, stream=tty, min_interval=0)
+    p.update(500)
+    assert "50.0%" in tty.getvalue() and "samples" in tty.getvalue() and "ETA" in tty.getvalue()
+    p.close()
+    pipe = io.StringIO()
+    q = Progress(1000, stream=pipe)
+    q.update(1000)
+    q.close()
+    assert pipe.getvalue() == ""  # not a terminal: silent
+
+
+def test_progress_can_be_switched_off():
+    tty = _Tty()
+    p = Progress(10, stream=tty, enabled=False)
+    p.update(10)
+    assert tty.getvalue() == ""
