@@ -45,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the audit (default 0)")
     parser.add_argument("--json", metavar="OUT", help="write the result as JSON (atomically)")
     parser.add_argument("--report", metavar="OUT.html|OUT.md", help="write an HTML or Markdown report")
-    parser.add_argument("--quiet", action="store_true", help="print nothing on success")
+    parser.add_argument("--quiet", action="store_true", help="print nothing on success (and no progress bar)")
 
 
 def _import_file(path: str, attr: str, target: str) -> Any:
@@ -145,7 +145,8 @@ def run(args: argparse.Namespace) -> int:
     func, name, entry = resolve_target(args.target)
     delta = args.delta if args.delta is not None else (entry.delta if entry else 0.0)
     cfg = AuditConfig(epsilon=args.epsilon, delta=delta, samples=args.samples,
-                      confidence=args.confidence, seed=args.seed)
+                      confidence=args.confidence, seed=args.seed,
+                      progress=False if args.quiet else None)
     validate(cfg)
     if entry is not None:
         func = entry.sampler(args.epsilon)  # the catalogue mechanism as calibrated for the claim

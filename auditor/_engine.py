@@ -21,6 +21,7 @@ import numpy as np
 from auditor._adapter import Mechanism, as_mechanism, draw, kind_of
 from auditor._events import event_to_dict
 from auditor._pairs import Pair, check_pair, generate_pairs, normalise_relation
+from auditor._progress import Progress
 from auditor._result import AuditResult, Witness
 from auditor._select import FAMILIES, Candidate, Scorer, propose
 from auditor._stats import cp_lower, cp_upper, delta_bound, epsilon_bound, p_value
@@ -45,6 +46,7 @@ class AuditConfig:
     max_certified: int = 2
     batch_size: int | None = None
     families: tuple[str, ...] = FAMILIES
+    progress: bool | None = None  # a bar on stderr; None: only when stderr is a terminal
 
     @property
     def alpha_per_bound(self) -> float:
@@ -232,7 +234,9 @@ def _certify(mech: Mechanism, pairs: Sequence[Pair], chosen: Sequence[Candidate]
     _, n = cfg.split()
     counts = np.zeros((len(chosen), 2), dtype=np.int64)
     bs = _batch_size(cfg, mech, shape, n)
-    for i in sorted({c.pair_index for c in chosen}):
+    pair_ids = sorted({c.pair_index for c in chosen})
+    bar = Progress(2 * n * len(pair_ids), "certifying", enabled=cfg.progress)
+    for i in pair_ids:
         idx = [k for k, c in enumerate(chosen) if c.pair_index == i]
         for side, data in enumerate((pairs[i].a, pairs[i].b)):
             gen = streams.certification[i][side]
@@ -244,6 +248,8 @@ def _certify(mech: Mechanism, pairs: Sequence[Pair], chosen: Sequence[Candidate]
                 for k in idx:
                     counts[k, side] += int(np.count_nonzero(chosen[k].event.contains(y)))
                 done += size
+                bar.update(size)
+    bar.close()
     return counts
 
 
