@@ -22,7 +22,9 @@ test: install
 	$(PY) -m pytest -q
 	$(VENV)/bin/dpaudit prove --quiet --baseline reports/proofs.json
 
+# The bench also audits third-party libraries: it installs the optional [libs] extra.
 bench: install
+	$(PY) -m pip install --quiet -e '.[test,libs]'
 	$(PY) -m bench
 
 # Accept the current proof verdicts as the new CI baseline (review the diff before committing).

@@ -156,13 +156,42 @@ def false_alarms() -> None:
     print(f"total: {bad} violations in {total} audits of correct mechanisms\n")
 
 
+def longitudinal() -> None:
+    from bench import longitudinal as lon
+
+    print("## 5. Longitudinal audits: T reports of one client as one output\n")
+    rows = lon.run(samples=max(200_000 // SCALE, 20_000))
+    print(lon.table(rows) + "\n")
+    if not QUICK:
+        lon.plot(rows, "reports/longitudinal.svg")
+
+
+def third_party() -> None:
+    from bench import thirdparty_bench as tp
+
+    print("## 6. Third-party libraries (diffprivlib, OpenDP, python-dp)\n")
+    print(tp.table(tp.run(scale=0.05 if QUICK else 1.0)) + "\n")
+
+
+def local_protocols() -> None:
+    from bench import closeness_bench, ldp_bench
+
+    print("## 7. Closeness of a 1e6-row table; local-DP estimators and the RAPPOR decoder\n")
+    closeness_bench.run(rows=10_000 if QUICK else 1_000_000)  # each prints its own lines
+    ldp_bench.run()
+    print()
+
+
 def main() -> int:
     t0 = time.perf_counter()
-    print("# dpaudit auditor benchmark" + (" (QUICK)" if QUICK else "") + "\n")
+    print("# dpaudit benchmark" + (" (QUICK)" if QUICK else "") + "\n")
     memory()
     overhead()
     table()
     false_alarms()
+    longitudinal()
+    third_party()
+    local_protocols()
     print(f"total bench time {time.perf_counter() - t0:.0f} s")
     return 0
 
