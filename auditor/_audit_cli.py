@@ -40,6 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="neighbouring relation: checks given pairs, or generates candidates")
     parser.add_argument("--sensitivity", type=float, default=1.0, help="for --relation sensitivity")
     parser.add_argument("--size", type=int, default=5, help="records/answers in generated datasets")
+    parser.add_argument("--search", choices=("patterns", "hypothesis"), default="patterns",
+                        help="with --relation and no pairs: classic input patterns (default) or a "
+                             "Hypothesis search steered by the estimated privacy loss")
     parser.add_argument("--samples", type=int, default=1_000_000, help="samples per dataset (total)")
     parser.add_argument("--confidence", type=float, default=0.95, help="confidence level (default 0.95)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the audit (default 0)")
@@ -99,7 +102,8 @@ def resolve_target(target: str) -> tuple[Callable[..., Any], str, samplers.Catal
     return obj, target, None
 
 
-def _pairs_from_args(args: argparse.Namespace, entry: samplers.CatalogueEntry | None) -> list[Pair]:
+def _pairs_from_args(args: argparse.Namespace, entry: samplers.CatalogueEntry | None,
+                     func: Any = None) -> list[Pair]:
     if args.pair and args.pairs:
         raise InputError("--pair and --pairs were both given; use one of them.")
     relation = None if args.relation is None else normalise_relation(args.relation)
@@ -110,6 +114,10 @@ def _pairs_from_args(args: argparse.Namespace, entry: samplers.CatalogueEntry | 
         pairs = load_pairs_file(args.pairs)
     if pairs is None:
         if relation is not None:
+            if getattr(args, "search", "patterns") == "hypothesis":
+                from auditor._engine import _searched_pairs
+
+                return _searched_pairs(func, relation, args.sensitivity, args.size, args.seed)
             return generate_pairs(relation, size=args.size, sensitivity=args.sensitivity, seed=args.seed)
         if entry is not None:
             return list(entry.pairs)
@@ -150,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
     validate(cfg)
     if entry is not None:
         func = entry.sampler(args.epsilon)  # the catalogue mechanism as calibrated for the claim
-    pairs = _pairs_from_args(args, entry)
+    pairs = _pairs_from_args(args, entry, func)
     result = _run_audit(func, pairs, cfg, name=name)
     if args.json:
         write_json_atomic(args.json, result.to_dict())

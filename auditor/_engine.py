@@ -131,12 +131,19 @@ def minimum_samples(epsilon: float, delta: float, confidence: float) -> int | No
     return None
 
 
+PAIR_SEARCHES = ("patterns", "hypothesis")
+
+
 def _as_pairs(pairs: Iterable[Any] | None, relation: str | None, sensitivity: float, size: int,
-              seed: int) -> list[Pair]:
+              seed: int, search: str = "patterns", mechanism: Any = None) -> list[Pair]:
     rel = normalise_relation(relation)
+    if search not in PAIR_SEARCHES:
+        raise InputError(f"pair_search={search!r} is unknown; use one of {', '.join(PAIR_SEARCHES)}.")
     if pairs is None:
         if relation is None:
             raise InputError("no neighbouring pair given; pass pairs=[(A, B)] (--pair A B) or a relation.")
+        if search == "hypothesis":
+            return _searched_pairs(mechanism, rel, sensitivity, size, seed)
         return generate_pairs(rel, size=size, sensitivity=sensitivity, seed=seed)
     out = []
     for p in pairs:
@@ -146,6 +153,23 @@ def _as_pairs(pairs: Iterable[Any] | None, relation: str | None, sensitivity: fl
     if not out:
         raise InputError("pairs=[] is empty; pass at least one neighbouring pair (A, B).")
     return out
+
+
+def _searched_pairs(mechanism: Any, rel: str, sensitivity: float, size: int, seed: int) -> list[Pair]:
+    """Hypothesis-driven search (`hypothesis.target` on the estimated loss), with the
+    pattern pairs as a floor so the search can only add candidates."""
+    from hypothesis import strategies as st
+
+    from auditor.strategies import search_pairs
+
+    if rel == "any":
+        raise InputError("pair_search='hypothesis' needs --relation add-remove, replace-one or sensitivity.")
+    elements = st.floats(-2.0, 2.0, allow_nan=False, width=32) if rel != "sensitivity" else None
+    found = search_pairs(mechanism, rel, elements, min_size=max(1, size - 2), max_size=size,
+                         sensitivity=sensitivity, seed=seed)
+    for p in found:
+        check_pair(p, rel, sensitivity)
+    return found + generate_pairs(rel, size=size, sensitivity=sensitivity, seed=seed)[:3]
 
 
 def _tuple_pair(p: Any) -> Pair:
@@ -318,11 +342,14 @@ def audit(mechanism: Callable[..., Any], pairs: Iterable[Any] | None = None, *, 
           delta: float = 0.0, samples: int = 1_000_000, confidence: float = 0.95,
           seed: int | None = 0, relation: str | None = None, sensitivity: float = 1.0,
           size: int = 5, selection_samples: int | None = None, max_certified: int = 2,
-          families: Sequence[str] = FAMILIES, name: str | None = None) -> AuditResult:
+          families: Sequence[str] = FAMILIES, name: str | None = None,
+          pair_search: str = "patterns") -> AuditResult:
     """Audit the claim "``mechanism`` is (epsilon, delta)-DP" on neighbouring ``pairs``.
 
     ``pairs`` are ``(A, B)`` datasets passed as ``data``; with ``pairs=None`` and a ``relation``
     (``add-remove``, ``replace-one``, ``sensitivity``) candidate pairs are generated and searched.
+    ``pair_search="hypothesis"`` replaces the pattern list by a Hypothesis search steered by
+    the estimated loss (plus three pattern pairs).
     ``samples`` is the total per dataset (selection + certification). ``families`` restricts
     the event families searched (see ``auditor._select.FAMILIES``). Returns an
     :class:`AuditResult`; ``violation`` is True with probability at most ``1 - confidence`` when
@@ -332,5 +359,6 @@ def audit(mechanism: Callable[..., Any], pairs: Iterable[Any] | None = None, *, 
                       selection_samples=selection_samples, max_certified=max_certified,
                       families=tuple(families))
     validate(cfg)
-    pair_list = _as_pairs(pairs, relation, sensitivity, size, 0 if seed is None else seed)
+    pair_list = _as_pairs(pairs, relation, sensitivity, size, 0 if seed is None else seed,
+                          pair_search, mechanism)
     return run(mechanism, pair_list, cfg, name=name)

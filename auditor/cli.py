@@ -7,6 +7,7 @@ refuted/regressed claim (prove); 2 bad input (one-line message, no traceback); 3
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import traceback
 
@@ -88,6 +89,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def entry() -> None:
+    # `dpaudit ... | head` should end quietly like other Unix tools, not with a traceback.
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     sys.exit(main())
 
 
