@@ -9,10 +9,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
-import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
@@ -22,8 +20,9 @@ from auditor._pairs import RELATIONS, Pair, check_pair, generate_pairs, load_pai
 from auditor._pairs import parse_json_value
 from auditor._result import AuditResult
 from proofs._errors import InputError
+from proofs._io import write_json_atomic
 
-__all__ = ["add_arguments", "run", "resolve_target", "write_json_atomic"]
+__all__ = ["add_arguments", "run", "resolve_target"]
 
 _run_audit = run  # the engine's run; this module's ``run`` is the CLI entry point
 
@@ -127,23 +126,6 @@ def _pairs_from_args(args: argparse.Namespace, entry: samplers.CatalogueEntry | 
     return pairs
 
 
-def write_json_atomic(path: str, obj: Any) -> None:
-    """Write JSON to ``path`` via a temporary file in the same folder and ``os.replace``."""
-    dest = Path(path)
-    folder = dest.parent if str(dest.parent) else Path(".")
-    if not folder.is_dir():
-        raise InputError(f"--json {path!r}: folder {str(folder)!r} does not exist; create it first.")
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w") as fh:
-            json.dump(obj, fh, indent=2, allow_nan=False)
-            fh.write("\n")
-        os.replace(tmp, dest)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def run(args: argparse.Namespace) -> int:
     """Run one audit from parsed arguments; return the exit code (0 nothing found, 1 violation)."""
     if args.report:
@@ -161,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
     pairs = _pairs_from_args(args, entry, func)
     result = _run_audit(func, pairs, cfg, name=name)
     if args.json:
-        write_json_atomic(args.json, result.to_dict())
+        write_json_atomic(args.json, result.to_dict(), strict=True)
     if args.report:
         from auditor._demo_audit import with_plots
         from auditor.report import write_audit_report

@@ -38,5 +38,6 @@ def _umask() -> int:
     return mask
 
 
-def write_json_atomic(path: str | os.PathLike, data) -> None:
-    write_text_atomic(path, json.dumps(data, indent=2, sort_keys=False) + "\n")
+def write_json_atomic(path: str | os.PathLike, data, strict: bool = False) -> None:
+    """JSON, atomically; `strict` rejects NaN and infinities (not valid JSON)."""
+    write_text_atomic(path, json.dumps(data, indent=2, allow_nan=not strict) + "\n")
