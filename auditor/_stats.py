@@ -58,26 +58,26 @@ def _z(a: float) -> float:
     return float(-special.ndtri(a))
 
 
-def wilson_lower(k, n, a):
-    """Wilson score lower bound: a fast stand-in for Clopper-Pearson when *choosing* events."""
+def _wilson(k, n, a):
+    """(centre, radius) of the Wilson score interval, both already divided by 1 + z^2/n."""
     z = _z(a)
-    k = np.asarray(k, dtype=float)
-    p = k / n
+    p = np.asarray(k, dtype=float) / n
     den = 1 + z * z / n
     centre = p + z * z / (2 * n)
     rad = z * np.sqrt(np.maximum(p * (1 - p) / n + z * z / (4 * n * n), 0))
-    return np.maximum((centre - rad) / den, 0.0)
+    return centre / den, rad / den
+
+
+def wilson_lower(k, n, a):
+    """Wilson score lower bound: a fast stand-in for Clopper-Pearson when *choosing* events."""
+    centre, rad = _wilson(k, n, a)
+    return np.maximum(centre - rad, 0.0)
 
 
 def wilson_upper(k, n, a):
     """Wilson score upper bound (see :func:`wilson_lower`)."""
-    z = _z(a)
-    k = np.asarray(k, dtype=float)
-    p = k / n
-    den = 1 + z * z / n
-    centre = p + z * z / (2 * n)
-    rad = z * np.sqrt(np.maximum(p * (1 - p) / n + z * z / (4 * n * n), 0))
-    return np.minimum((centre + rad) / den, 1.0)
+    centre, rad = _wilson(k, n, a)
+    return np.minimum(centre + rad, 1.0)
 
 
 def predicted_epsilon(cx, cy, m: int, n: int, a: float, delta: float, shrink: float = 0.01):
