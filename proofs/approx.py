@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -52,6 +53,18 @@ EPSILON, DELTA, SENSITIVITY = sym("epsilon"), sym("delta"), sym("Delta")
 _y = sp.Symbol("y", real=True)
 _c = sp.Symbol("c", real=True)
 _PREC = 128
+
+
+@contextmanager
+def _precision(bits: int | None = None):
+    """Run arb arithmetic at `bits` of precision (default _PREC), restoring the old setting."""
+    old = ctx.prec
+    ctx.prec = _PREC if bits is None else bits
+    try:
+        yield
+    finally:
+        ctx.prec = old
+
 _MAX_BOXES = 4000
 
 
@@ -391,12 +404,8 @@ def gaussian_delta(epsilon: Any, sigma: Any, sensitivity: Any = 1, prec: int = _
     """Certified enclosure (arb ball) of the Gaussian mechanism's delta(eps) (Balle-Wang Thm 8)."""
     e, s, d = (check_eps_value(epsilon), _positive(sigma, "sigma"),
                _positive(sensitivity, "sensitivity"))
-    old = ctx.prec
-    try:
-        ctx.prec = prec
+    with _precision(prec):
         return _gauss_delta_ball(to_ball(e), to_ball(d) / to_ball(s))
-    finally:
-        ctx.prec = old
 
 
 def gaussian_epsilon(sigma: Any, delta: Any, sensitivity: Any = 1, tol: float = 1e-9) -> tuple:
@@ -566,12 +575,8 @@ def _approx_laplace(claim: ApproxDP, meta: dict, start: float) -> ProofResult:
         return make_result(meta, claim.statement(), Verdict.UNKNOWN, "SymPy derivation", start,
                            reason=f"profile not derived: {deriv.reason}", steps=deriv.steps)
     value = laplace_delta(claim.epsilon, lap.scale, lap.sensitivity)
-    old = ctx.prec
-    ctx.prec = _PREC
-    try:
+    with _precision():
         ball = to_ball(value)
-    finally:
-        ctx.prec = old
     cstar = (lap.sensitivity + claim.epsilon * lap.scale) / 2
     return _interval_verdict(
         claim, ball, meta, start, "Laplace profile derived with SymPy, enclosed with arb",
@@ -591,12 +596,8 @@ def _approx_finite(claim: ApproxDP, meta: dict, start: float) -> ProofResult:
                              f"delta = {claim.delta}", "exact rational arithmetic")
         return make_result(meta, claim.statement(), Verdict.REFUTED, "exact rational sum", start,
                            counterexample=cex)
-    old = ctx.prec
-    ctx.prec = _PREC
-    try:
+    with _precision():
         ball = to_ball(value)
-    finally:
-        ctx.prec = old
     return _interval_verdict(claim, ball, meta, start, "exact sum enclosed with arb",
                              str(set(event)), (x, xp), {"epsilon": str(claim.epsilon)})
 
@@ -732,12 +733,8 @@ class GaussianCalibration:
         a, b = terms
         r2 = sp.sqrt(2)
         expr = sp.erfc(-a / r2) / 2 - sp.exp(EPSILON) * sp.erfc(-b / r2) / 2
-        old = ctx.prec
-        ctx.prec = _PREC
-        try:
+        with _precision():
             return self._decide(expr, meta, start, deriv)
-        finally:
-            ctx.prec = old
 
     def _decide(self, expr, meta, start, deriv) -> ProofResult:
         try:
@@ -839,12 +836,8 @@ class GaussianCalibrationRegion:
                                reason="sigma must be positive (SymPy must see it) and "
                                       "sigma/Delta must depend on epsilon and delta only"
                                if gap is None else f"profile not derived: {deriv.reason}")
-        old = ctx.prec
-        ctx.prec = _PREC
-        try:
+        with _precision():
             return self._search(gap, meta, start, deriv)
-        finally:
-            ctx.prec = old
 
     def _search(self, gap, meta, start, deriv) -> ProofResult:
         try:
