@@ -65,6 +65,7 @@ def _precision(bits: int | None = None):
     finally:
         ctx.prec = old
 
+
 _MAX_BOXES = 4000
 
 
