@@ -4,7 +4,9 @@ With no file, the built-in catalogue is checked. A claims file is a Python file 
 a module-level list ``CLAIMS`` of :class:`proofs.Theorem` objects or bare claims
 (:class:`proofs.PureDP`, ...). Exit 0 when every verdict is as expected (``expect='holds'``
 needs ``proved`` or ``certified``; ``expect='refuted'`` needs ``refuted``), 1 otherwise or when
-a verdict regressed against the baseline, 2 on bad input.
+a verdict regressed against the baseline, 2 on bad input: a claims file that does not load or
+a claim that cannot be checked (it gets an `error` result with its id, file and message, and the
+other claims still run), 3 when a claim hit an internal error.
 """
 
 from __future__ import annotations
@@ -14,13 +16,15 @@ import importlib.util
 import json
 import sys
 import uuid
+from dataclasses import replace
 from pathlib import Path
 
 from proofs._errors import InputError
 from proofs._io import write_json_atomic, write_text_atomic
-from proofs.claims import ProofRun, Theorem, run_theorems
+from proofs.claims import ProofRun, Theorem, error_result, run_theorems
+from proofs.results import ProofResult
 
-EXIT_OK, EXIT_FOUND = 0, 1
+EXIT_OK, EXIT_FOUND, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,7 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def load_claims_file(path: str) -> list:
-    """Import a claims file and return its CLAIMS items, with one-line errors on failure."""
+    """Import a claims file and return its CLAIMS items as theorems (raises InputError with a
+    one-line message when the file cannot be used; see :func:`load_or_error`)."""
     file = Path(path)
     if file.suffix != ".py":
         raise InputError(f"claims file {path!r} is not a .py file; give a Python file that "
@@ -47,7 +52,8 @@ def load_claims_file(path: str) -> list:
     try:
         spec.loader.exec_module(module)
     except InputError as exc:
-        raise InputError(f"claims file {path!r}: {exc}") from None
+        line = _error_line(exc, file)
+        raise InputError(f"claims file {path!r}{line}: {exc}") from None
     except Exception as exc:  # noqa: BLE001 - any import failure is the user's file
         line = _error_line(exc, file)
         raise InputError(f"claims file {path!r} does not import{line}: "
@@ -58,7 +64,15 @@ def load_claims_file(path: str) -> list:
                          "CLAIMS = [Theorem(...) or PureDP(...), ...].")
     if not isinstance(claims, (list, tuple)) or not claims:
         raise InputError(f"CLAIMS in {path!r} must be a non-empty list; got {claims!r:.60}.")
-    return [_as_theorem(item, i, file.name) for i, item in enumerate(claims)]
+    return [_as_theorem(item, i, file.name, path) for i, item in enumerate(claims)]
+
+
+def load_or_error(path: str) -> list:
+    """The file's theorems, or one `error` result (id: the path) when it does not load."""
+    try:
+        return load_claims_file(path)
+    except InputError as exc:
+        return [error_result(path, str(exc), file=path)]
 
 
 def _error_line(exc: BaseException, file: Path) -> str:
@@ -73,13 +87,10 @@ def _error_line(exc: BaseException, file: Path) -> str:
     return f" (line {line})" if line else ""
 
 
-def _as_theorem(item, index: int, filename: str) -> Theorem:
+def _as_theorem(item, index: int, filename: str, path: str) -> Theorem:
     if isinstance(item, Theorem):
-        return item
-    if not hasattr(item, "__dataclass_fields__"):
-        raise InputError(f"CLAIMS[{index}] in {filename!r} is {type(item).__name__}, not a claim; "
-                         "use proofs.Theorem(...) or a claim such as proofs.PureDP(...).")
-    return Theorem(id=f"{filename}:CLAIMS[{index}]", claim=item, source=filename)
+        return replace(item, file=path)
+    return Theorem(id=f"{filename}:CLAIMS[{index}]", claim=item, source=filename, file=path)
 
 
 def _print_progress(result) -> None:
@@ -109,17 +120,22 @@ def _regressions(run: ProofRun, baseline_path: str) -> list[str]:
     return changes
 
 
-def _collect(files: list[str]) -> list[Theorem]:
+def _collect(files: list[str]) -> list:
+    """Theorems to check, in order; files that do not load and repeated ids become `error`
+    results in their place, so the rest still runs."""
     if not files:
         from proofs.catalogue import catalogue
 
         return catalogue()
-    items = [t for f in files for t in load_claims_file(f)]
-    seen: set[str] = set()
-    for t in items:
-        if t.id in seen:
-            raise InputError(f"theorem id {t.id!r} appears twice; give each theorem its own id.")
-        seen.add(t.id)
+    items, seen = [], set()
+    for f in files:
+        for t in load_or_error(f):
+            if isinstance(t, Theorem) and t.id in seen:
+                t = error_result(t.id, f"theorem id {t.id!r} appears twice; give each theorem "
+                                       "its own id.", file=t.file)
+            elif isinstance(t, Theorem):
+                seen.add(t.id)
+            items.append(t)
     return items
 
 
@@ -155,19 +171,14 @@ def run(args: argparse.Namespace) -> int:
             print(f"regression: {change}", file=sys.stderr)
         if changes:
             code = EXIT_FOUND
-    return code
+    return _error_code(run_result.errors, code)
 
 
-def run_catalogue_demo(out: str) -> int:
-    """Prove the catalogue, print the table and write it to OUT/proofs.md and proofs-run.json."""
-    from proofs.catalogue import catalogue
-
-    Path(out).mkdir(parents=True, exist_ok=True)
-    result = run_theorems(catalogue())
-    table = result.summary()
-    print(table)
-    write_report(result, str(Path(out) / "proofs.md"))
-    write_report(result, str(Path(out) / "proofs.html"))
-    write_json_atomic(Path(out) / "proofs-run.json", result.to_dict())
-    return EXIT_OK if result.all_as_expected else EXIT_FOUND
-
+def _error_code(errors: tuple[ProofResult, ...], code: int) -> int:
+    """One stderr line per claim that could not be checked; exit 2 (3 on an internal error)."""
+    for r in errors:
+        where = f" ({r.file})" if r.file and r.file != r.id else ""
+        print(f"dpaudit: error: {r.id}{where}: {r.reason}", file=sys.stderr)
+    if any(r.internal for r in errors):
+        return EXIT_INTERNAL
+    return EXIT_BAD_INPUT if errors else code

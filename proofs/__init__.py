@@ -22,15 +22,17 @@ _EXPORTS = {
     # Proofs II: approximate DP, composition, group privacy, post-processing, estimators.
     "proofs.approx": (
         "ApproxDP", "CalibrationMinimal", "GaussianCalibration", "GaussianCalibrationRegion",
-        "GaussianCalibrationResult", "PrivacyProfile", "calibrate_gaussian", "finite_delta",
+        "GaussianCalibrationResult", "PrivacyProfile", "calibrate_gaussian",
         "gaussian_delta", "gaussian_epsilon", "laplace_delta",
     ),
+    "proofs.finite": ("compose", "compose_adaptive", "finite_delta", "finite_ratio",
+                      "post_process"),
     "proofs.composition": (
         "ComposedDP", "RDPConversion", "RenyiGaussian", "SequentialComposition", "ZCDPConversion",
-        "compose", "compose_adaptive", "drv_epsilon", "finite_ratio", "kov_delta", "kov_epsilon",
+        "drv_epsilon", "kov_delta", "kov_epsilon",
     ),
     "proofs.group": ("GroupPrivacy", "chain_delta", "standard_delta"),
-    "proofs.postprocessing": ("PostProcessing", "post_process"),
+    "proofs.postprocessing": ("PostProcessing",),
     "proofs.estimators": (
         "ChebyshevTail", "LinearEstimator", "PerReportUnbiased", "Unbiased", "Variance",
         "forced_response_estimator", "rr_estimator",

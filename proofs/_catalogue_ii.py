@@ -24,7 +24,7 @@ from proofs.estimators import (
     one_bit_term, rr_estimator,
 )
 from proofs.group import DEL, EPS, K, GroupPrivacy, chain_delta, standard_delta
-from proofs.mechanisms import FiniteMechanism, Gaussian, Laplace, OneBitTelemetry, sym
+from proofs.mechanisms import FiniteMechanism, Gaussian, Laplace, OneBitTelemetry, as_expr, sym
 from proofs.postprocessing import PostProcessing
 
 __all__ = ["theorems", "rr_table", "EXAMPLE_MECHANISMS"]
@@ -42,7 +42,7 @@ _DKY17 = "Ding, Kulkarni, Yekhanin (2017), Collecting telemetry data privately, 
 
 def rr_table(ratio) -> FiniteMechanism:
     """Binary randomized response with P[y = x] = r/(1 + r): exact epsilon ln r."""
-    r = sp.nsimplify(ratio)
+    r = as_expr(ratio, "ratio")
     keep = r / (1 + r)
     return FiniteMechanism({0: {0: keep, 1: 1 - keep}, 1: {0: 1 - keep, 1: keep}}, name=f"RR({r})")
 

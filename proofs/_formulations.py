@@ -93,7 +93,7 @@ def _finite_tight(cases: tuple[Case, ...]):
     for i, c in enumerate(cases):
         if (c.p.free_symbols | c.q.free_symbols) or c.q == 0:
             return None
-        ratios.append((sp.nsimplify(c.p / c.q), i))
+        ratios.append((c.p / c.q, i))
     best, index = max(ratios, key=lambda r: float(r[0]))
     return (sp.log(best), index, {})
 

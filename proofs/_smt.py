@@ -11,7 +11,9 @@ Translation (sound by construction):
   variable `X_s = exp(s/q)`. The link between `s` and `X_s` is relaxed to the true facts
   `X_s > 0`, `X_s >= 1 + s/q` (and `X_s > 1` when `s > 0`). A proof over the relaxation is a
   proof of the original (it quantifies over more); a model may be spurious, hence the re-check.
-- integer-valued symbols are quantified over the reals (a superset: proofs stay sound).
+- integer-valued symbols are quantified over the reals (a superset: proofs stay sound);
+- distinct SymPy symbols that share a name get distinct z3 variables (merging them would
+  prove a special case only).
 """
 
 from __future__ import annotations
@@ -48,7 +50,13 @@ class _Translator:
 
     def var(self, s: sp.Symbol) -> z3.ArithRef:
         if s not in self.vars:
-            v = z3.Real(str(s))
+            # distinct SymPy symbols may share a name (other assumptions): never merge them
+            taken = {str(v) for v in self.vars.values()}
+            name, n = str(s), 1
+            while name in taken:
+                n += 1
+                name = f"{s}#{n}"
+            v = z3.Real(name)
             self.vars[s] = v
             if s.is_positive:
                 self.side.append(v > 0)
@@ -80,7 +88,7 @@ class _Translator:
     def exp_var(self, sym: sp.Symbol) -> tuple[z3.ArithRef, int]:
         if sym not in self.exp_vars:
             q = self.exp_denominators.get(sym, 1)
-            x = z3.Real(f"exp({sym}/{q})")
+            x = z3.Real(f"exp({self.var(sym)}/{q})")
             s = self.var(sym)
             self.side += [x > 0, x >= 1 + s / q]
             if sym.is_positive:

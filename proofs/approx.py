@@ -37,6 +37,9 @@ import sympy as sp
 from flint import arb, ctx
 
 from proofs._errors import InputError
+from proofs.decide import compare
+from proofs.expr import rationalize
+from proofs.finite import finite_delta
 from proofs.mechanisms import FiniteMechanism, Gaussian, Laplace, as_expr, sym
 from proofs.results import Counterexample, ProofResult, Verdict
 
@@ -96,7 +99,7 @@ def exact(v: Any, name: str = "value") -> sp.Expr:
     e = _expr(v, name)
     if e.is_Rational:
         return e
-    return sp.nsimplify(e) if e.has(sp.Float) else e
+    return rationalize(e)
 
 
 def check_delta(delta: Any, name: str = "delta") -> sp.Expr:
@@ -210,13 +213,20 @@ def show_ball(b: arb) -> str:
     return f"[{float(b.lower()):.10g}, {float(b.upper()):.10g}]"
 
 
-def as_fraction(v: Any) -> Fraction:
-    v = sp.nsimplify(sp.sympify(v)) if not isinstance(v, (int, Fraction)) else v
+def as_fraction(v: Any, rounding: str = "down") -> Fraction:
+    """`v` as an exact Fraction; an irrational value is rounded outward ('down' or 'up') to a
+    rational certified by arb to lie below (above) it, so a region never shrinks."""
     if isinstance(v, (int, Fraction)):
         return Fraction(v)
+    v = rationalize(sp.sympify(v))
     if v.is_Rational:
         return Fraction(int(v.p), int(v.q))
-    return Fraction(str(float(v)))
+    with _precision(256):
+        ball = to_ball(v)
+        end = ball.lower() if rounding == "down" else ball.upper()
+    f = Fraction(end.str(50, radius=False))
+    step = abs(f) * Fraction(1, 10**40) + Fraction(1, 10**60)  # covers the decimal rounding
+    return f - step if rounding == "down" else f + step
 
 
 # --- derivations ---------------------------------------------------------------------------------
@@ -445,41 +455,6 @@ def laplace_delta(epsilon: Any, scale: Any, sensitivity: Any = 1) -> sp.Expr:
     return 1 - sp.exp((e - d / b) / 2)
 
 
-def finite_delta(mech: FiniteMechanism, epsilon: Any) -> tuple[sp.Expr, tuple]:
-    """Exact max over ordered neighbour pairs of sum_y (p_y - e^eps q_y)_+ and the worst
-    (x, x', event) for numeric pmfs; e^eps is kept exact (rational when eps = ln of a rational)."""
-    mech.validate()
-    factor = sp.exp(as_expr(epsilon, "epsilon"))
-    best, where = sp.Integer(-1), None
-    for x, xp in mech.neighbour_pairs():
-        event = [y for y in mech.pmf[x]
-                 if _positive_gap(as_expr(mech.pmf[x][y], "pmf"),
-                                  factor * as_expr(mech.pmf[xp][y], "pmf"))]
-        total = sum((as_expr(mech.pmf[x][y], "pmf") - factor * as_expr(mech.pmf[xp][y], "pmf")
-                     for y in event), sp.Integer(0))
-        if where is None or _positive_gap(total, best):
-            best, where = total, (x, xp, tuple(event))
-    return best, where
-
-
-def _positive_gap(a: sp.Expr, b: sp.Expr) -> bool:
-    diff = a - b
-    if diff.is_Rational:
-        return diff > 0
-    old = ctx.prec
-    try:
-        for prec in (128, 512):
-            ctx.prec = prec
-            ball = to_ball(diff)
-            if ball > 0:
-                return True
-            if ball <= 0:
-                return False
-    finally:
-        ctx.prec = old
-    raise ValueError(f"cannot decide the sign of {diff}")
-
-
 def _positive(v: Any, name: str) -> sp.Expr:
     e = _expr(v, name)
     if e.free_symbols or not e.is_real or float(e) <= 0:
@@ -538,13 +513,24 @@ class ApproxDP:
 
 
 def _interval_verdict(claim: ApproxDP, ball: arb, meta: dict, start: float, method: str,
-                      event: str, inputs: tuple, params: dict, steps=()) -> ProofResult:
+                      event: str, inputs: tuple, params: dict, steps=(),
+                      value: sp.Expr | None = None) -> ProofResult:
+    """Compare the exact delta (`value`, when known in closed form, and its enclosure `ball`)
+    with the claim: ``proved`` when exact algebra decides it (equality cases included),
+    ``certified`` by arb, ``refuted`` with the optimal event."""
     target = to_ball(claim.delta)
     text = f"delta({claim.epsilon}) in {show_ball(ball)}"
-    if ball <= target:
+    status = "certified" if ball <= target else "violated" if ball > target else "unknown"
+    if value is not None and status != "violated":
+        status, how = compare(value, claim.delta)  # exact algebra, or arb up to 1024 bits
+        if status == "exact":
+            return make_result(meta, claim.statement(), Verdict.PROVED, f"{method}; {how}",
+                               start, reason=f"delta({claim.epsilon}) = {value} <= "
+                                             f"{claim.delta}", steps=tuple(steps))
+    if status == "certified":
         return make_result(meta, claim.statement(), Verdict.CERTIFIED, method, start,
                            reason=text, steps=tuple(steps))
-    if ball > target:
+    if status == "violated":
         cex = Counterexample(params, inputs, event,
                              f"P[M(x) in S] - e^eps P[M(x') in S] in {show_ball(ball)}",
                              f"delta = {claim.delta}", "arb interval arithmetic")
@@ -562,11 +548,13 @@ def _approx_gaussian(claim: ApproxDP, meta: dict, start: float) -> ProofResult:
                            reason=f"profile not derived: {deriv.reason}", steps=deriv.steps)
     ball = gaussian_delta(claim.epsilon, g.sigma, g.sensitivity)
     cstar = g.sensitivity / 2 + claim.epsilon * g.sigma**2 / g.sensitivity
+    value = deriv.delta.subs({sym("sigma"): g.sigma, SENSITIVITY: g.sensitivity,
+                              EPSILON: claim.epsilon})
     return _interval_verdict(
         claim, ball, meta, start, "Balle-Wang profile derived with SymPy, enclosed with arb",
         f"S = {{y > {_fmt(cstar)}}}", ("f(x) = Delta", "f(x') = 0"),
         {"sigma": str(g.sigma), "Delta": str(g.sensitivity), "epsilon": str(claim.epsilon)},
-        deriv.steps)
+        deriv.steps, value)
 
 
 def _approx_laplace(claim: ApproxDP, meta: dict, start: float) -> ProofResult:
@@ -583,7 +571,7 @@ def _approx_laplace(claim: ApproxDP, meta: dict, start: float) -> ProofResult:
         claim, ball, meta, start, "Laplace profile derived with SymPy, enclosed with arb",
         f"S = {{y > {_fmt(cstar)}}}", ("f(x) = Delta", "f(x') = 0"),
         {"b": str(lap.scale), "Delta": str(lap.sensitivity), "epsilon": str(claim.epsilon)},
-        deriv.steps)
+        deriv.steps, value)
 
 
 def _approx_finite(claim: ApproxDP, meta: dict, start: float) -> ProofResult:
@@ -600,7 +588,8 @@ def _approx_finite(claim: ApproxDP, meta: dict, start: float) -> ProofResult:
     with _precision():
         ball = to_ball(value)
     return _interval_verdict(claim, ball, meta, start, "exact sum enclosed with arb",
-                             str(set(event)), (x, xp), {"epsilon": str(claim.epsilon)})
+                             str(set(event)), (x, xp), {"epsilon": str(claim.epsilon)},
+                             value=value)
 
 
 def _describe(mech) -> str:
@@ -611,7 +600,7 @@ def _describe(mech) -> str:
 
 
 def _fmt(v: sp.Expr) -> str:
-    v = sp.nsimplify(v)
+    v = rationalize(v)
     return str(v) if v.is_Rational else f"{float(v):.6g}"
 
 
@@ -750,7 +739,7 @@ class GaussianCalibration:
             except (ValueError, ZeroDivisionError):
                 return arb(0, 10**9)
         bound = to_ball(self.delta)
-        lo, hi = as_fraction(self.eps_min), as_fraction(self.eps_max)
+        lo, hi = as_fraction(self.eps_min), as_fraction(self.eps_max, "up")
         cover = _cover(f, lo, hi, bound)
         method = "branch and bound over eps with arb balls (Balle-Wang profile derived with SymPy)"
         steps = (*deriv.steps, f"{cover.boxes} boxes")
@@ -852,7 +841,7 @@ class GaussianCalibrationRegion:
                 return g(e_ball, v_ball)
             except (ValueError, ZeroDivisionError):
                 return arb(0, 10**9)
-        e0, e1 = as_fraction(self.eps_min), as_fraction(self.eps_max)
+        e0, e1 = as_fraction(self.eps_min), as_fraction(self.eps_max, "up")
         # dyadic bounds, widened by one unit so float rounding of the logs cannot shrink the region
         v_lo = max(Fraction(math.floor(-math.log(float(self.delta_max)) * 2**20) - 1, 2**20),
                    Fraction(0))

@@ -7,7 +7,7 @@ items are :class:`Theorem` objects or bare claims such as :class:`proofs.PureDP`
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import singledispatch
 from typing import Any
 
@@ -15,7 +15,7 @@ from proofs._errors import InputError
 from proofs.pure import PureDP, check_pure
 from proofs.results import SCHEMA_VERSION, ProofResult, Verdict
 
-__all__ = ["Theorem", "check", "ProofRun", "run_theorems"]
+__all__ = ["Theorem", "check", "check_isolated", "error_result", "ProofRun", "run_theorems"]
 
 _EXPECTATIONS = ("holds", "refuted")
 
@@ -30,6 +30,7 @@ class Theorem:
     source: str
     statement: str | None = None
     expect: str = "holds"
+    file: str = ""
 
     def __post_init__(self):
         if self.expect not in _EXPECTATIONS:
@@ -62,6 +63,53 @@ def check(item: Theorem | Any) -> ProofResult:
     return check_claim(item)
 
 
+def error_result(id: str, message: str, *, file: str = "", source: str = "",
+                 expect: str = "holds", internal: bool = False) -> ProofResult:
+    """The `error` result of a claim that could not be checked."""
+    return ProofResult(id=id, statement="", verdict=Verdict.ERROR,
+                       method="internal error" if internal else "bad input",
+                       reason=" ".join(message.split()), source=source, expect=expect,
+                       file=file, internal=internal)
+
+
+def check_isolated(item: Theorem | Any) -> ProofResult:
+    """Like :func:`check`, but a claim that cannot be checked gives an `error` result (bad
+    input) instead of an exception, and SymPy's NotImplementedError gives `unknown`: one bad
+    claim never stops a run."""
+    theorem = item if isinstance(item, Theorem) else None
+    meta = dict(file=theorem.file, source=theorem.source, expect=theorem.expect) if theorem \
+        else {}
+    ident = theorem.id if theorem else "claim"
+    start = time.perf_counter()
+    try:
+        result = check(item)
+    except InputError as exc:
+        return error_result(ident, str(exc), **meta)
+    except NotImplementedError as exc:
+        return ProofResult(id=ident, statement=_statement(item), verdict=Verdict.UNKNOWN,
+                           method="none", reason=f"SymPy cannot handle this claim: {exc}",
+                           seconds=time.perf_counter() - start,
+                           **{k: v for k, v in meta.items() if k != "file"})
+    except RecursionError:
+        return error_result(ident, "the claim is too deeply nested to check; simplify it.",
+                            **meta)
+    except Exception as exc:  # noqa: BLE001 - isolate the claim; the run reports exit 3
+        return error_result(ident, f"internal error ({type(exc).__name__}: {exc}); please "
+                                   "report it.", internal=True, **meta)
+    if theorem is not None and theorem.file:
+        return replace(result, file=theorem.file)
+    return result
+
+
+def _statement(item) -> str:
+    try:
+        if isinstance(item, Theorem):
+            return item.statement or item.claim.statement()
+        return item.statement()
+    except Exception:  # noqa: BLE001 - a statement is only for display
+        return type(item.claim if isinstance(item, Theorem) else item).__name__
+
+
 @dataclass(frozen=True, slots=True)
 class ProofRun:
     """Results of checking a list of theorems, with the total time."""
@@ -72,6 +120,10 @@ class ProofRun:
     @property
     def all_as_expected(self) -> bool:
         return all(r.as_expected for r in self.results)
+
+    @property
+    def errors(self) -> tuple[ProofResult, ...]:
+        return tuple(r for r in self.results if r.verdict is Verdict.ERROR)
 
     def counts(self) -> dict[str, int]:
         out = {v.value: 0 for v in Verdict}
@@ -99,11 +151,13 @@ class ProofRun:
 
 
 def run_theorems(items, progress=None) -> ProofRun:
-    """Check every item in order; `progress(result)` is called after each one."""
+    """Check every item in order, each isolated (see :func:`check_isolated`); items may also be
+    ready-made `error` results (a claims file that did not load). `progress(result)` is called
+    after each one."""
     start = time.perf_counter()
     results = []
     for item in items:
-        result = check(item)
+        result = item if isinstance(item, ProofResult) else check_isolated(item)
         results.append(result)
         if progress is not None:
             progress(result)

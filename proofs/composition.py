@@ -36,10 +36,14 @@ from flint import arb, ctx
 from proofs._errors import InputError
 from proofs._smt import prove_forall
 from proofs.approx import (
-    check_delta, check_eps_value, exact, gaussian_delta, make_result, show_ball, to_ball,
+    check_delta, check_eps_value, gaussian_delta, make_result, show_ball, to_ball,
 )
-from proofs.mechanisms import FiniteMechanism, Gaussian, as_expr, sym
+from proofs.decide import compare, discharge
+from proofs.expr import rationalize
+from proofs.finite import compose, compose_adaptive, finite_delta, finite_ratio
+from proofs.mechanisms import Gaussian, as_expr, sym
 from proofs.results import Counterexample, ProofResult, Verdict
+from proofs.rules import D1, D2, E1, E2, composition_rule, rule_expr
 
 __all__ = [
     "compose", "compose_adaptive", "finite_ratio", "SequentialComposition", "ComposedDP",
@@ -47,107 +51,64 @@ __all__ = [
     "ZCDPConversion", "gaussian_renyi_divergence", "E1", "E2", "D1", "D2",
 ]
 
-E1, E2 = sym("epsilon_1"), sym("epsilon_2")
-D1, D2 = sp.Symbol("delta_1", nonnegative=True), sp.Symbol("delta_2", nonnegative=True)
 _ALPHA = sym("alpha")
 _PREC = 128
 
 
-# --- finite mechanisms ---------------------------------------------------------------------------
-
-
-def _p(mech: FiniteMechanism, x, y) -> sp.Expr:
-    return exact(mech.pmf[x][y], "pmf")
-
-
-def finite_ratio(mech: FiniteMechanism) -> tuple[sp.Expr, tuple | None]:
-    """Exact e^epsilon of a numeric finite mechanism: max over ordered neighbour pairs (x, x')
-    and outputs y of P[M(x)=y]/P[M(x')=y] (oo when some P[M(x')=y] = 0 < P[M(x)=y]), and where.
-    Outputs with probability 0 under both inputs do not count."""
-    mech.validate()
-    best, where = sp.Integer(1), None
-    for x, xp in mech.neighbour_pairs():
-        for y in mech.pmf[x]:
-            p, q = _p(mech, x, y), _p(mech, xp, y)
-            if not (p.is_Rational and q.is_Rational):
-                raise InputError(f"pmf[{x!r}][{y!r}] = {p} is not a rational number; give exact "
-                                 "fractions (sympy.Rational) for composition checks.")
-            ratio = sp.oo if (q == 0 and p > 0) else (p / q if q != 0 else sp.Integer(0))
-            if where is None or ratio > best:
-                best, where = ratio, (x, xp, y)
-    return best, where
-
-
-def _inputs(mechs) -> list:
-    keys = list(mechs[0].pmf)
-    for m in mechs[1:]:
-        if set(m.pmf) != set(keys):
-            raise InputError(f"mechanisms have different inputs {sorted(map(str, m.pmf))} vs "
-                             f"{sorted(map(str, keys))}; describe all on the same inputs.")
-    return keys
-
-
-def compose(*mechs: FiniteMechanism) -> FiniteMechanism:
-    """The non-adaptive composition x -> (M1(x), ..., Mk(x)) with independent randomness."""
-    if not mechs:
-        raise InputError("compose() needs at least one mechanism.")
-    keys = _inputs(mechs)
-    pmf = {}
-    for x in keys:
-        rows = [m.pmf[x] for m in mechs]
-        pmf[x] = {ys: sp.Mul(*(exact(r[y], "pmf") for r, y in zip(rows, ys)))
-                  for ys in itertools.product(*rows)}
-    return FiniteMechanism(pmf, mechs[0].neighbours, name="composition")
-
-
-def compose_adaptive(first: FiniteMechanism,
-                     second: Mapping[Any, FiniteMechanism]) -> FiniteMechanism:
-    """The adaptive composition of notes 001: x -> (y, z) with y ~ M1(x), z ~ M2(x, y).
-
-    `second[y]` is the mechanism M2(., y) that runs once M1 returned y."""
-    keys = _inputs([first, *second.values()])
-    pmf = {}
-    for x in keys:
-        row = {}
-        for y in first.pmf[x]:
-            if y not in second:
-                raise InputError(f"second has no mechanism for M1's output {y!r}; "
-                                 f"add second[{y!r}].")
-            for z in second[y].pmf[x]:
-                row[(y, z)] = _p(first, x, y) * _p(second[y], x, z)
-        pmf[x] = row
-    return FiniteMechanism(pmf, first.neighbours, name="adaptive composition")
+# --- sequential composition of two mechanisms --------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
 class SequentialComposition:
-    """Claim: for each (M1, M2) in `instances`, the composition is rule(eps1, eps2)-DP, where
-    eps_i is the exact epsilon of M_i (for an adaptive M2, given as a dict y -> mechanism, the
-    max over y). `rule` is an expression in E1, E2; the basic theorem is E1 + E2.
+    """Claim: composing an eps1-DP mechanism M1 with an eps2-DP mechanism M2 (which may see M1's
+    output: adaptive composition) gives a rule(eps1, eps2)-DP mechanism, for *every* such pair.
+    `rule` is an expression in E1, E2 (the names epsilon_1, epsilon_2); the basic theorem is
+    E1 + E2 (Dwork and Roth 2014, Thm 3.16).
 
     With `at` = ((eps1, eps2), ...) (one pair per instance) the claim is the approximate form:
-    the composition is (rule(eps1, eps2), delta_rule(delta1, delta2))-DP with delta_i the exact
-    profile of M_i at eps_i; `delta_rule` is an expression in D1, D2 (basic: D1 + D2).
-    Decided exactly (rational arithmetic) or with arb for irrational bounds."""
+    (eps1, delta1)- and (eps2, delta2)-DP compose to (rule(eps1, eps2), delta_rule(delta1,
+    delta2))-DP; `delta_rule` is an expression in D1, D2 (delta_1, delta_2; basic: D1 + D2).
+
+    `instances` are concrete finite pairs (M1, M2), an adaptive M2 given as a dict y -> mechanism;
+    each is checked exactly (its eps_i is M_i's exact epsilon, or with `at` its delta_i the exact
+    profile at eps_i). The verdict is about the general rule (:mod:`proofs.rules`): ``proved``
+    by the symbolic argument, ``refuted`` by a listed or generated instance, and otherwise
+    ``checked``: it holds on the listed instances only, which is never counted as a proof."""
 
     instances: tuple
     rule: Any = E1 + E2
     at: tuple | None = None
     delta_rule: Any = D1 + D2
 
+    def __post_init__(self):
+        object.__setattr__(self, "rule", rule_expr(self.rule, "rule",
+                                                   {"epsilon_1": E1, "epsilon_2": E2}))
+        object.__setattr__(self, "delta_rule", rule_expr(self.delta_rule, "delta_rule",
+                                                         {"delta_1": D1, "delta_2": D2}))
+        if not isinstance(self.instances, (tuple, list)) or not all(
+                isinstance(i, (tuple, list)) and len(i) == 2 for i in self.instances):
+            raise InputError("instances must be a tuple of (M1, M2) pairs of FiniteMechanism "
+                             "(M2 may be a dict: M1's output -> mechanism).")
+        if self.at is not None:
+            if len(self.at) != len(self.instances) or not all(
+                    isinstance(a, (tuple, list)) and len(a) == 2 for a in self.at):
+                raise InputError(f"at must give one (eps1, eps2) pair per instance "
+                                 f"({len(self.instances)} instances).")
+            object.__setattr__(self, "at", tuple(
+                (check_eps_value(e1, "at eps1"), check_eps_value(e2, "at eps2"))
+                for e1, e2 in self.at))
+
     def statement(self) -> str:
         kind = "adaptive " if any(isinstance(m2, Mapping) for _m1, m2 in self.instances) else ""
         if self.at is None:
-            return (f"{kind}composition of eps1-DP and eps2-DP mechanisms is ({self.rule})-DP "
-                f"(on {_count(self.instances, 'concrete finite pair')})")
-        return (f"{kind}composition is ({self.rule}, {self.delta_rule})-DP "
-                f"(on {_count(self.instances, 'concrete finite pair')})")
+            return f"{kind}composition of eps1-DP and eps2-DP mechanisms is ({self.rule})-DP"
+        return f"{kind}composition is ({self.rule}, {self.delta_rule})-DP"
 
     def check(self, *, id: str = "", source: str = "", expect: str = "holds",
               statement: str | None = None) -> ProofResult:
         start = time.perf_counter()
         meta = dict(id=id, source=source, expect=expect, statement=statement)
-        steps, exact = [], True
+        steps = []
         for i, (m1, m2) in enumerate(self.instances):
             comp = (compose_adaptive(m1, m2) if isinstance(m2, Mapping) else compose(m1, m2))
             seconds = list(m2.values()) if isinstance(m2, Mapping) else [m2]
@@ -159,22 +120,18 @@ class SequentialComposition:
                 return make_result(meta, self.statement(), Verdict.REFUTED,
                                    "composed mechanism built, exact epsilon computed", start,
                                    counterexample=cex, steps=tuple(steps))
-            if status == "unknown":
-                return make_result(meta, self.statement(), Verdict.UNKNOWN, "composed mechanism",
-                                   start, reason=text, steps=tuple(steps))
-            exact &= status == "exact"
-        verdict = Verdict.PROVED if exact else Verdict.CERTIFIED
-        method = ("composed mechanism built, exact epsilon computed with rational arithmetic"
-                  if exact else "composed mechanism built, bound compared with arb")
-        return make_result(meta, self.statement(), verdict, method, start, steps=tuple(steps),
-                           reason=f"holds on all {len(self.instances)} instances")
+        general = composition_rule(self.rule, None if self.at is None else self.delta_rule)
+        return general_verdict(meta, self.statement(), start, general, steps,
+                               len(self.instances), "basic composition")
 
     def _pure(self, i, m1, seconds, comp):
         r1, _ = finite_ratio(m1)
-        r2 = max(finite_ratio(m)[0] for m in seconds)
+        r2 = _exact_max([finite_ratio(m)[0] for m in seconds])
         rc, where = finite_ratio(comp)
-        bound = sp.simplify(sp.exp(sp.sympify(self.rule).subs({E1: sp.log(r1), E2: sp.log(r2)})))
-        status, how = _compare(rc, bound)
+        if r2 is None:
+            return "unknown", "cannot order the second mechanisms' epsilons", None
+        bound = sp.exp(self.rule.subs({E1: sp.log(r1), E2: sp.log(r2)}))
+        status, how = compare(rc, bound)
         text = f"e^eps1={r1}, e^eps2={r2}, composed e^eps={rc}, bound {bound}"
         if status != "violated":
             return status, text, None
@@ -184,15 +141,15 @@ class SequentialComposition:
         return status, text, cex
 
     def _approx(self, i, m1, seconds, comp):
-        from proofs.approx import finite_delta
-
-        e1, e2 = (as_expr(v, "epsilon") for v in self.at[i])
+        e1, e2 = self.at[i]
         d1 = finite_delta(m1, e1)[0]
-        d2 = max((finite_delta(m, e2)[0] for m in seconds), key=lambda v: float(v))
-        e_tot = sp.sympify(self.rule).subs({E1: e1, E2: e2})
-        d_bound = sp.sympify(self.delta_rule).subs({D1: d1, D2: d2})
+        d2 = _exact_max([finite_delta(m, e2)[0] for m in seconds])
+        if d2 is None:
+            return "unknown", "cannot order the second mechanisms' deltas", None
+        e_tot = self.rule.subs({E1: e1, E2: e2})
+        d_bound = self.delta_rule.subs({D1: d1, D2: d2})
         dc, (x, xp, event) = finite_delta(comp, e_tot)
-        status, how = _compare(dc, d_bound)
+        status, how = compare(dc, d_bound)
         text = f"delta1={d1}, delta2={d2}, composed delta at {e_tot} = {dc}, bound {d_bound}"
         if status != "violated":
             return status, text, None
@@ -202,33 +159,37 @@ class SequentialComposition:
         return status, text, cex
 
 
-def _count(items, noun: str) -> str:
-    return f"{len(items)} {noun}{'' if len(items) == 1 else 's'}"
+def _exact_max(values: list[sp.Expr]) -> sp.Expr | None:
+    """The largest value, decided exactly or with arb (None when two cannot be ordered)."""
+    best = values[0]
+    for v in values[1:]:
+        status, _how = compare(v, best)
+        if status == "unknown":
+            return None
+        if status == "violated":
+            best = v
+    return best
 
 
-def _compare(value: sp.Expr, bound: sp.Expr) -> tuple[str, str]:
-    """value <= bound? 'exact' / 'certified' / 'violated' / 'unknown' and how it was decided."""
-    value, bound = exact(value), exact(bound)
-    if bound is sp.oo:
-        return "exact", "the bound is infinite"
-    if value is sp.oo:
-        return ("exact", "both infinite") if bound is sp.oo else ("violated", "exact: infinite")
-    if value.is_Rational and bound.is_Rational:
-        return ("exact" if value <= bound else "violated"), "exact rational arithmetic"
-    old = ctx.prec
-    try:
-        for prec in (128, 512):
-            ctx.prec = prec
-            diff = to_ball(value) - to_ball(bound)
-            if diff <= 0:
-                return "certified", "arb interval arithmetic"
-            if diff > 0:
-                return "violated", "arb interval arithmetic"
-    except (ValueError, ZeroDivisionError):
-        pass
-    finally:
-        ctx.prec = old
-    return "unknown", f"cannot compare {value} with {bound}"
+def general_verdict(meta: dict, statement: str, start: float, general, steps: list,
+                    count: int, theorem: str) -> ProofResult:
+    """The verdict of a claim with a general rule: proved by the symbolic argument, refuted by
+    a generated instance, otherwise `checked` on the listed instances only."""
+    steps = [*steps, *general.steps]
+    if general.status == "proved":
+        return make_result(meta, statement, Verdict.PROVED,
+                           f"{theorem} as pointwise lemmas and dominance of the rule, by exact "
+                           "algebra and z3", start, steps=tuple(steps),
+                           reason=f"general rule proved; also holds on the {count} listed "
+                                  "instances")
+    if general.status == "refuted":
+        return make_result(meta, statement, Verdict.REFUTED,
+                           "generated instance (canonical mechanisms), re-checked exactly",
+                           start, counterexample=general.counterexample, steps=tuple(steps))
+    return make_result(meta, statement, Verdict.CHECKED,
+                       "listed instances built, exact epsilon computed", start,
+                       steps=tuple(steps), reason=f"holds on the {count} listed instances only; "
+                       f"{general.reason}")
 
 
 # --- k-fold composition: DRV and KOV ------------------------------------------------------------
@@ -241,9 +202,33 @@ def drv_epsilon(epsilon, k, delta_prime) -> sp.Expr:
 
 
 def _check_k(k) -> int:
-    if isinstance(k, bool) or int(k) != k or int(k) < 1:
+    value = None if isinstance(k, bool) else as_expr(k, "k")
+    if value is None or not (value.is_Integer and value >= 1):
         raise InputError(f"k={k!r} must be an integer >= 1 (the number of mechanisms composed).")
-    return int(k)
+    return int(value)
+
+
+def _positive_terms(e: sp.Expr, k: int, et: sp.Expr) -> list[int] | None:
+    """The l in 0..k whose KOV term e^{(k-l) eps} - e^{eps_total + l eps} is positive, i.e.
+    (k - 2l) eps > eps_total, decided exactly or with arb; None when one cannot be decided."""
+    positive = []
+    for l in range(k + 1):
+        status, _how = compare((k - 2 * l) * e, et)
+        if status == "unknown":
+            return None
+        if status == "violated":
+            positive.append(l)
+    return positive
+
+
+def kov_exact(epsilon, k, epsilon_total, delta=0) -> sp.Expr | None:
+    """The exact delta of k-fold composition (KOV 2015, Thm 3.3) as a SymPy expression when
+    every term of the sum is zero (eps_total >= k eps): 1 - (1 - delta)^k. None otherwise."""
+    k = _check_k(k)
+    e, et = check_eps_value(epsilon), check_eps_value(epsilon_total, "epsilon_total")
+    if _positive_terms(e, k, et) != []:
+        return None
+    return 1 - (1 - check_delta(delta)) ** k
 
 
 def kov_delta(epsilon, k, epsilon_total, delta=0, prec: int = _PREC) -> arb:
@@ -252,12 +237,15 @@ def kov_delta(epsilon, k, epsilon_total, delta=0, prec: int = _PREC) -> arb:
     k = _check_k(k)
     e, et = check_eps_value(epsilon), check_eps_value(epsilon_total, "epsilon_total")
     d = check_delta(delta)
+    positive = _positive_terms(e, k, et)
     old = ctx.prec
     try:
         ctx.prec = prec
         eb, etb = to_ball(e), to_ball(et)
         total = arb(0)
         for l in range(k + 1):
+            if positive is not None and l not in positive:
+                continue  # decided: the term is <= 0 and contributes nothing
             term = ((k - l) * eb).exp() - (etb + l * eb).exp()
             if term > 0:
                 total += math.comb(k, l) * term
@@ -284,26 +272,55 @@ def kov_epsilon(epsilon, k, delta_total, delta=0) -> tuple[sp.Expr, arb]:
     raise InputError(f"delta_total={delta_total!r} is below 1 - (1 - delta)^k; no epsilon works.")
 
 
+_K = sp.Symbol("k", integer=True, positive=True)
+_POINTS = {"k": (1, 2, 3, 5, 10), "epsilon": (sp.Rational(1, 10), sp.Rational(1, 2), 1, 2),
+           "delta": (0, sp.Rational(1, 100), sp.Rational(1, 10))}
+
+
 @dataclass(frozen=True, slots=True)
 class ComposedDP:
     """Claim: every k-fold (adaptive) composition of (epsilon, delta)-DP mechanisms is
-    (epsilon_total, delta_total)-DP. Decided by the optimal composition theorem (KOV 2015,
-    Thm 3.3, exact: the k-fold composition of the canonical randomized response attains it),
-    with arb balls: ``certified`` or ``refuted`` with the event on k-fold randomized response."""
+    (epsilon_total, delta_total)-DP.
+
+    Numeric parameters are decided by the optimal composition theorem (KOV 2015, Thm 3.3, exact:
+    the k-fold composition of the canonical randomized response attains it): exactly when every
+    term of its sum is decided to vanish (eps_total >= k eps, where delta_total is compared with
+    1 - (1 - delta)^k in rational arithmetic: ``proved``), otherwise with arb balls
+    (``certified``, or ``refuted`` with the event on k-fold randomized response).
+
+    Symbolic parameters (any of epsilon, k, delta, the totals; k a positive integer symbol) are
+    ``proved`` by basic composition (Dwork and Roth 2014, Thm 3.16, by induction on k: k eps and
+    k delta) when k eps <= epsilon_total and k delta <= delta_total for every value (exact
+    algebra or z3), and ``refuted`` at concrete values where the exact KOV delta exceeds
+    delta_total."""
 
     epsilon: Any
-    k: int
+    k: Any
     epsilon_total: Any
     delta_total: Any
     delta: Any = 0
 
     def __post_init__(self):
-        object.__setattr__(self, "k", _check_k(self.k))
-        object.__setattr__(self, "epsilon", check_eps_value(self.epsilon))
-        object.__setattr__(self, "epsilon_total",
-                           check_eps_value(self.epsilon_total, "epsilon_total"))
-        object.__setattr__(self, "delta", check_delta(self.delta))
-        object.__setattr__(self, "delta_total", check_delta(self.delta_total, "delta_total"))
+        fields = ("epsilon", "k", "epsilon_total", "delta_total", "delta")
+        values = {f: as_expr(getattr(self, f), f) for f in fields}
+        # a symbolic k is a positive integer, whatever assumptions its symbol carried
+        ks = {s for s in values["k"].free_symbols if s.name == "k"}
+        values = {f: v.xreplace({s: _K for s in ks}) for f, v in values.items()}
+        if values["k"].free_symbols - {_K} or (values["k"].is_number and _bad_k(values["k"])):
+            raise InputError(f"k={self.k!r} must be an integer >= 1 (the number of mechanisms "
+                             "composed), or the symbol k.")
+        for f in fields:
+            if not values[f].free_symbols:
+                values[f] = (int(values[f]) if f == "k" else
+                             check_delta(values[f], f) if f.startswith("delta")
+                             else check_eps_value(values[f], f))
+        for f, v in values.items():
+            object.__setattr__(self, f, v)
+
+    @property
+    def symbolic(self) -> bool:
+        return any(sp.sympify(getattr(self, f)).free_symbols
+                   for f in ("epsilon", "k", "epsilon_total", "delta_total", "delta"))
 
     def statement(self) -> str:
         return (f"{self.k}-fold composition of ({self.epsilon}, {self.delta})-DP mechanisms is "
@@ -313,26 +330,91 @@ class ComposedDP:
               statement: str | None = None) -> ProofResult:
         start = time.perf_counter()
         meta = dict(id=id, source=source, expect=expect, statement=statement)
+        if self.symbolic:
+            return self._check_symbolic(meta, start)
+        return self._check_numeric(meta, start)
+
+    def _check_numeric(self, meta, start, values: dict | None = None) -> ProofResult:
+        exact_delta = kov_exact(self.epsilon, self.k, self.epsilon_total, self.delta)
+        method = "optimal composition (KOV 2015 Thm 3.3) as an exact finite sum"
+        if exact_delta is not None:
+            status, how = compare(exact_delta, self.delta_total)
+            text = (f"eps_total >= k eps: every term of the sum vanishes; exact delta = "
+                    f"1 - (1 - delta)^k = {exact_delta} ({how})")
+            if status == "exact":
+                return make_result(meta, self.statement(), Verdict.PROVED, method + ", exact",
+                                   start, reason=text)
+            if status == "certified":
+                return make_result(meta, self.statement(), Verdict.CERTIFIED, method + ", arb",
+                                   start, reason=text)
         enc = kov_delta(self.epsilon, self.k, self.epsilon_total, self.delta)
         target = to_ball(self.delta_total)
-        method = "optimal composition (KOV 2015 Thm 3.3) as an exact finite sum, arb balls"
+        method += ", arb balls"
         text = f"exact delta at eps_total={_short(self.epsilon_total)}: {show_ball(enc)}"
         if enc <= target:
             return make_result(meta, self.statement(), Verdict.CERTIFIED, method, start,
                                reason=text)
         if enc > target:
-            thresholds = [l for l in range(self.k + 1)
-                          if float((self.k - 2 * l) * self.epsilon) > float(self.epsilon_total)]
-            cex = Counterexample(
-                {"epsilon": str(self.epsilon), "k": self.k, "delta": str(self.delta)},
-                ("x: each of the k mechanisms is randomized response on bit 1",
-                 "x': on bit 0"),
-                f"S = {{at most {max(thresholds, default=-1)} of the k reports differ from x}}",
-                f"P[M(x) in S] - e^eps_total P[M(x') in S] in {show_ball(enc)}",
-                f"delta_total = {self.delta_total}", "arb interval arithmetic (exact sum)")
             return make_result(meta, self.statement(), Verdict.REFUTED, method, start,
-                               reason=text, counterexample=cex)
+                               reason=text, counterexample=self._counterexample(enc))
         return make_result(meta, self.statement(), Verdict.UNKNOWN, method, start, reason=text)
+
+    def _counterexample(self, enc, values: dict | None = None) -> Counterexample:
+        thresholds = [l for l in range(self.k + 1)
+                      if float((self.k - 2 * l) * self.epsilon) > float(self.epsilon_total)]
+        params = {"epsilon": str(self.epsilon), "k": self.k, "delta": str(self.delta)}
+        return Counterexample(
+            params | {str(s): str(v) for s, v in (values or {}).items()},
+            ("x: each of the k mechanisms is randomized response on bit 1", "x': on bit 0"),
+            f"S = {{at most {max(thresholds, default=-1)} of the k reports differ from x}}",
+            f"P[M(x) in S] - e^eps_total P[M(x') in S] in {show_ball(enc)}",
+            f"delta_total = {self.delta_total}", "arb interval arithmetic (exact sum)")
+
+    def _check_symbolic(self, meta, start) -> ProofResult:
+        e, k, et, dt, d = (sp.sympify(getattr(self, f)) for f in
+                           ("epsilon", "k", "epsilon_total", "delta_total", "delta"))
+        free = e.free_symbols | k.free_symbols | et.free_symbols | dt.free_symbols | d.free_symbols
+        domain = [s >= 0 for s in free] + ([d < 1] if d.free_symbols else [])
+        steps = []
+        for label, lhs, rhs in (("k eps <= epsilon_total", k * e, et),
+                                ("k delta <= delta_total", k * d, dt)):
+            out = discharge(lhs, rhs, domain)
+            steps.append(f"{label}: {out.status} ({out.detail})")
+        method = "basic composition (induction on k), dominance by exact algebra and z3"
+        if all(": proved" in s for s in steps):
+            return make_result(meta, self.statement(), Verdict.PROVED, method, start,
+                               steps=tuple(steps))
+        for values in self._points(free):
+            try:
+                concrete = ComposedDP(*(sp.sympify(getattr(self, f)).subs(values) for f in
+                                        ("epsilon", "k", "epsilon_total", "delta_total",
+                                         "delta")))
+            except InputError:
+                continue  # outside the claim's range at these values (e.g. a negative total)
+            result = concrete._check_numeric({}, start)
+            if result.verdict is Verdict.REFUTED:
+                cex = result.counterexample
+                cex = Counterexample({**cex.parameters, **{str(s): str(v) for s, v in
+                                                           values.items()}},
+                                     cex.inputs, cex.output, cex.ratio, cex.bound, cex.check)
+                return make_result(meta, self.statement(), Verdict.REFUTED,
+                                   "optimal composition (KOV 2015) at concrete values, arb balls",
+                                   start, counterexample=cex, steps=tuple(steps))
+        return make_result(meta, self.statement(), Verdict.UNKNOWN, method, start,
+                           reason="no proof and no counterexample found", steps=tuple(steps))
+
+    @staticmethod
+    def _points(free: set):
+        symbols = sorted(free, key=str)
+        pools = [_POINTS.get(s.name, _POINTS["epsilon"]) for s in symbols]
+        for combo in itertools.islice(itertools.product(*pools), 200):
+            values = dict(zip(symbols, map(sp.sympify, combo)))
+            if all(not (s.is_integer and not v.is_integer) for s, v in values.items()):
+                yield values
+
+
+def _bad_k(k: sp.Expr) -> bool:
+    return not (k.is_Integer and k >= 1)
 
 
 def _short(v: sp.Expr) -> str:
@@ -375,6 +457,10 @@ class RenyiGaussian:
     bound: Any
     per_alpha: bool = False
 
+    def __post_init__(self):
+        object.__setattr__(self, "bound", rule_expr(self.bound, "bound", {
+            "alpha": _ALPHA, "sigma": sym("sigma"), "Delta": sym("Delta")}))
+
     def statement(self) -> str:
         if self.per_alpha:
             return f"the Gaussian mechanism is rho-zCDP with rho = {self.bound}"
@@ -388,7 +474,7 @@ class RenyiGaussian:
         if div is None:
             return make_result(meta, self.statement(), Verdict.UNKNOWN, "SymPy", start,
                                reason=steps[-1], steps=steps)
-        rhs = as_expr(self.bound, "bound") * (_ALPHA if self.per_alpha else 1)
+        rhs = self.bound * (_ALPHA if self.per_alpha else 1)
         method = "SymPy integral, then exact algebra / z3 over alpha > 1, sigma, Delta > 0"
         if sp.simplify(div - rhs) == 0:
             return make_result(meta, self.statement(), Verdict.PROVED, method, start,
@@ -420,8 +506,8 @@ def _renyi_counterexample(div, rhs, model) -> Counterexample | None:
             continue
         if values.get(_ALPHA, 2) <= 1 or any(v <= 0 for v in values.values()):
             continue
-        lhs_v, rhs_v = sp.nsimplify(div.subs(values)), sp.nsimplify(rhs.subs(values))
-        status, how = _compare(lhs_v, rhs_v)
+        lhs_v, rhs_v = rationalize(div.subs(values)), rationalize(rhs.subs(values))
+        status, how = compare(lhs_v, rhs_v)
         if status == "violated":
             return Counterexample({str(k): str(v) for k, v in values.items()},
                                   ("f(x) = Delta", "f(x') = 0"), "Renyi divergence",
@@ -445,14 +531,21 @@ class RDPConversion:
     sensitivity: Any = 1
     formula: Any = None
 
+    def __post_init__(self):
+        _gaussian_setting(self)
+        alphas = tuple(as_expr(a, "alphas") for a in self.alphas)
+        if not alphas or any(not (a.is_number and a > 1) for a in alphas):
+            raise InputError(f"alphas={self.alphas!r} must be numbers > 1 (Renyi orders).")
+        object.__setattr__(self, "alphas", alphas)
+        if self.formula is not None:
+            object.__setattr__(self, "formula", rule_expr(self.formula, "formula", {
+                "rdp": _RDP, "alpha": _ALPHA, "delta": _DL}))
+
     def epsilon(self) -> sp.Expr:
         """min over alphas of formula(rdp, alpha, delta); default rdp + ln(1/delta)/(alpha - 1)."""
-        s, D = as_expr(self.sigma, "sigma"), as_expr(self.sensitivity, "sensitivity")
-        d = check_delta(self.delta)
-        rdp, dl = sp.Symbol("rdp", positive=True), sp.Symbol("delta", positive=True)
-        f = (sp.sympify(self.formula) if self.formula is not None
-             else rdp + sp.log(1 / dl) / (_ALPHA - 1))
-        vals = [f.subs({rdp: self.k * a * D**2 / (2 * s**2), _ALPHA: a, dl: d})
+        s, D = self.sigma, self.sensitivity
+        f = self.formula if self.formula is not None else _RDP + sp.log(1 / _DL) / (_ALPHA - 1)
+        vals = [f.subs({_RDP: self.k * a * D**2 / (2 * s**2), _ALPHA: a, _DL: self.delta})
                 for a in self.alphas]
         return min(vals, key=lambda v: float(v))
 
@@ -464,9 +557,8 @@ class RDPConversion:
               statement: str | None = None) -> ProofResult:
         start = time.perf_counter()
         meta = dict(id=id, source=source, expect=expect, statement=statement)
-        k = _check_k(self.k)
         eps = self.epsilon()
-        sig = as_expr(self.sigma, "sigma") / sp.sqrt(k)
+        sig = self.sigma / sp.sqrt(self.k)
         return _gaussian_verdict(meta, self.statement(), start, eps, sig, self.sensitivity,
                                  self.delta, "RDP conversion")
 
@@ -484,11 +576,17 @@ class ZCDPConversion:
     formula: Any = None
     sensitivity: Any = 1
 
+    def __post_init__(self):
+        _gaussian_setting(self)
+        if self.formula is not None:
+            object.__setattr__(self, "formula", rule_expr(self.formula, "formula", {
+                "rho": _RHO, "delta": _DL}))
+
     def epsilon(self) -> sp.Expr:
-        rho, dl = sp.Symbol("rho", positive=True), sp.Symbol("delta", positive=True)
-        f = self.formula if self.formula is not None else rho + 2 * sp.sqrt(rho * sp.log(1 / dl))
-        s, D = as_expr(self.sigma, "sigma"), as_expr(self.sensitivity, "sensitivity")
-        return sp.sympify(f).subs({rho: self.k * D**2 / (2 * s**2), dl: check_delta(self.delta)})
+        f = (self.formula if self.formula is not None
+             else _RHO + 2 * sp.sqrt(_RHO * sp.log(1 / _DL)))
+        s, D = self.sigma, self.sensitivity
+        return f.subs({_RHO: self.k * D**2 / (2 * s**2), _DL: self.delta})
 
     def statement(self) -> str:
         return (f"{self.k}-fold Gaussian(sigma={self.sigma}) is ({float(self.epsilon()):.6g}, "
@@ -498,10 +596,30 @@ class ZCDPConversion:
               statement: str | None = None) -> ProofResult:
         start = time.perf_counter()
         meta = dict(id=id, source=source, expect=expect, statement=statement)
-        k = _check_k(self.k)
-        sig = as_expr(self.sigma, "sigma") / sp.sqrt(k)
+        sig = self.sigma / sp.sqrt(self.k)
         return _gaussian_verdict(meta, self.statement(), start, self.epsilon(), sig,
                                  self.sensitivity, self.delta, "zCDP conversion")
+
+
+_RDP, _RHO, _DL = (sp.Symbol(n, positive=True) for n in ("rdp", "rho", "delta"))
+
+
+def _gaussian_setting(claim) -> None:
+    """Validate and convert the numeric sigma, k, delta and sensitivity of a conversion claim."""
+    object.__setattr__(claim, "sigma", _positive_number(claim.sigma, "sigma"))
+    object.__setattr__(claim, "sensitivity", _positive_number(claim.sensitivity, "sensitivity"))
+    object.__setattr__(claim, "k", _check_k(claim.k))
+    delta = check_delta(claim.delta)
+    if delta == 0:
+        raise InputError("delta=0: Gaussian noise is never (eps, 0)-DP; give delta > 0.")
+    object.__setattr__(claim, "delta", delta)
+
+
+def _positive_number(value, name: str) -> sp.Expr:
+    v = as_expr(value, name)
+    if v.free_symbols or not v.is_positive:
+        raise InputError(f"{name}={value!r} must be a positive number; give e.g. {name}=1.")
+    return v
 
 
 def _gaussian_verdict(meta, statement, start, eps, sigma, sensitivity, delta, what):

@@ -37,7 +37,8 @@ import sympy as sp
 from proofs._errors import InputError
 from proofs._smt import prove_forall
 from proofs.approx import make_result
-from proofs.composition import _compare
+from proofs.decide import compare as _compare
+from proofs.expr import rationalize
 from proofs.mechanisms import AlphaCoinRR, ForcedResponse, as_expr, sym
 from proofs.results import Counterexample, ProofResult, Verdict
 
@@ -89,17 +90,29 @@ class LinearEstimator:
     def exact_tail(self, values: dict, t: sp.Expr) -> Fraction:
         """P[|estimate - target| >= t] exactly, at numeric n, n_1 and mechanism parameters."""
         n, n1 = int(values[N]), int(values[N1])
-        p1, p0 = (Fraction(str(sp.nsimplify(self._p(x).subs(values)))) for x in (1, 0))
-        a = Fraction(str(sp.nsimplify(self.slope.subs(values))))
-        b = Fraction(str(sp.nsimplify(self.intercept.subs(values))))
-        target = Fraction(str(sp.nsimplify(self.target.subs(values))))
-        tt = Fraction(str(sp.nsimplify(sp.sympify(t).subs(values))))
+        p1, p0 = (_fraction(self._p(x).subs(values)) for x in (1, 0))
+        a = _fraction(self.slope.subs(values))
+        b = _fraction(self.intercept.subs(values))
+        target = _fraction(self.target.subs(values))
+        tt = _fraction(sp.sympify(t).subs(values))
         total = Fraction(0)
         for s1, s0 in itertools.product(range(n1 + 1), range(n - n1 + 1)):
             if abs(a * (s1 + s0) + b - target) >= tt:
                 total += (comb(n1, s1) * p1**s1 * (1 - p1) ** (n1 - s1)
                           * comb(n - n1, s0) * p0**s0 * (1 - p0) ** (n - n1 - s0))
         return total
+
+
+class _NotRational(Exception):
+    pass
+
+
+def _fraction(value: sp.Expr) -> Fraction:
+    """An exact rational value as a Fraction; anything else cannot enter the exact tail."""
+    v = rationalize(value)
+    if not v.is_Rational:
+        raise _NotRational(str(v))
+    return Fraction(int(v.p), int(v.q))
 
 
 def rr_estimator(alpha=sym("alpha")) -> LinearEstimator:
@@ -146,8 +159,8 @@ def _refute_difference(lhs: sp.Expr, rhs: sp.Expr, domain: list, strict_gt: bool
     symbols = sorted((sp.sympify(lhs).free_symbols | sp.sympify(rhs).free_symbols)
                      | set().union(*(sp.sympify(c).free_symbols for c in domain)), key=str)
     for values in _points(symbols, domain):
-        lv = sp.nsimplify(sp.sympify(lhs).subs(values))
-        rv = sp.nsimplify(sp.sympify(rhs).subs(values))
+        lv = rationalize(sp.sympify(lhs).subs(values))
+        rv = rationalize(sp.sympify(rhs).subs(values))
         status, how = _compare(lv, rv)
         if strict_gt and status == "violated":
             return values, lv, rv, how
@@ -160,7 +173,7 @@ def _refute_difference(lhs: sp.Expr, rhs: sp.Expr, domain: list, strict_gt: bool
 
 
 def _abs(v: sp.Expr) -> str:
-    v = sp.nsimplify(sp.Abs(v))
+    v = rationalize(sp.Abs(v))
     return str(v) if v.is_Rational else f"{v} (~{float(v):.6g})"
 
 
@@ -289,8 +302,11 @@ class ChebyshevTail:
                          | set().union(*(sp.sympify(c).free_symbols for c in e.domain()))
                          | {N, N1, T}, key=str)
         for values in _points(symbols, [*e.domain(), T > 0]):
-            tail = e.exact_tail(values, values[T])
-            b = sp.nsimplify(bound.subs(values))
+            try:
+                tail = e.exact_tail(values, values[T])
+            except _NotRational:
+                continue
+            b = rationalize(bound.subs(values))
             status, how = _compare(sp.Rational(tail.numerator, tail.denominator), b)
             if status == "violated":
                 return Counterexample(_params(values), ("population", f"n_1={values[N1]}"),

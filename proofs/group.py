@@ -19,6 +19,7 @@ a e^{(k-j) eps} + delta sum_{i<k-j} e^{i eps}; every neighbouring pair is re-che
 from __future__ import annotations
 
 import itertools
+import numbers
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -27,10 +28,12 @@ import sympy as sp
 
 from proofs._errors import InputError
 from proofs._smt import prove_forall
-from proofs.approx import finite_delta, make_result
-from proofs.composition import _compare
-from proofs.mechanisms import FiniteMechanism, as_expr
+from proofs.approx import make_result
+from proofs.decide import compare as _compare
+from proofs.finite import finite_delta
+from proofs.mechanisms import FiniteMechanism
 from proofs.results import Counterexample, ProofResult, Verdict
+from proofs.rules import rule_expr
 
 __all__ = ["GroupPrivacy", "chain_mechanism", "K", "EPS", "DEL", "chain_delta", "standard_delta"]
 
@@ -125,6 +128,19 @@ def chain_mechanism(k: int, e_eps: sp.Rational, delta: sp.Rational,
     return FiniteMechanism(pmf, pairs, name=f"chain of {k + 1} inputs")
 
 
+def _group_size(k) -> int:
+    """A numeric group size k >= 1 (an integer, or a SymPy integer)."""
+    value = k
+    if isinstance(k, sp.Basic):
+        value = int(k) if k.is_Integer else None
+    elif isinstance(k, bool) or not isinstance(k, numbers.Integral):
+        value = None
+    if value is None or int(value) < 1:
+        raise InputError(f"k={k!r} must be an integer >= 1 (the group size); or leave k=None "
+                         "for every k.")
+    return int(value)
+
+
 _E_CANDIDATES = [sp.Integer(2), sp.Rational(3, 2), sp.Integer(3), sp.Rational(11, 10)]
 _D_CANDIDATES = [sp.Rational(1, 10), sp.Rational(1, 100), sp.Integer(0)]
 
@@ -142,10 +158,11 @@ class GroupPrivacy:
     pure: bool = False
 
     def __post_init__(self):
-        if self.k is not None and (isinstance(self.k, bool) or int(self.k) != self.k
-                                   or int(self.k) < 1):
-            raise InputError(f"k={self.k!r} must be an integer >= 1 (the group size); "
-                             "or leave k=None for every k.")
+        names = {"k": K, "epsilon": EPS, "delta": DEL}
+        object.__setattr__(self, "eps_k", rule_expr(self.eps_k, "eps_k", names))
+        object.__setattr__(self, "delta_k", rule_expr(self.delta_k, "delta_k", names))
+        if self.k is not None:
+            object.__setattr__(self, "k", _group_size(self.k))
 
     def statement(self) -> str:
         size = f"k = {self.k}" if self.k else "every k >= 1"
@@ -157,7 +174,7 @@ class GroupPrivacy:
               statement: str | None = None) -> ProofResult:
         start = time.perf_counter()
         meta = dict(id=id, source=source, expect=expect, statement=statement)
-        ek, dk = as_expr(self.eps_k, "eps_k"), as_expr(self.delta_k, "delta_k")
+        ek, dk = self.eps_k, self.delta_k
         if self.pure:
             ek, dk = ek.subs(DEL, 0), dk.subs(DEL, 0)
         steps, ok = [], True

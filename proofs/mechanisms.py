@@ -16,6 +16,7 @@ from typing import Any, Mapping
 import sympy as sp
 
 from proofs._errors import InputError
+from proofs.expr import as_expr
 
 __all__ = [
     "AlphaCoinRR",
@@ -39,20 +40,6 @@ __all__ = [
 def sym(name: str, **assumptions: bool) -> sp.Symbol:
     """A parameter symbol; positive unless other assumptions are given."""
     return sp.Symbol(name, **(assumptions or {"positive": True}))
-
-
-def as_expr(value: Any, name: str) -> sp.Expr:
-    """Turn a user parameter into a SymPy expression (floats become exact rationals)."""
-    if isinstance(value, sp.Basic):
-        return value
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise InputError(f"{name}={value!r} must be a number or a SymPy expression.")
-    if isinstance(value, float):
-        return sp.Rational(repr(value))
-    try:
-        return sp.sympify(value)
-    except (sp.SympifyError, TypeError):
-        raise InputError(f"{name}={value!r} is not a number or formula SymPy can read.") from None
 
 
 def _check_numeric(value: sp.Expr, name: str, lo, hi, lo_open=True, hi_open=True, fix=""):

@@ -26,7 +26,12 @@ import sympy as sp
 from proofs._errors import InputError
 from proofs._formulations import Case, Formulation, formulate
 from proofs._numeric import certainly_greater
-from proofs._smt import prove_forall
+from proofs.expr import rationalize
+from proofs.decide import algebraically_equal as _algebraically_equal
+from proofs.decide import closed_compare as _closed_compare
+from proofs.decide import discharge as _discharge
+from proofs.decide import free_symbols as _free
+from proofs.decide import holds_at as _is_true
 from proofs.mechanisms import as_expr, check_epsilon
 from proofs.results import Counterexample, ProofResult, Verdict
 
@@ -69,87 +74,6 @@ def _domain(mech, claim_eps: sp.Expr) -> list:
     return cons
 
 
-def _free(expr_list) -> set:
-    out: set = set()
-    for e in expr_list:
-        out |= sp.sympify(e).free_symbols
-    return out
-
-
-def _is_true(relation, values: dict) -> bool:
-    """Does a constraint hold at exact rational values? (Undecidable counts as no.)"""
-    try:
-        rel = sp.sympify(relation).subs(values)
-        if rel in (sp.true, True):
-            return True
-        if rel in (sp.false, False):
-            return False
-        lhs_minus_rhs = rel.lhs - rel.rhs
-        if isinstance(rel, (sp.StrictGreaterThan, sp.StrictLessThan)):
-            sign = 1 if isinstance(rel, sp.StrictGreaterThan) else -1
-            return bool(certainly_greater(sign * lhs_minus_rhs, 0))
-        return bool(sp.simplify(rel)) is True
-    except (TypeError, AttributeError):
-        return False
-
-
-@dataclass(frozen=True, slots=True)
-class _Outcome:
-    status: str  # "proved" | "certified" | "violated" | "unknown"
-    detail: str = ""
-    model: dict | None = None
-
-
-def _closed_compare(lhs: sp.Expr, rhs: sp.Expr) -> _Outcome:
-    """Decide lhs <= rhs for closed expressions: exact if rational, else with arb balls."""
-    lhs, rhs = sp.nsimplify(lhs), sp.nsimplify(rhs)
-    if lhs.is_Rational and rhs.is_Rational:
-        return _Outcome("proved" if lhs <= rhs else "violated", "exact rational arithmetic")
-    if sp.simplify(lhs - rhs) == 0:
-        return _Outcome("proved", "exact algebra (equality)")
-    greater = certainly_greater(lhs, rhs)
-    if greater is True:
-        return _Outcome("violated", "arb interval arithmetic")
-    if greater is False:
-        return _Outcome("certified", "arb interval arithmetic")
-    return _Outcome("unknown", f"cannot separate {lhs} and {rhs} with arb")
-
-
-def _algebraically_equal(a: sp.Expr, b: sp.Expr, thorough: bool = False) -> bool:
-    """a == b identically, by SymPy simplification.
-
-    Logarithms are expanded with force=True. That is valid here because privacy losses and
-    claimed epsilons are real (logarithms of positive probabilities on the domain): forced
-    expansion can only be off by an imaginary multiple of 2 pi i, so a real difference that
-    simplifies to 0 is 0.
-    """
-    diff = a - b
-    if diff == 0 or sp.expand(diff) == 0:
-        return True
-    if diff.has(sp.log):
-        logs = sp.expand_log(sp.expand(diff, deep=False), force=True)
-        if sp.expand(logs) == 0 or (thorough and sp.simplify(logs) == 0):
-            return True
-    return thorough and sp.simplify(diff) == 0
-
-
-def _discharge(lhs, rhs, constraints) -> _Outcome:
-    """Prove lhs <= rhs for all values satisfying constraints (and symbol assumptions)."""
-    lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
-    if _algebraically_equal(lhs, rhs):
-        return _Outcome("proved", "exact algebra (equality)")
-    if not _free([lhs, rhs, *constraints]):
-        if not all(_is_true(c, {}) for c in constraints):
-            return _Outcome("proved", "vacuous: constraints never hold")
-        return _closed_compare(lhs, rhs)
-    result = prove_forall(lhs, rhs, constraints)
-    if result.status == "proved":
-        return _Outcome("proved", "z3")
-    if result.status == "model":
-        return _Outcome("violated", "z3 model", result.model)
-    return _Outcome("unknown", result.reason)
-
-
 def _case_obligation(case: Case, eps: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     if case.log_ratio is not None:
         return case.log_ratio, eps
@@ -162,14 +86,49 @@ def _case_obligation(case: Case, eps: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
 def _numerically_violated(case: Case, eps: sp.Expr, values: dict) -> bool:
     """A cheap floating-point screen before the exact re-check (never decides on its own)."""
     try:
+        e = complex(sp.sympify(eps).subs(values).evalf(30))
+        if case.log_ratio is not None:
+            loss = complex(case.log_ratio.subs(values).evalf(30))
+            return abs(loss.imag) > 1e-12 or loss.real > e.real - 1e-9 * (1 + abs(e.real))
         p = complex(case.p.subs(values).evalf(30))
         q = complex(case.q.subs(values).evalf(30))
-        e = complex(sp.sympify(eps).subs(values).evalf(30))
-    except (TypeError, ValueError, ZeroDivisionError):
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError):
         return True  # let the exact re-check decide
     if any(abs(v.imag) > 1e-12 for v in (p, q, e)):
         return True
     return p.real > math.exp(min(e.real, 700)) * q.real * (1 - 1e-12) - 1e-300
+
+
+def _violation(case: Case, e: sp.Expr, values: dict) -> tuple[str, str] | None:
+    """(ratio text, how) when the case certainly violates p <= e^eps q at `values`, else None.
+
+    Densities with a closed log-ratio are compared in log space (exact or arb): their values
+    under- and overflow far from the centre, where the privacy loss is largest."""
+    if case.log_ratio is not None and _log_ratio_matches(case, values):
+        loss = rationalize(case.log_ratio.subs(values))
+        verdict = _closed_compare(loss, e)
+        if verdict.status != "violated":
+            return None
+        return f"ln(P[M(x)=y]/P[M(x')=y]) = {_show(loss)}", verdict.detail
+    p, q = rationalize(case.p.subs(values)), rationalize(case.q.subs(values))
+    if q == 0:
+        if certainly_greater(p, 0) is not True:
+            return None
+        return "P[M(x)=y]/P[M(x')=y] = infinite (P under x' is 0)", "exact: q = 0 and p > 0"
+    verdict = _closed_compare(p, sp.exp(e) * q)
+    if verdict.status != "violated":
+        return None
+    return f"P[M(x)=y]/P[M(x')=y] = {_show(sp.simplify(p / q))}", verdict.detail
+
+
+def _log_ratio_matches(case: Case, values: dict) -> bool:
+    """Is the case's closed log-ratio exactly ln p - ln q of its own densities at `values`?"""
+    try:
+        lp = sp.expand_log(sp.log(case.p.subs(values)), force=True)
+        lq = sp.expand_log(sp.log(case.q.subs(values)), force=True)
+        return sp.simplify(lp - lq - case.log_ratio.subs(values)) == 0
+    except (TypeError, ValueError):
+        return False
 
 
 def _recheck(case: Case, eps: sp.Expr, values: dict, domain: list) -> Counterexample | None:
@@ -186,17 +145,11 @@ def _recheck(case: Case, eps: sp.Expr, values: dict, domain: list) -> Counterexa
     for s, v in values.items():
         if s.is_integer and not sp.sympify(v).is_integer:
             return None
-    p, q = sp.nsimplify(case.p.subs(values)), sp.nsimplify(case.q.subs(values))
     e = sp.sympify(eps).subs(values)
-    if q == 0:
-        if certainly_greater(p, 0) is not True:
-            return None
-        ratio, check = "infinite (P under x' is 0)", "exact: q = 0 and p > 0"
-    else:
-        verdict = _closed_compare(p, sp.exp(e) * q)
-        if verdict.status != "violated":
-            return None
-        ratio, check = _show(sp.simplify(p / q)), verdict.detail
+    found = _violation(case, e, values)
+    if found is None:
+        return None
+    ratio, check = found
     relevant = _free([case.p, case.q, eps, *domain, *case.constraints]) - _case_vars(case)
     params = {str(s): _show(v) for s, v in sorted(values.items(), key=lambda kv: str(kv[0]))
               if s in relevant}
@@ -206,8 +159,9 @@ def _recheck(case: Case, eps: sp.Expr, values: dict, domain: list) -> Counterexa
         parameters=params,
         inputs=(point[0], point[1]),
         output=point[2],
-        ratio=f"P[M(x)=y]/P[M(x')=y] = {ratio}",
-        bound=f"e^epsilon = exp({_show(e)}) = {float(sp.exp(e)):.6g}",
+        ratio=ratio,
+        bound=f"epsilon = {_show(e)}" if case.log_ratio is not None
+        else f"e^epsilon = exp({_show(e)}) = {float(sp.exp(e)):.6g}",
         check=check,
         note=case.note,
     )

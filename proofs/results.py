@@ -6,8 +6,13 @@ A verdict is only ever as strong as its evidence:
   algebra or an SMT proof over the reals);
 - ``certified``: holds at the stated numeric parameter values, by rigorous interval arithmetic
   (or for every size up to a stated bound, which the summary then says);
+- ``checked``: holds on the listed instances only (a general rule that was not proved
+  symbolically). Never counted as a proof: not in the totals of proved or certified claims, not
+  a pass in exit codes, reports or the CI baseline;
 - ``refuted``: a concrete counterexample, re-checked with exact or interval arithmetic;
-- ``unknown``: no conclusion, with the reason. Never a pass.
+- ``unknown``: no conclusion, with the reason. Never a pass;
+- ``error``: the claim could not be checked (bad input, or an internal error); the result
+  carries the claim's id, its file and a one-line message, and the other claims still run.
 """
 
 from __future__ import annotations
@@ -24,8 +29,10 @@ SCHEMA_VERSION = 1
 class Verdict(str, enum.Enum):
     PROVED = "proved"
     CERTIFIED = "certified"
+    CHECKED = "checked"
     REFUTED = "refuted"
     UNKNOWN = "unknown"
+    ERROR = "error"
 
     @property
     def holds(self) -> bool:
@@ -96,6 +103,8 @@ class ProofResult:
     expect: str = "holds"
     seconds: float = 0.0
     steps: tuple[str, ...] = field(default_factory=tuple)
+    file: str = ""
+    internal: bool = False
 
     @property
     def as_expected(self) -> bool:
@@ -105,6 +114,9 @@ class ProofResult:
         return self.verdict.holds
 
     def summary(self) -> str:
+        if self.verdict is Verdict.ERROR:
+            where = f" in {self.file}" if self.file else ""
+            return f"{self.id}: error{where} - {self.reason}"
         line = f"{self.id}: {self.verdict.value} ({self.method}) - {self.statement}"
         if self.tight_epsilon:
             line += f"\n    tight epsilon: {self.tight_epsilon}"
@@ -129,4 +141,5 @@ class ProofResult:
             "as_expected": self.as_expected,
             "seconds": round(self.seconds, 4),
             "steps": list(self.steps),
+            "file": self.file,
         }

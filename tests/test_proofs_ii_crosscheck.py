@@ -49,8 +49,10 @@ def test_laplace_100_fold_basic_drv_kov():
     assert float(kov) == pytest.approx(4.400) == pld_accountant.advanced_composition(params, k,
                                                                                      delta)
     assert float(enclosure.upper()) <= delta
-    # each of them is certified sound by the exact KOV sum; basic is (10.0, 0)-DP
-    for total in (basic, drv, float(kov)):
+    # each of them is sound by the exact KOV sum; basic is (10.0, 0)-DP, decided exactly (every
+    # term of the sum vanishes): proved; the others by arb: certified
+    assert check(ComposedDP(eps, k, basic, delta)).verdict is Verdict.PROVED
+    for total in (drv, float(kov)):
         assert check(ComposedDP(eps, k, total, delta)).verdict is Verdict.CERTIFIED
     assert float(kov_delta(eps, k, basic).upper()) < 1e-30  # exactly 0, up to arb radius
     # dp-accounting's PLD accountant gives infinity at delta = 0 and the (smaller) exact Laplace

@@ -1,0 +1,136 @@
+"""Deciding inequalities: the one place where "is a <= b?" is answered.
+
+- :func:`closed_compare` decides a <= b for closed expressions: exact rational arithmetic when
+  both sides are rational, SymPy when they are identical, python-flint arb balls otherwise;
+- :func:`discharge` proves a <= b for every value satisfying the constraints (and the symbols'
+  assumptions): exact algebra when the sides are identical, z3 over the reals otherwise
+  (see :mod:`proofs._smt`), returning a candidate model when z3 finds one;
+- :func:`holds_at` evaluates a constraint at exact values (undecidable counts as no).
+
+Outcomes are ``proved`` (for all values, or exactly at closed values), ``certified`` (closed
+values, by arb), ``violated`` (closed values, certainly; or a z3 model, to be re-checked by the
+caller) and ``unknown``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from proofs._numeric import certainly_greater
+from proofs._smt import prove_forall
+from proofs.expr import rationalize
+
+__all__ = ["Outcome", "algebraically_equal", "closed_compare", "compare", "discharge", "free_symbols",
+           "holds_at", "is_zero"]
+
+
+def free_symbols(expr_list) -> set:
+    out: set = set()
+    for e in expr_list:
+        out |= sp.sympify(e).free_symbols
+    return out
+
+
+def holds_at(relation, values: dict) -> bool:
+    """Does a constraint hold at exact rational values? (Undecidable counts as no.)"""
+    try:
+        rel = sp.sympify(relation).subs(values)
+        if rel in (sp.true, True):
+            return True
+        if rel in (sp.false, False):
+            return False
+        lhs_minus_rhs = rel.lhs - rel.rhs
+        if isinstance(rel, (sp.StrictGreaterThan, sp.StrictLessThan)):
+            sign = 1 if isinstance(rel, sp.StrictGreaterThan) else -1
+            return bool(certainly_greater(sign * lhs_minus_rhs, 0))
+        return bool(sp.simplify(rel)) is True
+    except (TypeError, AttributeError):
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    status: str  # "proved" | "certified" | "violated" | "unknown"
+    detail: str = ""
+    model: dict | None = None
+
+
+def closed_compare(lhs: sp.Expr, rhs: sp.Expr) -> Outcome:
+    """Decide lhs <= rhs for closed expressions: exact if rational, else with arb balls."""
+    lhs, rhs = rationalize(lhs), rationalize(rhs)
+    if lhs.is_Rational and rhs.is_Rational:
+        return Outcome("proved" if lhs <= rhs else "violated", "exact rational arithmetic")
+    if is_zero(lhs - rhs):
+        return Outcome("proved", "exact algebra (equality)")
+    greater = certainly_greater(lhs, rhs)
+    if greater is True:
+        return Outcome("violated", "arb interval arithmetic")
+    if greater is False:
+        return Outcome("certified", "arb interval arithmetic")
+    return Outcome("unknown", f"cannot separate {lhs} and {rhs} with arb")
+
+
+def algebraically_equal(a: sp.Expr, b: sp.Expr, thorough: bool = False) -> bool:
+    """a == b identically, by SymPy simplification.
+
+    Logarithms are expanded with force=True. That is valid here because privacy losses and
+    claimed epsilons are real (logarithms of positive probabilities on the domain): forced
+    expansion can only be off by an imaginary multiple of 2 pi i, so a real difference that
+    simplifies to 0 is 0.
+    """
+    diff = a - b
+    if diff == 0 or sp.expand(diff) == 0:
+        return True
+    if diff.has(sp.log):
+        logs = sp.expand_log(sp.expand(diff, deep=False), force=True)
+        if sp.expand(logs) == 0 or (thorough and sp.simplify(logs) == 0):
+            return True
+    return thorough and sp.simplify(diff) == 0
+
+
+def discharge(lhs, rhs, constraints) -> Outcome:
+    """Prove lhs <= rhs for all values satisfying constraints (and symbol assumptions)."""
+    lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
+    if algebraically_equal(lhs, rhs):
+        return Outcome("proved", "exact algebra (equality)")
+    if not free_symbols([lhs, rhs, *constraints]):
+        if not all(holds_at(c, {}) for c in constraints):
+            return Outcome("proved", "vacuous: constraints never hold")
+        return closed_compare(lhs, rhs)
+    result = prove_forall(lhs, rhs, constraints)
+    if result.status == "proved":
+        return Outcome("proved", "z3")
+    if result.status == "model":
+        return Outcome("violated", "z3 model", result.model)
+    return Outcome("unknown", result.reason)
+
+
+def compare(value: sp.Expr, bound: sp.Expr) -> tuple[str, str]:
+    """value <= bound for closed values: 'exact' (rational arithmetic or both infinite),
+    'certified' (arb balls), 'violated' (certainly greater) or 'unknown', and how."""
+    value, bound = rationalize(sp.sympify(value)), rationalize(sp.sympify(bound))
+    if bound is sp.oo:
+        return "exact", "the bound is infinite"
+    if value is sp.oo:
+        return "violated", "exact: infinite"
+    if value.is_Rational and bound.is_Rational:
+        return ("exact" if value <= bound else "violated"), "exact rational arithmetic"
+    greater = certainly_greater(value, bound)
+    if greater is True:
+        return "violated", "arb interval arithmetic"
+    if greater is False:
+        return "certified", "arb interval arithmetic"
+    if is_zero(value - bound):
+        return "exact", "exact algebra (equality)"
+    return "unknown", f"cannot compare {value} with {bound}"
+
+
+def is_zero(expr: sp.Expr) -> bool:
+    """expr == 0 identically, by SymPy simplification (also with erfc written as erf).
+    False means "not shown", never "non-zero"."""
+    expr = sp.sympify(expr)
+    if expr == 0 or sp.expand(expr) == 0 or sp.simplify(expr) == 0:
+        return True
+    return expr.has(sp.erfc) and sp.simplify(expr.rewrite(sp.erf)) == 0

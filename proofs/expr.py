@@ -1,0 +1,290 @@
+"""Safe reading of user text and numbers into SymPy expressions: nothing is ever evaluated.
+
+``sympy.sympify`` (and everything that calls it on a string: ``nsimplify``, ``S``, ...) runs
+Python's ``eval`` on the text, so a claim built from JSON or a form could run arbitrary code.
+Text here goes through a tokenizer and a small recursive-descent parser of our own that builds
+SymPy objects directly. The grammar is
+
+    expr   := term (("+" | "-") term)*
+    term   := unary (("*" | "/") unary)*
+    unary  := ("+" | "-") unary | power
+    power  := atom (("^" | "**") unary)?                       (right associative)
+    atom   := NUMBER | NAME | FUNC "(" expr ("," expr)* ")" | "(" expr ")"
+
+with decimal numbers (``0.25``, ``1e-5``: read as exact rationals), the constants ``pi`` and
+``E``, the functions in :data:`FUNCTIONS`, and parameter names (letters, digits and ``_``,
+starting with a letter). Anything else (attribute access, subscripts, strings, lambdas,
+comprehensions, keywords, dunder names, unknown functions) is an :class:`InputError` naming the
+field, the value and what is allowed. Length, nesting depth and the size of numeric powers are
+bounded, so no input can exhaust memory or time.
+
+Names become positive real symbols (the convention of :func:`proofs.mechanisms.sym`), except
+those in :data:`KNOWN_SYMBOLS`, which carry the assumptions the proofs use for them (``k`` and
+``n`` are positive integers, ``n_1`` a non-negative integer, ...).
+"""
+
+from __future__ import annotations
+
+import numbers
+import re
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Mapping
+
+import sympy as sp
+
+from proofs._errors import InputError
+
+__all__ = ["FUNCTIONS", "KNOWN_SYMBOLS", "MAX_LENGTH", "as_expr", "parse", "rationalize"]
+
+MAX_LENGTH = 400
+_MAX_DEPTH = 40
+_MAX_DIGITS = 60
+_MAX_POWER = 4096
+
+FUNCTIONS = {
+    "exp": sp.exp,
+    "log": sp.log,
+    "ln": sp.log,
+    "sqrt": sp.sqrt,
+    "abs": sp.Abs,
+    "Abs": sp.Abs,
+    "max": sp.Max,
+    "Max": sp.Max,
+    "min": sp.Min,
+    "Min": sp.Min,
+    "erf": sp.erf,
+    "erfc": sp.erfc,
+}
+_ARITY = {"max": None, "Max": None, "min": None, "Min": None}
+_CONSTANTS = {"pi": sp.pi, "E": sp.E}
+
+KNOWN_SYMBOLS: dict[str, sp.Symbol] = {
+    "k": sp.Symbol("k", integer=True, positive=True),
+    "n": sp.Symbol("n", integer=True, positive=True),
+    "n_1": sp.Symbol("n_1", integer=True, nonnegative=True),
+    "h": sp.Symbol("h", integer=True, positive=True),
+    "T": sp.Symbol("T", integer=True, positive=True),
+    "delta_1": sp.Symbol("delta_1", nonnegative=True),
+    "delta_2": sp.Symbol("delta_2", nonnegative=True),
+}
+
+_TOKEN = re.compile(
+    r"\s*(?:(?P<num>\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)"
+    r"|(?P<name>[A-Za-z][A-Za-z0-9_]*)"
+    r"|(?P<op>\*\*|[-+*/^(),]))"
+)
+_ALLOWED = "numbers, + - * / ^ **, parentheses, parameter names, pi, E and " + ", ".join(
+    sorted({f for f in FUNCTIONS if f.islower()})
+)
+
+
+class _Parser:
+    def __init__(self, text: str, field: str, symbols: Mapping[str, sp.Symbol]):
+        self.field, self.text, self.symbols = field, text, symbols
+        self.tokens = self._tokenize(text)
+        self.pos = 0
+        self.depth = 0
+
+    def fail(self, why: str) -> InputError:
+        shown = self.text if len(self.text) <= 80 else self.text[:77] + "..."
+        return InputError(f"{self.field}={shown!r} is not a formula dpaudit reads: {why}; "
+                          f"use {_ALLOWED}.")
+
+    def _tokenize(self, text: str) -> list[tuple[str, str]]:
+        tokens, i = [], 0
+        while i < len(text):
+            if text[i:].strip() == "":
+                break
+            m = _TOKEN.match(text, i)
+            if m is None or m.end() == i:
+                raise self.fail(f"unexpected {text[i:].lstrip()[:12]!r}")
+            kind = m.lastgroup
+            tokens.append((kind, m.group(kind)))
+            i = m.end()
+        return tokens
+
+    def peek(self) -> tuple[str, str] | None:
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def take(self, value: str | None = None) -> tuple[str, str]:
+        tok = self.peek()
+        if tok is None:
+            raise self.fail("it ends too early")
+        if value is not None and tok[1] != value:
+            raise self.fail(f"expected {value!r}, found {tok[1]!r}")
+        self.pos += 1
+        return tok
+
+    def parse(self) -> sp.Expr:
+        if not self.tokens:
+            raise self.fail("it is empty")
+        value = self.expr()
+        if self.peek() is not None:
+            raise self.fail(f"unexpected {self.peek()[1]!r}")
+        return value
+
+    def expr(self) -> sp.Expr:
+        self.depth += 1
+        if self.depth > _MAX_DEPTH:
+            raise self.fail("it is nested too deeply")
+        value = self.term()
+        while self.peek() and self.peek()[1] in "+-":
+            op = self.take()[1]
+            right = self.term()
+            value = value + right if op == "+" else value - right
+        self.depth -= 1
+        return value
+
+    def term(self) -> sp.Expr:
+        value = self.unary()
+        while self.peek() and self.peek()[1] in ("*", "/"):
+            op = self.take()[1]
+            right = self.unary()
+            if op == "/" and right == 0:
+                raise self.fail("it divides by zero")
+            value = value * right if op == "*" else value / right
+        return value
+
+    def unary(self) -> sp.Expr:
+        tok = self.peek()
+        if tok and tok[1] in "+-":
+            self.take()
+            self.depth += 1
+            if self.depth > _MAX_DEPTH:
+                raise self.fail("it is nested too deeply")
+            value = self.unary()
+            self.depth -= 1
+            return -value if tok[1] == "-" else value
+        return self.power()
+
+    def power(self) -> sp.Expr:
+        base = self.atom()
+        if self.peek() and self.peek()[1] in ("^", "**"):
+            self.take()
+            self.depth += 1
+            if self.depth > _MAX_DEPTH:
+                raise self.fail("it is nested too deeply")
+            exponent = self.unary()
+            self.depth -= 1
+            self.check_size(base, exponent)
+            return base**exponent
+        return base
+
+    def check_size(self, base: sp.Expr, exponent: sp.Expr) -> None:
+        """Refuse numeric powers whose exact value would be huge (SymPy computes them eagerly)."""
+        if not (base.is_Rational and exponent.is_Rational) or base in (0, 1, -1):
+            return
+        digits = len(str(abs(base.p))) + len(str(base.q))
+        if abs(exponent) > _MAX_POWER or abs(exponent) * digits > 20 * _MAX_POWER:
+            raise self.fail(f"the power {base}^{exponent} is too large")
+
+    def atom(self) -> sp.Expr:
+        kind, value = self.take()
+        if kind == "num":
+            return self.number(value)
+        if kind == "name":
+            if self.peek() and self.peek()[1] == "(":
+                return self.call(value)
+            return self.name(value)
+        if value == "(":
+            inner = self.expr()
+            self.take(")")
+            return inner
+        raise self.fail(f"unexpected {value!r}")
+
+    def number(self, text: str) -> sp.Expr:
+        if len(text) > _MAX_DIGITS:
+            raise self.fail("a number has too many digits")
+        value = Fraction(text)
+        return sp.Rational(value.numerator, value.denominator)
+
+    def name(self, name: str) -> sp.Expr:
+        if name in _CONSTANTS:
+            return _CONSTANTS[name]
+        if name in FUNCTIONS:
+            raise self.fail(f"{name} is a function; write {name}(...)")
+        if len(name) > 40:
+            raise self.fail("a parameter name is longer than 40 characters")
+        if name in self.symbols:
+            return self.symbols[name]
+        return KNOWN_SYMBOLS.get(name) or sp.Symbol(name, positive=True)
+
+    def call(self, name: str) -> sp.Expr:
+        func = FUNCTIONS.get(name)
+        if func is None:
+            raise self.fail(f"{name}(...) is not a known function")
+        self.take("(")
+        args = [self.expr()]
+        while self.peek() and self.peek()[1] == ",":
+            self.take(",")
+            args.append(self.expr())
+        self.take(")")
+        if name not in _ARITY and len(args) != 1:
+            raise self.fail(f"{name} takes one argument")
+        return func(*args)
+
+
+def parse(text: str, field: str = "value", symbols: Mapping[str, sp.Symbol] | None = None
+          ) -> sp.Expr:
+    """Read a formula written by a user into a SymPy expression, without evaluating any code.
+
+    `symbols` maps names to the symbols a caller wants them to be (for example the ones a
+    checker quantifies over). Raises :class:`InputError` naming `field` for anything outside
+    the grammar of this module.
+    """
+    if not isinstance(text, str):
+        raise InputError(f"{field}={text!r} is not text; give a formula as a string.")
+    if len(text) > MAX_LENGTH:
+        raise InputError(f"{field} is {len(text)} characters long; formulas are limited to "
+                         f"{MAX_LENGTH} characters.")
+    return _Parser(text, field, symbols or {}).parse()
+
+
+def as_expr(value: Any, name: str, symbols: Mapping[str, sp.Symbol] | None = None) -> sp.Expr:
+    """A user parameter as a SymPy expression.
+
+    SymPy objects pass through; Python and NumPy integers, ``Fraction``, ``Decimal`` and floats
+    become exact rationals (a float becomes the rational it prints as, so ``0.1`` is 1/10);
+    text goes through :func:`parse`. Anything else is an :class:`InputError`.
+    """
+    if isinstance(value, sp.Basic):
+        if not isinstance(value, sp.Expr):
+            raise InputError(f"{name}={value!r} must be a number or a formula, not "
+                             f"{type(value).__name__}.")
+        return value
+    if isinstance(value, bool):
+        raise InputError(f"{name}={value!r} must be a number or a SymPy expression, not a bool.")
+    if isinstance(value, str):
+        return parse(value, name, symbols)
+    if isinstance(value, numbers.Integral):
+        return sp.Integer(int(value))
+    if isinstance(value, Fraction):
+        return sp.Rational(value.numerator, value.denominator)
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise InputError(f"{name}={value} must be a finite number.")
+        f = Fraction(value)
+        return sp.Rational(f.numerator, f.denominator)
+    if isinstance(value, numbers.Real):
+        v = float(value)
+        if v != v or v in (float("inf"), float("-inf")):
+            raise InputError(f"{name}={value!r} must be a finite number.")
+        f = Fraction(repr(v))
+        return sp.Rational(f.numerator, f.denominator)
+    raise InputError(f"{name}={value!r} must be a number or a SymPy expression, not "
+                     f"{type(value).__name__}.")
+
+
+def rationalize(expr: Any) -> sp.Expr:
+    """`expr` with every Float replaced by the rational it prints as; nothing else changes.
+
+    Use this, never ``sympy.nsimplify``, on values a verdict depends on: ``nsimplify``
+    evaluates an exact expression to 30 digits and may replace it with a *different* simple
+    number within 1e-15 (``nsimplify(1 + exp(-50))`` is 1), which would let a false claim pass.
+    """
+    e = expr if isinstance(expr, sp.Basic) else sp.sympify(expr)
+    floats = e.atoms(sp.Float)
+    if not floats:
+        return e
+    return e.xreplace({f: sp.Rational(str(f)) for f in floats})
