@@ -19,23 +19,32 @@ _EXPORTS = {
     "proofs.claims": ("ProofRun", "Theorem", "check", "run_theorems"),
     "proofs.pure": ("PureDP", "check_pure", "tight_epsilon"),
     "proofs.results": ("Counterexample", "ProofResult", "Verdict"),
-    # Proofs II: approximate DP, composition, group privacy, post-processing, estimators.
     "proofs.approx": (
         "ApproxDP", "CalibrationMinimal", "GaussianCalibration", "GaussianCalibrationRegion",
         "GaussianCalibrationResult", "PrivacyProfile", "calibrate_gaussian",
-        "gaussian_delta", "gaussian_epsilon", "laplace_delta",
+        "gaussian_delta", "gaussian_epsilon", "laplace_delta", "classical_sigma", "notes_sigma",
     ),
-    "proofs.finite": ("compose", "compose_adaptive", "finite_delta", "finite_ratio",
-                      "post_process"),
+    "proofs.finite": ("canonical_mechanism", "compose", "compose_adaptive", "finite_delta",
+                      "finite_ratio", "post_process", "rr_table"),
+    "proofs.rules": ("D1", "D2", "E0", "E1", "E2"),
+    "proofs.expr": ("parse",),
     "proofs.composition": (
         "ComposedDP", "RDPConversion", "RenyiGaussian", "SequentialComposition", "ZCDPConversion",
         "drv_epsilon", "kov_delta", "kov_epsilon",
     ),
-    "proofs.group": ("GroupPrivacy", "chain_delta", "standard_delta"),
+    "proofs.rdp": (
+        "RDPComposition", "RDPDelta", "RDPEpsilon", "composition_rdp", "rdp_curve", "rdp_delta",
+        "rdp_epsilon",
+    ),
+    "proofs.distributions": (
+        "DistanceBound", "Moment", "NoiseDensity", "NoisyMeanVariance", "Normalised",
+        "distance_facts", "geometric_ratio", "noise_law",
+    ),
+    "proofs.group": ("DEL", "EPS", "K", "GroupPrivacy", "chain_delta", "standard_delta"),
     "proofs.postprocessing": ("PostProcessing",),
     "proofs.estimators": (
-        "ChebyshevTail", "LinearEstimator", "PerReportUnbiased", "Unbiased", "Variance",
-        "forced_response_estimator", "rr_estimator",
+        "ChebyshevTail", "LinearEstimator", "N", "N1", "PerReportUnbiased", "T", "Unbiased",
+        "Variance", "forced_response_estimator", "one_bit_term", "rr_estimator",
     ),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}

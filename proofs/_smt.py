@@ -106,8 +106,11 @@ class _Translator:
             ball = to_arb(e)
         except (NotNumeric, ZeroDivisionError, ValueError) as exc:
             raise Unsupported(f"constant {e}") from exc
-        lo = Fraction(math.nextafter(float(ball.lower()), -math.inf))
-        hi = Fraction(math.nextafter(float(ball.upper()), math.inf))
+        lo_f, hi_f = float(ball.lower()), float(ball.upper())
+        if not (math.isfinite(lo_f) and math.isfinite(hi_f)):
+            raise Unsupported(f"constant {e} is too large for the SMT encoding")
+        lo = Fraction(math.nextafter(lo_f, -math.inf))
+        hi = Fraction(math.nextafter(hi_f, math.inf))
         c = z3.FreshReal("c")
         self.side += [c >= z3.RealVal(f"{lo.numerator}/{lo.denominator}"),
                       c <= z3.RealVal(f"{hi.numerator}/{hi.denominator}")]

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import sympy as sp
 
-from proofs.claims import Theorem
-from proofs.mechanisms import (
+from proofs import (
     AlphaCoinRR, ExponentialMechanism, ForcedResponse, Gaussian, Histogram, KAryRR, Laplace,
-    LaplaceVector, OneBitTelemetry, Rappor, RepeatedOneBit, ReportNoisyMax, TwoSidedGeometric, sym,
+    LaplaceVector, OneBitTelemetry, PureDP, Rappor, RepeatedOneBit, ReportNoisyMax, Theorem,
+    TwoSidedGeometric, sym,
 )
-from proofs.pure import PureDP
 
 __all__ = ["CATALOGUE", "catalogue"]
 
@@ -181,9 +180,21 @@ def _local() -> list[Theorem]:
         ),
         Theorem(
             "rappor.notes_each_two_dp",
-            PureDP(Rappor(**_CHROME, reports="one"), 2, exact=True),
+            PureDP(Rappor(**_CHROME, reports="one"), 2),
             "notes 001 ('100 metrics, each is 2-DP'), read as the per-report epsilon at the "
-            "Chrome parameters h=2, f=1/2, p=1/2, q=3/4: the true eps_1 is 2 ln(77/45) ~ 1.074",
+            "Chrome parameters h=2, f=1/2, p=1/2, q=3/4: true as an upper bound",
+            "one RAPPOR report at the Chrome parameters is 2-DP",
+        ),
+        Theorem(
+            "rappor.notes_each_two_dp.exact_value",
+            PureDP(Rappor(**_CHROME, reports="one"), 2 * sp.log(sp.Rational(77, 45)), exact=True),
+            f"{_EPK14}, Sec. 3.2 at the Chrome parameters h=2, f=1/2, p=1/2, q=3/4",
+            "one RAPPOR report at the Chrome parameters has epsilon exactly 2 ln(77/45) ~ 1.074",
+        ),
+        Theorem(
+            "rappor.notes_each_two_dp.as_exact",
+            PureDP(Rappor(**_CHROME, reports="one"), 2, exact=True),
+            "notes 001 ('each is 2-DP') read as the exact per-report epsilon: it is 1.074",
             "one RAPPOR report at the Chrome parameters has epsilon exactly 2",
             expect="refuted",
         ),
@@ -212,9 +223,9 @@ def _local() -> list[Theorem]:
 
 def catalogue() -> list[Theorem]:
     """All built-in theorems, in a stable order."""
-    from proofs import _catalogue_ii
+    from proofs import _catalogue_facts, _catalogue_ii
 
-    return _pure() + _local() + list(_catalogue_ii.theorems())
+    return _pure() + _local() + list(_catalogue_ii.theorems()) + _catalogue_facts.theorems()
 
 
 CATALOGUE: tuple[Theorem, ...] = tuple(catalogue())

@@ -203,22 +203,32 @@ def drv_epsilon(epsilon, k, delta_prime) -> sp.Expr:
 
 def _check_k(k) -> int:
     value = None if isinstance(k, bool) else as_expr(k, "k")
-    if value is None or not (value.is_Integer and value >= 1):
-        raise InputError(f"k={k!r} must be an integer >= 1 (the number of mechanisms composed).")
+    if value is None or not (value.is_Integer and 1 <= value <= _MAX_K):
+        raise InputError(f"k={k!r} must be an integer in [1, {_MAX_K}] (the number of mechanisms "
+                         "composed).")
     return int(value)
 
 
-def _positive_terms(e: sp.Expr, k: int, et: sp.Expr) -> list[int] | None:
+_MAX_K = 10**5
+
+
+def _positive_terms(e: sp.Expr, k: int, et: sp.Expr) -> range | None:
     """The l in 0..k whose KOV term e^{(k-l) eps} - e^{eps_total + l eps} is positive, i.e.
-    (k - 2l) eps > eps_total, decided exactly or with arb; None when one cannot be decided."""
-    positive = []
-    for l in range(k + 1):
+    (k - 2l) eps > eps_total: l < c = (k - eps_total/eps)/2, decided exactly at the boundary
+    (rational arithmetic or arb); None when the boundary cannot be decided."""
+    if e == 0:
+        return range(0, k + 1) if compare(0, et)[0] == "violated" else range(0)
+    c = (k - et / e) / 2
+    guess = max(0, min(k + 1, math.ceil(float(c)) if abs(float(c)) < 1e15 else k + 1))
+    # the first non-positive term is at l = ceil(c): check the neighbours of the float guess
+    for l in range(max(0, guess - 2), min(k, guess + 2) + 1):
         status, _how = compare((k - 2 * l) * e, et)
         if status == "unknown":
             return None
-        if status == "violated":
-            positive.append(l)
-    return positive
+        if status != "violated":
+            return range(0, l)
+    first = min(k, guess + 2) + 1
+    return range(0, first) if first > k else None
 
 
 def kov_exact(epsilon, k, epsilon_total, delta=0) -> sp.Expr | None:
@@ -226,9 +236,13 @@ def kov_exact(epsilon, k, epsilon_total, delta=0) -> sp.Expr | None:
     every term of the sum is zero (eps_total >= k eps): 1 - (1 - delta)^k. None otherwise."""
     k = _check_k(k)
     e, et = check_eps_value(epsilon), check_eps_value(epsilon_total, "epsilon_total")
-    if _positive_terms(e, k, et) != []:
+    d = check_delta(delta)
+    if _positive_terms(e, k, et) != range(0) or (d != 0 and k > _EXACT_K):
         return None
-    return 1 - (1 - check_delta(delta)) ** k
+    return 1 - (1 - d) ** k
+
+
+_EXACT_K = 2000  # beyond this, (1 - delta)^k is enclosed with arb instead of a huge rational
 
 
 def kov_delta(epsilon, k, epsilon_total, delta=0, prec: int = _PREC) -> arb:
@@ -242,16 +256,18 @@ def kov_delta(epsilon, k, epsilon_total, delta=0, prec: int = _PREC) -> arb:
     try:
         ctx.prec = prec
         eb, etb = to_ball(e), to_ball(et)
-        total = arb(0)
-        for l in range(k + 1):
-            if positive is not None and l not in positive:
-                continue  # decided: the term is <= 0 and contributes nothing
-            term = ((k - l) * eb).exp() - (etb + l * eb).exp()
+        # each term C(k, l) (e^{(k-l) eps} - e^{eps_total + l eps}) / (1 + e^eps)^k in log space,
+        # so that large k neither overflows nor builds huge binomial integers
+        norm = k * eb.exp().log1p()
+        rr = arb(0)
+        for l in (positive if positive is not None else range(k + 1)):
+            # decided terms outside `positive` are <= 0 and contribute nothing
+            log_c = arb(k + 1).lgamma() - arb(l + 1).lgamma() - arb(k - l + 1).lgamma()
+            term = (log_c + (k - l) * eb - norm).exp() - (log_c + etb + l * eb - norm).exp()
             if term > 0:
-                total += math.comb(k, l) * term
+                rr += term
             elif not term <= 0:
-                total += math.comb(k, l) * arb(0).union(term)
-        rr = total / (1 + eb.exp()) ** k
+                rr += arb(0).union(term)
         return 1 - (1 - to_ball(d)) ** k * (1 - rr)
     finally:
         ctx.prec = old
@@ -307,8 +323,8 @@ class ComposedDP:
         ks = {s for s in values["k"].free_symbols if s.name == "k"}
         values = {f: v.xreplace({s: _K for s in ks}) for f, v in values.items()}
         if values["k"].free_symbols - {_K} or (values["k"].is_number and _bad_k(values["k"])):
-            raise InputError(f"k={self.k!r} must be an integer >= 1 (the number of mechanisms "
-                             "composed), or the symbol k.")
+            raise InputError(f"k={self.k!r} must be an integer in [1, {_MAX_K}] (the number of "
+                             "mechanisms composed), or the symbol k.")
         for f in fields:
             if not values[f].free_symbols:
                 values[f] = (int(values[f]) if f == "k" else
@@ -414,7 +430,7 @@ class ComposedDP:
 
 
 def _bad_k(k: sp.Expr) -> bool:
-    return not (k.is_Integer and k >= 1)
+    return not (k.is_Integer and 1 <= k <= _MAX_K)
 
 
 def _short(v: sp.Expr) -> str:

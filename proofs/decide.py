@@ -62,13 +62,15 @@ def closed_compare(lhs: sp.Expr, rhs: sp.Expr) -> Outcome:
     lhs, rhs = rationalize(lhs), rationalize(rhs)
     if lhs.is_Rational and rhs.is_Rational:
         return Outcome("proved" if lhs <= rhs else "violated", "exact rational arithmetic")
-    if is_zero(lhs - rhs):
+    if lhs == rhs:
         return Outcome("proved", "exact algebra (equality)")
     greater = certainly_greater(lhs, rhs)
     if greater is True:
         return Outcome("violated", "arb interval arithmetic")
     if greater is False:
         return Outcome("certified", "arb interval arithmetic")
+    if is_zero(lhs - rhs):  # arb cannot separate equal values: try exact algebra
+        return Outcome("proved", "exact algebra (equality)")
     return Outcome("unknown", f"cannot separate {lhs} and {rhs} with arb")
 
 

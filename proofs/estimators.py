@@ -39,7 +39,7 @@ from proofs._smt import prove_forall
 from proofs.approx import make_result
 from proofs.decide import compare as _compare
 from proofs.expr import rationalize
-from proofs.mechanisms import AlphaCoinRR, ForcedResponse, as_expr, sym
+from proofs.mechanisms import AlphaCoinRR, ForcedResponse, OneBitTelemetry, as_expr, sym
 from proofs.results import Counterexample, ProofResult, Verdict
 
 __all__ = [
@@ -53,6 +53,9 @@ T = sym("t")
 _B = sp.Symbol("b", integer=True, nonnegative=True)
 _X = sp.Symbol("x", nonnegative=True)
 _RATIONALS = [sp.Rational(1, 2), sp.Rational(1, 4), sp.Rational(3, 4), sp.Rational(1, 10), 1, 2, 3]
+
+
+_BINARY = (AlphaCoinRR, ForcedResponse, OneBitTelemetry)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,9 +72,10 @@ class LinearEstimator:
     def __post_init__(self):
         for f in ("slope", "intercept", "target"):
             object.__setattr__(self, f, as_expr(getattr(self, f), f))
-        if not callable(getattr(self.mechanism, "pmf", None)):
-            raise InputError(f"mechanism={self.mechanism!r} has no pmf(x, y); use AlphaCoinRR, "
-                             "ForcedResponse or another binary description.")
+        if not isinstance(self.mechanism, _BINARY):
+            raise InputError(f"mechanism={self.mechanism!r} is not a description of binary "
+                             "reports; use AlphaCoinRR, ForcedResponse or OneBitTelemetry.")
+        self.mechanism.validate()
 
     def _p(self, x: int) -> sp.Expr:
         return sp.sympify(self.mechanism.pmf(x, 1))
@@ -113,6 +117,12 @@ def _fraction(value: sp.Expr) -> Fraction:
     if not v.is_Rational:
         raise _NotRational(str(v))
     return Fraction(int(v.p), int(v.q))
+
+
+def _check_estimator(estimator) -> None:
+    if not isinstance(estimator, LinearEstimator):
+        raise InputError(f"estimator={estimator!r} is not a LinearEstimator; build one with "
+                         "rr_estimator(), forced_response_estimator() or LinearEstimator(...).")
 
 
 def rr_estimator(alpha=sym("alpha")) -> LinearEstimator:
@@ -187,6 +197,9 @@ class Unbiased:
 
     estimator: LinearEstimator
 
+    def __post_init__(self):
+        _check_estimator(self.estimator)
+
     def statement(self) -> str:
         e = self.estimator
         return (f"{e.name} = ({e.slope}) S + ({e.intercept}) is unbiased for {e.target} "
@@ -226,6 +239,7 @@ class Variance:
     relation: str = "<="
 
     def __post_init__(self):
+        _check_estimator(self.estimator)
         object.__setattr__(self, "bound", as_expr(self.bound, "bound"))
         if self.relation not in ("<=", "=="):
             raise InputError(f"relation={self.relation!r}; use '<=' or '=='.")
@@ -274,6 +288,10 @@ class ChebyshevTail:
 
     estimator: LinearEstimator
     bound: Any
+
+    def __post_init__(self):
+        _check_estimator(self.estimator)
+        object.__setattr__(self, "bound", as_expr(self.bound, "bound"))
 
     def statement(self) -> str:
         return f"P[|{self.estimator.name} - target| >= t] <= {self.bound}"
@@ -326,6 +344,14 @@ class PerReportUnbiased:
     term: Any
     target: Any = _X
 
+    def __post_init__(self):
+        if not isinstance(self.mechanism, (OneBitTelemetry, ForcedResponse)):
+            raise InputError(f"mechanism={self.mechanism!r} does not report one bit with "
+                             "P[b=1 | x] linear in x; use OneBitTelemetry or ForcedResponse.")
+        self.mechanism.validate()
+        object.__setattr__(self, "term", as_expr(self.term, "term"))
+        object.__setattr__(self, "target", as_expr(self.target, "target"))
+
     def statement(self) -> str:
         return (f"E[{self.term}] = {self.target} for b ~ {type(self.mechanism).__name__}(x), "
                 f"every x in [0, m]")
@@ -335,9 +361,9 @@ class PerReportUnbiased:
         meta = _meta(id, source, expect, statement)
         mech = self.mechanism
         p = sp.sympify(mech.p_one(_X) if hasattr(mech, "p_one") else mech.pmf(_X, 1))
-        g = as_expr(self.term, "term")
+        g = self.term
         mean = sp.simplify(g.subs(_B, 1) * p + g.subs(_B, 0) * (1 - p))
-        bias = sp.simplify(mean - as_expr(self.target, "target"))
+        bias = sp.simplify(mean - self.target)
         steps = (f"P[b=1 | x] = {p}", f"E[g(b)] = {mean}", f"bias = {bias}")
         if bias == 0:
             return make_result(meta, self.statement(), Verdict.PROVED, "exact algebra (SymPy)",

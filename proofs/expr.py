@@ -252,11 +252,11 @@ def as_expr(value: Any, name: str, symbols: Mapping[str, sp.Symbol] | None = Non
         if not isinstance(value, sp.Expr):
             raise InputError(f"{name}={value!r} must be a number or a formula, not "
                              f"{type(value).__name__}.")
-        return value
+        return _finite_real(value, name)
     if isinstance(value, bool):
         raise InputError(f"{name}={value!r} must be a number or a SymPy expression, not a bool.")
     if isinstance(value, str):
-        return parse(value, name, symbols)
+        return _finite_real(parse(value, name, symbols), name)
     if isinstance(value, numbers.Integral):
         return sp.Integer(int(value))
     if isinstance(value, Fraction):
@@ -274,6 +274,15 @@ def as_expr(value: Any, name: str, symbols: Mapping[str, sp.Symbol] | None = Non
         return sp.Rational(f.numerator, f.denominator)
     raise InputError(f"{name}={value!r} must be a number or a SymPy expression, not "
                      f"{type(value).__name__}.")
+
+
+def _finite_real(value: sp.Expr, name: str) -> sp.Expr:
+    """Refuse nan, infinities and non-real numbers: no parameter of a DP claim is one."""
+    if value.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or value.has(sp.I) or (
+            value.is_number and value.is_real is False):
+        raise InputError(f"{name}={value} must be a finite real number or a formula in real "
+                         "parameters.")
+    return value
 
 
 def rationalize(expr: Any) -> sp.Expr:

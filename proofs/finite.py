@@ -25,11 +25,39 @@ from proofs._numeric import certainly_greater
 from proofs.expr import as_expr, rationalize
 from proofs.mechanisms import FiniteMechanism
 
-__all__ = ["compose", "compose_adaptive", "finite_delta", "finite_ratio", "post_process"]
+__all__ = ["canonical_mechanism", "compose", "compose_adaptive", "finite_delta", "finite_ratio",
+           "post_process", "rr_table"]
+
+
+def rr_table(ratio) -> FiniteMechanism:
+    """Binary randomized response with P[y = x] = r/(1 + r), y, x in {0, 1}: exact epsilon ln r."""
+    r = rationalize(as_expr(ratio, "ratio"))
+    if r.free_symbols or not r.is_positive:
+        raise InputError(f"ratio={ratio!r} must be a positive number e^eps, e.g. 3.")
+    keep = r / (1 + r)
+    return FiniteMechanism({0: {0: keep, 1: 1 - keep}, 1: {0: 1 - keep, 1: keep}}, name=f"RR({r})")
+
+
+def canonical_mechanism(ratio, delta=0) -> FiniteMechanism:
+    """The canonical (ln r, delta)-DP mechanism on inputs 0 and 1 (Kairouz, Oh, Viswanath 2015):
+    outputs 'a', 'b', 'c', 'd' with P0 = (delta, (1-delta) r/(1+r), (1-delta)/(1+r), 0) and P1
+    the mirror image. Its exact privacy profile at ln r is delta; with delta = 0 it is binary
+    randomized response (:func:`rr_table`) with exact epsilon ln r."""
+    r, d = rationalize(as_expr(ratio, "ratio")), rationalize(as_expr(delta, "delta"))
+    if d == 0:
+        return rr_table(r)
+    hi, lo = (1 - d) * r / (1 + r), (1 - d) / (1 + r)
+    pmf = {0: {"a": d, "b": hi, "c": lo, "d": sp.Integer(0)},
+           1: {"a": sp.Integer(0), "b": lo, "c": hi, "d": d}}
+    return FiniteMechanism(pmf, name=f"canonical(e^eps={r}, delta={d})")
 
 
 def _p(mech: FiniteMechanism, x, y) -> sp.Expr:
-    return rationalize(as_expr(mech.pmf[x][y], "pmf"))
+    value = rationalize(as_expr(mech.pmf[x][y], f"pmf[{x!r}][{y!r}]"))
+    if value.free_symbols:
+        raise InputError(f"pmf[{x!r}][{y!r}] = {value} has symbols; the exact finite-mechanism "
+                         "algebra needs numbers (give numeric probabilities).")
+    return value
 
 
 def finite_ratio(mech: FiniteMechanism) -> tuple[sp.Expr, tuple | None]:
@@ -57,6 +85,8 @@ def finite_delta(mech: FiniteMechanism, epsilon: Any) -> tuple[sp.Expr, tuple]:
     factor = sp.exp(as_expr(epsilon, "epsilon"))
     best, where = sp.Integer(-1), None
     for x, xp in mech.neighbour_pairs():
+        if factor.free_symbols:
+            raise InputError(f"epsilon={epsilon} has symbols; give a number.")
         gaps = {y: _p(mech, x, y) - factor * _p(mech, xp, y) for y in mech.pmf[x]}
         event = [y for y, gap in gaps.items() if _positive(gap)]
         total = sum((gaps[y] for y in event), sp.Integer(0))

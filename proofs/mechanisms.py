@@ -426,6 +426,15 @@ class FiniteMechanism:
     assumptions: tuple = ()
     name: str = "finite mechanism"
 
+    def __post_init__(self):
+        if not isinstance(self.pmf, Mapping) or not all(
+                isinstance(row, Mapping) for row in self.pmf.values()):
+            raise InputError("pmf must be a dict of dicts: pmf[x][y] = P[M(x) = y].")
+        if self.neighbours is not None and not all(
+                isinstance(p, (tuple, list)) and len(p) == 2 for p in self.neighbours):
+            raise InputError(f"neighbours={self.neighbours!r} must be a tuple of (x, x') pairs, "
+                             "or None for every pair.")
+
     def domain(self):
         return tuple(self.assumptions)
 
@@ -436,7 +445,11 @@ class FiniteMechanism:
         if len(outputs) > 1:
             raise InputError("pmf rows have different outputs; list every output for every input.")
         for x, row in self.pmf.items():
-            total = sp.simplify(sum(as_expr(v, f"pmf[{x!r}]") for v in row.values()))
+            values = [as_expr(v, f"pmf[{x!r}][{y!r}]") for y, v in row.items()]
+            if any(v.is_negative or (v - 1).is_positive for v in values):
+                raise InputError(f"pmf[{x!r}] = {dict(row)} has a value outside [0, 1]; give "
+                                 "probabilities.")
+            total = sp.simplify(sum(values))
             if not total.free_symbols and total != 1:
                 raise InputError(f"pmf[{x!r}] sums to {total}, not 1; fix the row's probabilities.")
         for pair in self.neighbour_pairs():

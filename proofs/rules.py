@@ -26,12 +26,12 @@ import sympy as sp
 from proofs._errors import InputError
 from proofs.decide import compare, discharge
 from proofs.expr import as_expr
-from proofs.finite import compose, finite_delta, finite_ratio, post_process
-from proofs.mechanisms import FiniteMechanism, sym
+from proofs.finite import canonical_mechanism, compose, finite_delta, finite_ratio, post_process
+from proofs.mechanisms import sym
 from proofs.results import Counterexample
 
 __all__ = [
-    "E0", "E1", "E2", "D1", "D2", "GeneralOutcome", "canonical_mechanism", "composition_rule",
+    "E0", "E1", "E2", "D1", "D2", "GeneralOutcome", "composition_rule",
     "postprocessing_rule", "rule_expr",
 ]
 
@@ -64,20 +64,6 @@ def rule_expr(value, name: str, allowed: dict[str, sp.Symbol]) -> sp.Expr:
         raise InputError(f"{name}={value} uses {', '.join(extra)}; write it in "
                          f"{', '.join(allowed)} only.")
     return expr.xreplace({s: allowed[s.name] for s in expr.free_symbols})
-
-
-def canonical_mechanism(ratio, delta=0) -> FiniteMechanism:
-    """The canonical (ln r, delta)-DP mechanism on inputs 0 and 1 (Kairouz, Oh, Viswanath 2015):
-    outputs 'a', 'b', 'c', 'd' with P0 = (delta, (1-delta) r/(1+r), (1-delta)/(1+r), 0) and P1
-    the mirror image. Its exact privacy profile at ln r is delta; with delta = 0 it is binary
-    randomized response with exact epsilon ln r."""
-    r, d = sp.Rational(ratio), sp.Rational(delta)
-    hi, lo = (1 - d) * r / (1 + r), (1 - d) / (1 + r)
-    pmf = {0: {"a": d, "b": hi, "c": lo, "d": sp.Integer(0)},
-           1: {"a": sp.Integer(0), "b": lo, "c": hi, "d": d}}
-    if d == 0:
-        pmf = {0: {"b": hi, "c": lo}, 1: {"b": lo, "c": hi}}
-    return FiniteMechanism(pmf, name=f"canonical(e^eps={r}, delta={d})")
 
 
 def _lemma(label: str, lhs, rhs, constraints=()) -> tuple[str, bool]:

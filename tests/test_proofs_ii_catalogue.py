@@ -44,6 +44,8 @@ EXPECTED = {
     "composition.gaussian_exact.below": "refuted",
     "rdp.gaussian": "proved",
     "rdp.gaussian_conversion": "certified",
+    "rdp.improved_conversion": "certified",
+    "rdp.mixed_composition": "certified",
     "zcdp.gaussian": "proved",
     "zcdp.conversion": "certified",
     "zcdp.conversion_no_factor_2": "refuted",

@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from proofs import (
     AlphaCoinRR, ApproxDP, CalibrationMinimal, ComposedDP, FiniteMechanism, Gaussian,
-    GaussianCalibration, GroupPrivacy, Laplace, OneBitTelemetry, PerReportUnbiased,
+    GaussianCalibration, GroupPrivacy, KAryRR, Laplace, OneBitTelemetry, PerReportUnbiased,
+    RDPComposition,
     PostProcessing, PrivacyProfile, RDPConversion, RenyiGaussian, SequentialComposition, Unbiased,
     Variance, Verdict, ZCDPConversion, chain_delta, check, compose, compose_adaptive, drv_epsilon,
     finite_delta, finite_ratio, forced_response_estimator, post_process, rr_estimator, sym,
@@ -125,6 +126,16 @@ MUTANTS_II = {
     "rdp.gaussian_conversion": [
         RDPConversion(3, 10, d5, formula=rdp + sp.log(1 / dl) / (4 * (a - 1))),
         RDPConversion(3, 10, d5, formula=rdp / 2 + sp.log(1 / dl) / (a - 1)),
+    ],
+    "rdp.improved_conversion": [
+        RDPComposition(((Gaussian(3, 1), 10),), R(46, 10), d5),
+        RDPComposition(((Gaussian(R(27, 10), 1), 10),), R(50240, 10**4), d5),
+    ],
+    "rdp.mixed_composition": [
+        RDPComposition(((Laplace(10, 1), 5), (KAryRR(1, 4), 3), (Gaussian(5, 1), 10)), 2,
+                       R(1, 10**6)),
+        RDPComposition(((Laplace(10, 1), 5), (KAryRR(1, 4), 3), (Gaussian(1, 1), 10)), 6,
+                       R(1, 10**6)),
     ],
     "zcdp.gaussian": [
         RenyiGaussian(D_**2 / (4 * s_**2), per_alpha=True),

@@ -89,6 +89,14 @@ MUTANTS = {
         PureDP(Rappor(), r910 * _rappor_eps_one()),
         PureDP(Rappor(), _rappor_eps_one() / h),  # h dropped
     ],
+    "rappor.notes_each_two_dp": [
+        PureDP(Rappor(**_CHROME), r910 * 2 * sp.log(sp.Rational(77, 45))),
+        PureDP(Rappor(**_CHROME), 1),
+    ],
+    "rappor.notes_each_two_dp.exact_value": [
+        PureDP(Rappor(**_CHROME), r910 * 2 * sp.log(sp.Rational(77, 45))),
+        PureDP(Rappor(**_CHROME), 2, exact=True),
+    ],
     "rappor.notes_budget_4_4": [
         PureDP(Rappor(**_CHROME, reports="unlimited"), 4 * sp.log(sp.Rational(29, 10))),
         PureDP(Rappor(**_CHROME, reports="unlimited"), sp.Rational(44, 10), exact=True),
