@@ -42,8 +42,10 @@ def proofs_html(run: ProofRun, title: str = "dpaudit proof report") -> str:
     body = (
         f"<h1>{esc(title)}</h1><p class='lead'>{esc(_lead(run))}</p>"
         "<p class='small'>proved: for every parameter value allowed by the assumptions; "
-        "certified: at the stated numbers, by interval arithmetic; refuted: a counterexample "
-        "re-checked exactly; unknown: no conclusion (never a pass).</p>"
+        "certified: at the stated numbers, by interval arithmetic; checked: a general rule that "
+        "holds on the listed instances only (never a pass); refuted: a counterexample "
+        "re-checked exactly; unknown: no conclusion (never a pass); error: the claim could not "
+        "be checked (id, file, message).</p>"
         "<table><tr><th>id</th><th>verdict</th><th>statement and source</th><th>method</th>"
         f"<th>seconds</th></tr>{''.join(rows)}</table>"
     )
@@ -54,6 +56,9 @@ def proofs_markdown(run: ProofRun, title: str = "dpaudit proof report") -> str:
     lines = [f"# {title}", "", _lead(run), "",
              "| id | verdict | expected | statement | method | seconds |",
              "|---|---|---|---|---|---|"]
+    lines[4:4] = ["proved: every parameter value; certified: at the stated numbers; checked: the "
+                  "listed instances only (never a pass); unknown: no conclusion; error: not "
+                  "checked.", ""]
     for r in run.results:
         lines.append(f"| `{md_cell(r.id)}` | **{r.verdict.value}** | {r.expect} | "
                      f"{md_cell(r.statement)} | {md_cell(r.method)} | {r.seconds:.3f} |")

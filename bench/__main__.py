@@ -5,7 +5,11 @@ Everything is measured in this one run (2 cores assumed). Sections:
 2. scalar-loop overhead: auditing a pure-Python scalar mechanism vs merely calling it;
 3. the table: catalogue mechanisms at the literature's claimed epsilon (0.1 unless the
    mechanism's parameters fix it), our certified bound vs the oracle bound and DP-Sniper;
-4. false alarms: every correct catalogue mechanism, 20 seeds each.
+4. false alarms: every correct catalogue mechanism, 20 seeds each;
+5. longitudinal audits, third-party libraries, local protocols;
+6. the proof checker: catalogue timing, mutation testing of every true theorem, a fuzz of
+   random claims (bench/proofs_bench.py).
+`python -m bench SECTION ...` runs only the named sections (e.g. `python -m bench proofs`).
 Set BENCH_QUICK=1 for a smoke run with small sample sizes.
 """
 
@@ -186,16 +190,28 @@ def local_protocols() -> None:
     print()
 
 
-def main() -> int:
+def proofs() -> None:
+    from bench import proofs_bench
+
+    proofs_bench.run()
+
+
+SECTIONS = {"memory": memory, "overhead": overhead, "table": table, "false_alarms": false_alarms,
+            "longitudinal": longitudinal, "third_party": third_party,
+            "local_protocols": local_protocols, "proofs": proofs}
+
+
+def main(argv: list[str] | None = None) -> int:
+    names = sys.argv[1:] if argv is None else argv
+    unknown = [n for n in names if n not in SECTIONS]
+    if unknown:
+        print(f"unknown bench section {unknown[0]!r}; choose from {', '.join(SECTIONS)}",
+              file=sys.stderr)
+        return 2
     t0 = time.perf_counter()
     print("# dpaudit benchmark" + (" (QUICK)" if QUICK else "") + "\n")
-    memory()
-    overhead()
-    table()
-    false_alarms()
-    longitudinal()
-    third_party()
-    local_protocols()
+    for name in names or SECTIONS:
+        SECTIONS[name]()
     print(f"total bench time {time.perf_counter() - t0:.0f} s")
     return 0
 

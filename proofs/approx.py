@@ -38,7 +38,7 @@ from flint import arb, ctx
 
 from proofs._errors import InputError
 from proofs.decide import compare
-from proofs.expr import rationalize
+from proofs.expr import by_name, rationalize
 from proofs.finite import finite_delta
 from proofs.mechanisms import FiniteMechanism, Gaussian, Laplace, as_expr, sym
 from proofs.results import Counterexample, ProofResult, Verdict
@@ -357,7 +357,9 @@ class PrivacyProfile:
 
     def _formula(self) -> sp.Expr:
         if self.formula is not None:
-            return as_expr(self.formula, "formula")
+            names = {"epsilon": EPSILON, "sigma": sym("sigma"), "Delta": SENSITIVITY,
+                     "b": sym("b")}
+            return by_name(as_expr(self.formula, "formula", names), names)
         return balle_wang_formula() if self.mechanism == "gaussian" else laplace_formula()
 
     def statement(self) -> str:
@@ -450,7 +452,7 @@ def laplace_delta(epsilon: Any, scale: Any, sensitivity: Any = 1) -> sp.Expr:
     """Exact delta(eps) = max(0, 1 - exp((eps - Delta/b)/2)) of the Laplace mechanism."""
     e, b, d = (check_eps_value(epsilon), _positive(scale, "scale"),
                _positive(sensitivity, "sensitivity"))
-    if sp.simplify(e - d / b).is_nonnegative:
+    if compare(d / b, e)[0] in ("exact", "certified"):
         return sp.Integer(0)
     return 1 - sp.exp((e - d / b) / 2)
 
@@ -607,6 +609,14 @@ def _fmt(v: sp.Expr) -> str:
 # --- calibration -------------------------------------------------------------------------------
 
 
+def _sigma_expr(sigma) -> sp.Expr:
+    """A calibration sigma in epsilon, delta and Delta (matched by name; default: classical)."""
+    if sigma is None:
+        return classical_sigma()
+    names = {"epsilon": EPSILON, "delta": DELTA, "Delta": SENSITIVITY}
+    return by_name(as_expr(sigma, "sigma", names), names)
+
+
 def classical_sigma(epsilon=EPSILON, delta=DELTA, sensitivity=SENSITIVITY) -> sp.Expr:
     """sigma = sqrt(2 ln(1.25/delta)) Delta/eps (Dwork and Roth 2014, Thm A.1)."""
     return sp.sqrt(2 * sp.log(sp.Rational(5, 4) / delta)) * sensitivity / epsilon
@@ -693,8 +703,7 @@ class GaussianCalibration:
             raise InputError(f"eps_max={self.eps_max!r} must exceed eps_min={self.eps_min!r}.")
         object.__setattr__(self, "eps_min", lo)
         object.__setattr__(self, "eps_max", hi)
-        object.__setattr__(self, "sigma", as_expr(self.sigma if self.sigma is not None
-                                                  else classical_sigma(), "sigma"))
+        object.__setattr__(self, "sigma", _sigma_expr(self.sigma))
 
     def statement(self) -> str:
         return (f"sigma = {self.sigma} gives (eps, {self.delta})-DP for every eps in "
@@ -702,12 +711,11 @@ class GaussianCalibration:
 
     def _loss_terms(self):
         sig = self.sigma.subs(DELTA, self.delta)
-        mu = sp.simplify(SENSITIVITY / sig)
+        # cancel, not simplify: simplify's logcombine can raise big rationals to huge powers
+        mu = sp.cancel(SENSITIVITY / sig)
         if mu.free_symbols - {EPSILON} or sig.is_positive is not True:
             return None
-        a = sp.simplify(mu / 2 - EPSILON / mu)
-        b = sp.simplify(-mu / 2 - EPSILON / mu)
-        return a, b
+        return mu / 2 - EPSILON / mu, -mu / 2 - EPSILON / mu
 
     def check(self, *, id: str = "", source: str = "", expect: str = "holds",
               statement: str | None = None) -> ProofResult:
@@ -762,8 +770,9 @@ class GaussianCalibration:
             ("f(x) = Delta", "f(x') = 0"), "S = {y > c*}",
             f"delta(eps) in {show_ball(value)}", f"delta = {self.delta}",
             "arb interval arithmetic",
-            note=f"first failing eps is in ({float(done):.7g}, {float(bad):.7g}]: certified "
-                 f"for every eps in [{self.eps_min}, {float(done):.7g}]")
+            note=f"first failing eps is in ({float(done):.7g}, {float(bad):.7g}]"
+                 + (f": certified for every eps in [{self.eps_min}, {float(done):.7g}]"
+                    if done > lo else ""))
         return make_result(meta, self.statement(), Verdict.REFUTED, method, start,
                            counterexample=cex, steps=steps,
                            reason=f"first failing eps in ({float(done):.7g}, {float(bad):.7g}]")
@@ -799,8 +808,7 @@ class GaussianCalibrationRegion:
         object.__setattr__(self, "delta_max", hi)
         object.__setattr__(self, "eps_min", check_eps_value(self.eps_min, "eps_min"))
         object.__setattr__(self, "eps_max", check_eps_value(self.eps_max, "eps_max"))
-        object.__setattr__(self, "sigma", as_expr(self.sigma if self.sigma is not None
-                                                  else classical_sigma(), "sigma"))
+        object.__setattr__(self, "sigma", _sigma_expr(self.sigma))
 
     def statement(self) -> str:
         return (f"sigma = {self.sigma} gives (eps, delta)-DP for every eps in [{self.eps_min}, "
@@ -808,11 +816,11 @@ class GaussianCalibrationRegion:
 
     def _gap(self):
         sig = sp.expand_log(self.sigma.subs(DELTA, sp.exp(-_V)), force=True)
-        mu = sp.simplify(SENSITIVITY / sig)
+        mu = sp.cancel(SENSITIVITY / sig)
         positive = sig.is_positive or sp.logcombine(sig, force=True).is_positive
         if mu.free_symbols - {EPSILON, _V} or positive is not True:
             return None
-        a, b = sp.simplify(mu / 2 - EPSILON / mu), sp.simplify(-mu / 2 - EPSILON / mu)
+        a, b = mu / 2 - EPSILON / mu, -mu / 2 - EPSILON / mu
         r2 = sp.sqrt(2)
         return sp.erfc(-a / r2) / 2 - sp.exp(EPSILON) * sp.erfc(-b / r2) / 2 - sp.exp(-_V)
 
@@ -959,6 +967,12 @@ class CalibrationMinimal:
     sigma: Any
     tolerance: Any = sp.Rational(1, 10**6)
     sensitivity: Any = 1
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", check_eps_value(self.epsilon))
+        object.__setattr__(self, "delta", check_delta(self.delta))
+        for name in ("sigma", "tolerance", "sensitivity"):
+            object.__setattr__(self, name, _positive(getattr(self, name), name))
 
     def statement(self) -> str:
         return (f"sigma = {self.sigma} is the smallest (to {self.tolerance}) giving "

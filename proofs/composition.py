@@ -363,6 +363,16 @@ class ComposedDP:
             if status == "certified":
                 return make_result(meta, self.statement(), Verdict.CERTIFIED, method + ", arb",
                                    start, reason=text)
+            if status == "violated":
+                cex = Counterexample(
+                    {"epsilon": str(self.epsilon), "k": self.k, "delta": str(self.delta)},
+                    ("x: each mechanism is the canonical (eps, delta) mechanism on input 0",
+                     "x': on input 1"),
+                    "S = {some report is the outcome that has probability delta under x and 0 "
+                    "under x'}", f"P[M(x) in S] - e^eps_total P[M(x') in S] = 1 - (1 - delta)^k "
+                    f"= {exact_delta}", f"delta_total = {self.delta_total}", how)
+                return make_result(meta, self.statement(), Verdict.REFUTED, method + ", exact",
+                                   start, reason=text, counterexample=cex)
         enc = kov_delta(self.epsilon, self.k, self.epsilon_total, self.delta)
         target = to_ball(self.delta_total)
         method += ", arb balls"

@@ -133,6 +133,9 @@ def is_zero(expr: sp.Expr) -> bool:
     """expr == 0 identically, by SymPy simplification (also with erfc written as erf).
     False means "not shown", never "non-zero"."""
     expr = sp.sympify(expr)
-    if expr == 0 or sp.expand(expr) == 0 or sp.simplify(expr) == 0:
-        return True
-    return expr.has(sp.erfc) and sp.simplify(expr.rewrite(sp.erf)) == 0
+    try:
+        if expr == 0 or sp.expand(expr) == 0 or sp.simplify(expr) == 0:
+            return True
+        return expr.has(sp.erfc) and sp.simplify(expr.rewrite(sp.erf)) == 0
+    except (OverflowError, ValueError, TypeError, RecursionError, ZeroDivisionError):
+        return False  # SymPy (or mpmath inside it) gave up: not shown

@@ -53,7 +53,7 @@ from proofs._errors import InputError
 from proofs._smt import prove_forall
 from proofs.approx import make_result
 from proofs.decide import closed_compare
-from proofs.expr import as_expr, parse
+from proofs.expr import as_expr, by_name, parse, symbols_of
 from proofs.mechanisms import (
     AlphaCoinRR, ExponentialMechanism, FiniteMechanism, ForcedResponse, Gaussian, KAryRR,
     Laplace, OneBitTelemetry, TwoSidedGeometric, sym,
@@ -694,7 +694,8 @@ class Moment:
     def __post_init__(self):
         if self.kind not in _KINDS:
             raise InputError(f"kind={self.kind!r} is not known; use 'mean' or 'variance'.")
-        object.__setattr__(self, "value", as_expr(self.value, "value"))
+        table = symbols_of(noise_law(self.law).expr, *noise_law(self.law).domain)
+        object.__setattr__(self, "value", by_name(as_expr(self.value, "value", table), table))
         noise_law(self.law)  # raises InputError for laws without a density
 
     def statement(self) -> str:
@@ -773,15 +774,18 @@ class NoisyMeanVariance:
     def __post_init__(self):
         if self.noise not in ("laplace", "gaussian"):
             raise InputError(f"noise={self.noise!r} is not known; use 'laplace' or 'gaussian'.")
-        for name in ("value", "n", "epsilon", "sigma"):
+        for name in ("n", "epsilon", "sigma"):
             object.__setattr__(self, name, as_expr(getattr(self, name), name))
+        # the value's n, epsilon and sigma are the fields (symbols or numbers), matched by name
+        table = {"n": self.n, "epsilon": self.epsilon, "sigma": self.sigma}
+        object.__setattr__(self, "value", by_name(as_expr(self.value, "value"), table))
         if self.n.is_number and not (self.n.is_integer and self.n >= 1):
             raise InputError(f"n={self.n} must be a positive integer (the number of values).")
         checks = [self.epsilon > 0] + ([self.sigma > 0] if self.noise == "gaussian" else [])
         _check_domain(checks, "NoisyMeanVariance")
 
     def statement(self) -> str:
-        noise = (f"Lap(1/({self.epsilon} {self.n}))" if self.noise == "laplace"
+        noise = (f"Lap({1 / (self.epsilon * self.n)})" if self.noise == "laplace"
                  else f"N(0, ({self.sigma})^2)")
         return (f"mean of {self.n} values in [0, 1] + {noise}: Var[release | data] = "
                 f"{self.value}")

@@ -38,7 +38,7 @@ from proofs._errors import InputError
 from proofs._smt import prove_forall
 from proofs.approx import make_result
 from proofs.decide import compare as _compare
-from proofs.expr import rationalize
+from proofs.expr import by_name, rationalize, symbols_of
 from proofs.mechanisms import AlphaCoinRR, ForcedResponse, OneBitTelemetry, as_expr, sym
 from proofs.results import Counterexample, ProofResult, Verdict
 
@@ -70,8 +70,9 @@ class LinearEstimator:
     name: str = "estimator"
 
     def __post_init__(self):
+        table = {"n": N, "n_1": N1, **symbols_of(self.mechanism)}
         for f in ("slope", "intercept", "target"):
-            object.__setattr__(self, f, as_expr(getattr(self, f), f))
+            object.__setattr__(self, f, by_name(as_expr(getattr(self, f), f, table), table))
         if not isinstance(self.mechanism, _BINARY):
             raise InputError(f"mechanism={self.mechanism!r} is not a description of binary "
                              "reports; use AlphaCoinRR, ForcedResponse or OneBitTelemetry.")
@@ -117,6 +118,12 @@ def _fraction(value: sp.Expr) -> Fraction:
     if not v.is_Rational:
         raise _NotRational(str(v))
     return Fraction(int(v.p), int(v.q))
+
+
+def _bound_expr(bound, estimator) -> sp.Expr:
+    """A bound in n, n_1, t and the mechanism's parameters, matched by name."""
+    table = {"n": N, "n_1": N1, "t": T, **symbols_of(estimator.mechanism)}
+    return by_name(as_expr(bound, "bound", table), table)
 
 
 def _check_estimator(estimator) -> None:
@@ -240,7 +247,7 @@ class Variance:
 
     def __post_init__(self):
         _check_estimator(self.estimator)
-        object.__setattr__(self, "bound", as_expr(self.bound, "bound"))
+        object.__setattr__(self, "bound", _bound_expr(self.bound, self.estimator))
         if self.relation not in ("<=", "=="):
             raise InputError(f"relation={self.relation!r}; use '<=' or '=='.")
 
@@ -291,7 +298,7 @@ class ChebyshevTail:
 
     def __post_init__(self):
         _check_estimator(self.estimator)
-        object.__setattr__(self, "bound", as_expr(self.bound, "bound"))
+        object.__setattr__(self, "bound", _bound_expr(self.bound, self.estimator))
 
     def statement(self) -> str:
         return f"P[|{self.estimator.name} - target| >= t] <= {self.bound}"
@@ -349,8 +356,12 @@ class PerReportUnbiased:
             raise InputError(f"mechanism={self.mechanism!r} does not report one bit with "
                              "P[b=1 | x] linear in x; use OneBitTelemetry or ForcedResponse.")
         self.mechanism.validate()
-        object.__setattr__(self, "term", as_expr(self.term, "term"))
-        object.__setattr__(self, "target", as_expr(self.target, "target"))
+        table = symbols_of(self.mechanism)
+        term_names, target_names = {"b": _B, **table}, {"x": _X, **table}
+        object.__setattr__(self, "term", by_name(as_expr(self.term, "term", term_names),
+                                                 term_names))
+        object.__setattr__(self, "target", by_name(as_expr(self.target, "target", target_names),
+                                                   target_names))
 
     def statement(self) -> str:
         return (f"E[{self.term}] = {self.target} for b ~ {type(self.mechanism).__name__}(x), "
@@ -373,7 +384,7 @@ class PerReportUnbiased:
                                    strict_gt=False)
         if found:
             values, lv, rv, how = found
-            cex = Counterexample(_params(values), (f"x={values.get(_X)}", "-"), "E[g(b)]",
+            cex = Counterexample(_params(values), (str(values.get(_X)), "-"), "E[g(b)]",
                                  f"|bias| = |{lv} - {rv}| = {_abs(lv - rv)}", "0", how,
                                  note=f"E[g(b)] = {lv}, target = {rv}")
             return make_result(meta, self.statement(), Verdict.REFUTED,

@@ -35,7 +35,8 @@ import sympy as sp
 
 from proofs._errors import InputError
 
-__all__ = ["FUNCTIONS", "KNOWN_SYMBOLS", "MAX_LENGTH", "as_expr", "parse", "rationalize"]
+__all__ = ["FUNCTIONS", "KNOWN_SYMBOLS", "MAX_LENGTH", "as_expr", "by_name", "parse",
+           "rationalize", "symbols_of"]
 
 MAX_LENGTH = 400
 _MAX_DEPTH = 40
@@ -297,3 +298,25 @@ def rationalize(expr: Any) -> sp.Expr:
     if not floats:
         return e
     return e.xreplace({f: sp.Rational(str(f)) for f in floats})
+
+
+def symbols_of(*objects: Any) -> dict[str, sp.Symbol]:
+    """name -> symbol for the free symbols of expressions and of the SymPy fields of
+    descriptions (dataclasses), the first occurrence of a name winning."""
+    table: dict[str, sp.Symbol] = {}
+    for obj in objects:
+        fields = getattr(obj, "__dataclass_fields__", None)
+        values = [getattr(obj, f) for f in fields] if fields else [obj]
+        for value in values:
+            if isinstance(value, sp.Basic):
+                for s in sorted(value.free_symbols, key=str):
+                    table.setdefault(s.name, s)
+    return table
+
+
+def by_name(expr: sp.Expr, table: Mapping[str, Any]) -> sp.Expr:
+    """`expr` with each free symbol whose name is in `table` replaced by table[name]: a claim
+    written with ``Symbol("epsilon")`` or the text "epsilon" means the mechanism's epsilon,
+    whatever assumptions the user's symbol carries."""
+    swap = {s: table[s.name] for s in expr.free_symbols if s.name in table and table[s.name] != s}
+    return expr.xreplace(swap) if swap else expr

@@ -19,7 +19,6 @@ a e^{(k-j) eps} + delta sum_{i<k-j} e^{i eps}; every neighbouring pair is re-che
 from __future__ import annotations
 
 import itertools
-import numbers
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +30,7 @@ from proofs._smt import prove_forall
 from proofs.approx import make_result
 from proofs.decide import compare as _compare
 from proofs.finite import finite_delta
+from proofs.expr import as_expr
 from proofs.mechanisms import FiniteMechanism
 from proofs.results import Counterexample, ProofResult, Verdict
 from proofs.rules import rule_expr
@@ -129,13 +129,9 @@ def chain_mechanism(k: int, e_eps: sp.Rational, delta: sp.Rational,
 
 
 def _group_size(k) -> int:
-    """A numeric group size k >= 1 (an integer, or a SymPy integer)."""
-    value = k
-    if isinstance(k, sp.Basic):
-        value = int(k) if k.is_Integer else None
-    elif isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        value = None
-    if value is None or not 1 <= int(value) <= _MAX_K:
+    """A numeric group size k >= 1 (an int, a Fraction or SymPy number with an integer value)."""
+    value = None if isinstance(k, bool) else as_expr(k, "k")
+    if value is None or not (value.is_Integer and 1 <= value <= _MAX_K):
         raise InputError(f"k={k!r} must be an integer in [1, {_MAX_K}] (the group size); or "
                          "leave k=None for every k.")
     return int(value)
@@ -170,8 +166,9 @@ class GroupPrivacy:
     def statement(self) -> str:
         size = f"k = {self.k}" if self.k else "every k >= 1"
         start = "eps-DP" if self.pure else "(eps, delta)-DP"
+        delta_k = sp.sympify(self.delta_k).subs(DEL, 0) if self.pure else self.delta_k
         return (f"{start} implies P[M(x) in S] <= e^({self.eps_k}) P[M(y) in S] + "
-                f"{self.delta_k} for x, y at distance k ({size})")
+                f"{delta_k} for x, y at distance k ({size})")
 
     def check(self, *, id: str = "", source: str = "", expect: str = "holds",
               statement: str | None = None) -> ProofResult:

@@ -26,7 +26,7 @@ import sympy as sp
 from proofs._errors import InputError
 from proofs._formulations import Case, Formulation, formulate
 from proofs._numeric import certainly_greater
-from proofs.expr import rationalize
+from proofs.expr import by_name, rationalize, symbols_of
 from proofs.decide import algebraically_equal as _algebraically_equal
 from proofs.decide import closed_compare as _closed_compare
 from proofs.decide import discharge as _discharge
@@ -53,7 +53,9 @@ class PureDP:
     exact: bool = False
 
     def __post_init__(self):
-        object.__setattr__(self, "epsilon", as_expr(self.epsilon, "epsilon"))
+        table = symbols_of(self.mechanism)
+        object.__setattr__(self, "epsilon", by_name(as_expr(self.epsilon, "epsilon", table),
+                                                    table))
 
     def statement(self) -> str:
         word = "exactly" if self.exact else "at most"

@@ -5,18 +5,24 @@ every kind (negative, zero, huge, tiny, Fraction, float, SymPy), symbols with an
 assumptions, formulas as text, None, bools, wrong types. A constructor may refuse its input
 only with an InputError (a one-line message, exit 2); a constructed claim is checked in
 isolation and may come out with any verdict except an internal error. So `dpaudit prove` on
-any such claims file exits 0, 1 or 2, never 3.
+any such claims file exits 0, 1 or 2, never 3 (the second test runs the command itself).
 """
 
 from fractions import Fraction
 
+import pytest
 import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import proofs
+from auditor import _prove_cli
+from auditor.cli import main
 from proofs import InputError
 from proofs.claims import check_isolated
+
+# the strategies' reprs are long; Hypothesis warns about it when it prints an example
+pytestmark = pytest.mark.filterwarnings("ignore::hypothesis.errors.HypothesisWarning")
 
 _NAMES = ["epsilon", "delta", "k", "alpha", "sigma", "Delta", "b", "n", "epsilon_1", "x"]
 
@@ -103,6 +109,15 @@ claims = st.one_of(
     st.builds(lambda a, b: proofs.ChebyshevTail(proofs.rr_estimator(a), b), scalars, scalars),
     st.builds(proofs.PerReportUnbiased, mechanisms, scalars),
     st.builds(proofs.Theorem, st.sampled_from(["id", ""]), st.just(42), st.just("src")),
+    st.builds(proofs.Normalised, mechanisms),
+    st.builds(proofs.Moment, mechanisms, st.sampled_from(["mean", "variance", "x"]), scalars),
+    st.builds(proofs.NoisyMeanVariance, scalars, st.sampled_from(["laplace", "gaussian", "x"])),
+    st.builds(proofs.DistanceBound, st.sampled_from(["TV", "L1", "KL", "x", "", "2*TV"]),
+              st.one_of(formulas, st.sampled_from(["sqrt(KL/2)", "L2", "1", "EMD"])),
+              st.sampled_from(["<=", "==", "<"])),
+    st.builds(lambda e, d: proofs.Normalised(proofs.NoiseDensity(e, d)),
+              st.one_of(formulas, st.sampled_from(["exp(-abs(y))/2", "exp(-y^2)", "y"])),
+              st.sampled_from(["reals", "integers", "x"])),
 )
 
 
@@ -117,3 +132,22 @@ def test_random_claims_are_refused_cleanly_or_checked_without_internal_errors(da
         return
     result = check_isolated(claim)
     assert not result.internal, result.reason
+
+
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_dpaudit_prove_exits_0_1_or_2_on_random_claims(monkeypatch_module, capsys, data):
+    try:
+        items = [data.draw(claims) for _ in range(2)]
+    except InputError:
+        return
+    monkeypatch_module.setattr(_prove_cli, "_collect", lambda files: list(items))
+    assert main(["prove", "--quiet"]) in (0, 1, 2)
+    assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    with pytest.MonkeyPatch.context() as mp:
+        yield mp
