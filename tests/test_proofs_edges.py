@@ -292,3 +292,27 @@ def test_the_catalogue_is_written_in_exported_names_only():
     for name in ("K", "EPS", "DEL", "N", "N1", "E0", "E1", "E2", "notes_sigma",
                  "classical_sigma"):
         assert name in proofs.__all__
+
+
+def test_fraction_and_rational_are_accepted_wherever_a_number_is():
+    from fractions import Fraction as F
+
+    import numpy as np
+
+    from proofs import (
+        calibrate_gaussian, drv_epsilon, gaussian_delta, kov_epsilon, laplace_delta, rdp_epsilon,
+    )
+
+    for tenth in (F(1, 10), sp.Rational(1, 10), 0.1, np.float64(0.1)):
+        assert sp.simplify(drv_epsilon(tenth, 100, F(1, 10**5))
+                           - drv_epsilon(sp.Rational(1, 10), 100, sp.Rational(1, 10**5))) == 0
+        assert kov_epsilon(tenth, 100, F(1, 10**5))[0] == sp.Rational(22, 5)
+        assert check(ComposedDP(tenth, F(10), 1, 0)).verdict is Verdict.PROVED
+    assert float(gaussian_delta(F(1), F(3), F(1)).mid()) == pytest.approx(2.075122e-4, rel=1e-6)
+    assert calibrate_gaussian(F(1), F(1, 10**5)).sigma == pytest.approx(3.7306316, rel=1e-7)
+    assert laplace_delta(F(1, 20), F(10), F(1)) == 1 - sp.exp(-R(1, 40))
+    assert rdp_epsilon([(Gaussian(F(3), 1), F(10))], F(1, 10**5)).epsilon == pytest.approx(
+        5.0239498, rel=1e-7)
+    assert check(GroupPrivacy("2*epsilon", 0, k=F(2), pure=True)).verdict is Verdict.PROVED
+    assert check(PureDP(Laplace(np.float64(1), np.int64(1)), np.float32(1))).verdict \
+        is Verdict.PROVED
