@@ -5,11 +5,11 @@ output events on one batch of samples, certifies them on fresh samples with exac
 Clopper-Pearson bounds and a union bound, and returns an :class:`AuditResult`.
 """
 
-from auditor._adapter import Mechanism, as_mechanism
-from auditor._engine import AuditConfig, audit, minimum_samples
-from auditor._pairs import RELATIONS, Pair, check_pair, generate_pairs
-from auditor._result import SCHEMA_VERSION, AuditResult, Witness
-from auditor.samplers import CATALOGUE, CatalogueEntry
+from auditor.engine.adapter import Mechanism, as_mechanism
+from auditor.engine.run import AuditConfig, audit, minimum_samples
+from auditor.engine.pairs import RELATIONS, Pair, check_pair, generate_pairs
+from auditor.engine.result import SCHEMA_VERSION, AuditResult, Witness
+from auditor.catalogue.samplers import CATALOGUE, CatalogueEntry
 
 __all__ = [
     "audit",

@@ -17,8 +17,8 @@ from typing import Callable
 import numpy as np
 from scipy import special, stats
 
-from auditor import samplers
-from auditor._stats import cp_lower, cp_upper, epsilon_bound
+from auditor.catalogue import samplers
+from auditor.engine.stats import cp_lower, cp_upper, epsilon_bound
 
 __all__ = ["oracle_bound", "ORACLES"]
 

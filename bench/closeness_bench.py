@@ -41,7 +41,7 @@ def write_table(path: str | os.PathLike, rows: int = 1_000_000, seed: int = 0) -
 
 def _timed_cli(args: list[str]) -> tuple[float, float, int]:
     """Wall seconds, child peak RSS (MiB) and exit code of one `dpaudit closeness` run."""
-    code = ("import resource, sys; from auditor.cli import main; rc = main(sys.argv[1:]); "
+    code = ("import resource, sys; from auditor.cli.main import main; rc = main(sys.argv[1:]); "
             "print('RSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "
             "file=sys.stderr); sys.exit(rc)")
     started = time.perf_counter()
@@ -56,7 +56,7 @@ def _timed_cli(args: list[str]) -> tuple[float, float, int]:
 
 def _baseline() -> tuple[float, float]:
     """Seconds and peak RSS (MiB) of a child that only imports the CLI (start-up cost)."""
-    code = ("import resource, sys, auditor.cli, auditor.closeness; print('RSS_KB', "
+    code = ("import resource, sys, auditor.cli.main, auditor.closeness.core; print('RSS_KB', "
             "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)")
     started = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
@@ -71,7 +71,7 @@ def run(rows: int = 1_000_000) -> list[str]:
     lines = [f"closeness bench: {rows} rows (Python {sys.version.split()[0]}, "
              f"{os.cpu_count()} CPUs, load average {load:.1f})"]
     seconds, rss = _baseline()
-    lines.append(f"  start-up only (import auditor.cli): {seconds:6.2f} s, peak RSS {rss:6.0f} MiB")
+    lines.append(f"  start-up only (import auditor.cli.main): {seconds:6.2f} s, peak RSS {rss:6.0f} MiB")
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "table.csv")
         started = time.perf_counter()

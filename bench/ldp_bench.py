@@ -18,7 +18,7 @@ import time
 import numpy as np
 from scipy.stats import binom
 
-from auditor.estimators import (
+from auditor.local.estimators import (
     forced_response_count,
     one_bit_mean,
     randomize_forced_response,
@@ -27,7 +27,7 @@ from auditor.estimators import (
     rappor_frequency,
     rr_proportion,
 )
-from auditor.rappor import RapporParams, decode, epsilon_infinity, epsilon_one, simulate_aggregate
+from auditor.local.rappor import RapporParams, decode, epsilon_infinity, epsilon_one, simulate_aggregate
 
 __all__ = ["run"]
 

@@ -109,7 +109,7 @@ def plot(rows: list[dict], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from proofs._io import write_text_atomic
+    from proofs.io import write_text_atomic
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     for ax, kind in zip(axes, ("one-bit", "rappor")):

@@ -1,6 +1,6 @@
 """Audits of real mechanisms of diffprivlib, OpenDP and python-dp (needs `pip install .[libs]`).
 
-Each mechanism is audited as a black box on the pair in `auditor.thirdparty.THIRD_PARTY`
+Each mechanism is audited as a black box on the pair in `auditor.thirdparty.libraries.THIRD_PARTY`
 against the (epsilon, delta) its library states, at confidence 0.95, seed 0.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 import warnings
 
-from auditor.thirdparty import THIRD_PARTY, available
+from auditor.thirdparty.libraries import THIRD_PARTY, available
 
 
 def run(scale: float = 1.0) -> list[dict]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-from proofs._errors import DPAuditError, InputError
+from proofs.errors import DPAuditError, InputError
 
 _EXPORTS = {
     "proofs.mechanisms": (

@@ -36,7 +36,7 @@ from typing import Any
 import sympy as sp
 from flint import arb, ctx
 
-from proofs._errors import InputError
+from proofs.errors import InputError
 from proofs.decide import compare
 from proofs.expr import by_name, rationalize
 from proofs.finite import finite_delta

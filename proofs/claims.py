@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from functools import singledispatch
 from typing import Any
 
-from proofs._errors import InputError
+from proofs.errors import InputError
 from proofs.pure import PureDP, check_pure
 from proofs.results import SCHEMA_VERSION, ProofResult, Verdict
 

@@ -33,7 +33,7 @@ from typing import Any, Mapping
 import sympy as sp
 from flint import arb, ctx
 
-from proofs._errors import InputError
+from proofs.errors import InputError
 from proofs._smt import prove_forall
 from proofs.approx import (
     check_delta, check_eps_value, gaussian_delta, make_result, show_ball, to_ball,

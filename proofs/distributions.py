@@ -15,7 +15,7 @@
   its variance given the data is Var[noise] = 2 Delta^2/eps^2 = 2/(eps n)^2 (notes 000,
   "Def Laplace mechanism", Example), and sigma^2 with N(0, sigma^2) noise.
 - :class:`DistanceBound`: inequalities between the distances of the closeness tool
-  (:mod:`auditor.closeness`) for distributions P, Q on m points: TV = L1/2 (definition), L2 <= L1,
+  (:mod:`auditor.closeness.core`) for distributions P, Q on m points: TV = L1/2 (definition), L2 <= L1,
   L1 <= sqrt(m) L2 (Cauchy-Schwarz), TV <= 1, KL >= 0 (Gibbs), Pinsker TV <= sqrt(KL/2) (Cover and
   Thomas 2006, Lemma 11.6.1), ordered EMD <= TV and categorical EMD = TV (Li, Li,
   Venkatasubramanian 2007, Sec. 4.2). Each fact has a structured proof whose steps are discharged
@@ -49,7 +49,7 @@ import sympy as sp
 import z3
 from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 
-from proofs._errors import InputError
+from proofs.errors import InputError
 from proofs._smt import prove_forall
 from proofs.approx import make_result
 from proofs.decide import closed_compare
@@ -923,7 +923,7 @@ _N003 = 'notes 003, "Epsilon-closeness" (L2, L1, variational distance, KL)'
 def _fact_definitions() -> DistanceFact:
     pr = _Proof()
     x = sp.Symbol("x", real=True)
-    pr.text("definitions (auditor.closeness.distribution_distance, notes 003): d = P - Q, "
+    pr.text("definitions (auditor.closeness.core.distribution_distance, notes 003): d = P - Q, "
             "TV = (1/2) sum |d_i|, L1 = sum |d_i|, L2 = sqrt(sum d_i^2), EMD = (1/(m-1)) "
             "sum_{i<m} |d_1 + ... + d_i| (0 when m = 1), EMD_cat = min transport cost with "
             "ground distance 1")

@@ -33,7 +33,7 @@ from typing import Any, Mapping
 
 import sympy as sp
 
-from proofs._errors import InputError
+from proofs.errors import InputError
 
 __all__ = ["FUNCTIONS", "KNOWN_SYMBOLS", "MAX_LENGTH", "as_expr", "by_name", "parse",
            "rationalize", "symbols_of"]

@@ -25,7 +25,7 @@ from typing import Any
 
 import sympy as sp
 
-from proofs._errors import InputError
+from proofs.errors import InputError
 from proofs._smt import prove_forall
 from proofs.approx import make_result
 from proofs.decide import compare as _compare

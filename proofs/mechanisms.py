@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 import sympy as sp
 
-from proofs._errors import InputError
+from proofs.errors import InputError
 from proofs.expr import as_expr
 
 __all__ = [

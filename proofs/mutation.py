@@ -34,7 +34,7 @@ import mpmath as mp
 import sympy as sp
 
 from proofs import mechanisms as m
-from proofs._errors import InputError
+from proofs.errors import InputError
 from proofs.claims import Theorem
 from proofs.results import Verdict
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import sympy as sp
 
-from proofs._errors import InputError
+from proofs.errors import InputError
 from proofs.approx import check_eps_value, make_result
 from proofs.composition import general_verdict
 from proofs.decide import compare

@@ -23,7 +23,7 @@ from typing import Any
 
 import sympy as sp
 
-from proofs._errors import InputError
+from proofs.errors import InputError
 from proofs._formulations import Case, Formulation, formulate
 from proofs._numeric import certainly_greater
 from proofs.expr import by_name, rationalize, symbols_of

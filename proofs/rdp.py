@@ -46,7 +46,7 @@ from typing import Any, Callable
 import sympy as sp
 from flint import arb
 
-from proofs._errors import InputError
+from proofs.errors import InputError
 from proofs.approx import (
     _precision, check_eps_value, exact, gaussian_delta, make_result, show_ball, to_ball,
 )

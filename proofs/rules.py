@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from proofs._errors import InputError
+from proofs.errors import InputError
 from proofs.decide import compare, discharge
 from proofs.expr import as_expr
 from proofs.finite import canonical_mechanism, compose, finite_delta, finite_ratio, post_process

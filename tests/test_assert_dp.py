@@ -2,8 +2,8 @@
 
 import pytest
 
-from auditor import samplers
-from auditor.testing import DPViolation, assert_dp
+from auditor.catalogue import samplers
+from auditor.testing.assertions import DPViolation, assert_dp
 
 CORRECT = ["laplace.scalar", "rr.alpha_coin", "noisy_hist1", "geometric.two_sided",
            "exponential.half_factor", "one_bit.telemetry"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from auditor._adapter import as_mechanism, draw, kind_of
-from proofs._errors import InputError
+from auditor.engine.adapter import as_mechanism, draw, kind_of
+from proofs.errors import InputError
 
 RNG = np.random.default_rng(0)
 

@@ -11,7 +11,7 @@ import math
 import pytest
 
 from auditor import audit
-from auditor.samplers import CATALOGUE
+from auditor.catalogue.samplers import CATALOGUE
 
 CORRECT = [name for name, e in CATALOGUE.items() if e.correct]
 BROKEN = [name for name, e in CATALOGUE.items() if not e.correct]

@@ -1,4 +1,4 @@
-"""`dpaudit audit` through `auditor.cli.main`: exit codes, JSON contract, one-line errors."""
+"""`dpaudit audit` through `auditor.cli.main.main`: exit codes, JSON contract, one-line errors."""
 
 from __future__ import annotations
 

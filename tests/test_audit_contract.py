@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from auditor import audit
-from auditor._select import FAMILIES
-from auditor.samplers import sampler
+from auditor.engine.select import FAMILIES
+from auditor.catalogue.samplers import sampler
 
 SCALAR_FAMILIES = ("threshold", "atoms", "float")
 VECTOR_FAMILIES = ("atoms", "coordinate", "box", "projection", "classifier", "histogram", "float")

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from auditor import AuditResult, audit, minimum_samples
-from auditor._stats import cp_lower, cp_upper, epsilon_bound, p_value
-from auditor.samplers import sampler
+from auditor.engine.stats import cp_lower, cp_upper, epsilon_bound, p_value
+from auditor.catalogue.samplers import sampler
 
 
 def test_clopper_pearson_matches_binomial_tails():

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from auditor.cli import main
-from auditor.closeness import (
+from auditor.closeness.core import (
     DISTANCES,
     best_reference_set,
     closeness,
@@ -19,7 +19,7 @@ from auditor.closeness import (
     load_table,
     table_from_columns,
 )
-from proofs._errors import InputError
+from proofs.errors import InputError
 
 # ---------------------------------------------------------------------------------------------
 # Brute-force references: per class, straight from the definitions (Fractions where rational).
@@ -244,7 +244,7 @@ def test_unreadable_paths_exit_2(tmp_path, capsys):
 
 
 def test_a_search_stopped_by_its_time_limit_gives_bounds_not_a_verdict(monkeypatch):
-    import auditor.closeness as mod
+    import auditor.closeness.core as mod
 
     # Pretend HiGHS ran out of time with a weak dual bound: the whole table stays the best set.
     monkeypatch.setattr(mod, "_continuous_start", lambda spec, n: (0.0, spec.big.copy()))

@@ -9,9 +9,9 @@ from fractions import Fraction
 import pytest
 import sympy as sp
 
-from auditor.closeness import distribution_distance
+from auditor.closeness.core import distribution_distance
 from proofs import FiniteMechanism, Verdict, check, sym
-from proofs._errors import InputError
+from proofs.errors import InputError
 from proofs._catalogue_facts import theorems
 from proofs.claims import run_theorems
 from proofs.distributions import (

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from auditor.estimators import (
+from auditor.local.estimators import (
     Estimate,
     forced_response_count,
     one_bit_mean,
@@ -16,8 +16,8 @@ from auditor.estimators import (
     rappor_frequency,
     rr_proportion,
 )
-from auditor.rappor import RapporParams, decode, simulate_aggregate
-from proofs._errors import InputError
+from auditor.local.rappor import RapporParams, decode, simulate_aggregate
+from proofs.errors import InputError
 
 REPEATS = 400
 CONFIDENCE = 0.95
@@ -35,7 +35,7 @@ def _coverage_ceiling(repeats, confidence):
 def test_clopper_pearson_matches_scipy_binomtest():
     from scipy.stats import binomtest
 
-    from auditor.estimators import _clopper_pearson
+    from auditor.local.estimators import _clopper_pearson
 
     for ones, n in ((0, 10), (3, 10), (10, 10), (512, 1000)):
         ci = binomtest(ones, n).proportion_ci(confidence_level=0.9, method="exact")

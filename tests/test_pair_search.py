@@ -4,7 +4,7 @@ import numpy as np
 
 from auditor import audit
 from auditor.cli import main
-from auditor.strategies import estimated_loss, search_pairs
+from auditor.testing.strategies import estimated_loss, search_pairs
 
 
 def leaky_sum(data, size, rng):

@@ -1,6 +1,6 @@
 import io
 
-from auditor._progress import Progress
+from auditor.engine.progress import Progress
 
 
 class _Tty(io.StringIO):

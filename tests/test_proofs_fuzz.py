@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import proofs
-from auditor import _prove_cli
+from auditor.cli import prove as _prove_cli
 from auditor.cli import main
 from proofs import InputError
 from proofs.claims import check_isolated

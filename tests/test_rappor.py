@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from auditor.rappor import (
+from auditor.local.rappor import (
     RapporAggregate,
     RapporClient,
     RapporParams,
@@ -21,7 +21,7 @@ from auditor.rappor import (
     reported_bit_probabilities,
     simulate_aggregate,
 )
-from proofs._errors import InputError
+from proofs.errors import InputError
 
 
 def _zipf_population(clients, values, rng, s=1.1):

@@ -9,9 +9,10 @@ import subprocess
 import numpy as np
 import pytest
 
-from auditor import audit, samplers
-from auditor._demo_audit import with_plots
-from auditor.report import write_audit_report
+from auditor import audit
+from auditor.catalogue import samplers
+from auditor.reports.demo_audit import with_plots
+from auditor.reports.audit import write_audit_report
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")

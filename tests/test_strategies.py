@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auditor._pairs import Pair, check_pair
-from auditor.strategies import neighbouring_pairs
+from auditor.engine.pairs import Pair, check_pair
+from auditor.testing.strategies import neighbouring_pairs
 from proofs import InputError
 
 

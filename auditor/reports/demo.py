@@ -14,9 +14,9 @@ import sys
 import time
 from pathlib import Path
 
-from proofs._io import write_json_atomic, write_text_atomic
+from proofs.io import write_json_atomic, write_text_atomic
 
-from auditor._html import esc, md_cell, page
+from auditor.reports.html import esc, md_cell, page
 
 # sampler catalogue name -> the proof catalogue entry that covers it
 PROOF_OF = {
@@ -48,9 +48,9 @@ def _fmt(x) -> str:
 
 
 def _audit_all(out: Path, samples: int, quiet: bool) -> list[dict]:
-    from auditor import samplers
-    from auditor._demo_audit import audit_with_plots
-    from auditor.report import write_audit_report
+    from auditor.catalogue import samplers
+    from auditor.reports.demo_audit import audit_with_plots
+    from auditor.reports.audit import write_audit_report
 
     rows = []
     (out / "audits").mkdir(parents=True, exist_ok=True)
@@ -123,7 +123,7 @@ def _index_html(rows: list[dict], proof_run) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from auditor._prove_cli import write_report
+    from auditor.cli.prove import write_report
     from proofs.catalogue import catalogue
     from proofs.claims import run_theorems
 

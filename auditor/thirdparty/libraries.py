@@ -5,7 +5,7 @@ scalar callable `f(data)` whose `data` is the true query answer (or the dataset,
 counting pipelines), built once at the stated parameters. `THIRD_PARTY` lists each with its
 claim and the neighbouring pair used in `make bench`. Example:
 
-    dpaudit audit auditor.thirdparty:diffprivlib_laplace --epsilon 1 --pair 0 1
+    dpaudit audit auditor.thirdparty.libraries:diffprivlib_laplace --epsilon 1 --pair 0 1
 """
 
 from __future__ import annotations
@@ -15,7 +15,22 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable
 
-__all__ = ["ThirdPartyMechanism", "THIRD_PARTY", "available"]
+__all__ = ["ThirdPartyMechanism", "THIRD_PARTY", "available",
+           "diffprivlib_laplace",
+           "diffprivlib_gaussian",
+           "diffprivlib_gaussian_analytic",
+           "diffprivlib_geometric",
+           "diffprivlib_snapping",
+           "diffprivlib_exponential",
+           "opendp_laplace",
+           "opendp_gaussian",
+           "opendp_geometric",
+           "opendp_randomized_response",
+           "opendp_count_laplace",
+           "pydp_laplace",
+           "pydp_gaussian",
+           "pydp_count",
+]
 
 EPSILON = 1.0
 DELTA = 1e-5
@@ -159,7 +174,7 @@ class ThirdPartyMechanism:
 
     @property
     def target(self) -> str:
-        return f"auditor.thirdparty:{self.function.__name__}"
+        return f"auditor.thirdparty.libraries:{self.function.__name__}"
 
 
 THIRD_PARTY: tuple[ThirdPartyMechanism, ...] = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from auditor._plots import collect_plot_data
+from auditor.reports.plots import collect_plot_data
 
 PLOT_SAMPLES = 50_000
 

@@ -1,6 +1,6 @@
 """Auditing inside any test suite: `assert_dp` and a pytest fixture.
 
-    from auditor.testing import assert_dp
+    from auditor.testing.assertions import assert_dp
 
     def test_my_laplace_is_private():
         assert_dp(my_mechanism, pairs=[([1, 2, 3], [1, 2, 4])], epsilon=1.0)

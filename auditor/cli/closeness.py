@@ -1,7 +1,7 @@
 """`dpaudit closeness TABLE.csv --qi col1,col2 --sensitive col [...]`.
 
 Prints the summary (table closeness, verdict, worst classes); ``--json OUT`` writes
-:meth:`auditor.closeness.ClosenessResult.to_dict` atomically. Exit 0 when no ``--epsilon`` was given
+:meth:`auditor.closeness.core.ClosenessResult.to_dict` atomically. Exit 0 when no ``--epsilon`` was given
 or the table is within it, 1 when some class exceeds it, 2 on bad input.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import argparse
 
-from auditor.closeness import DISTANCES, closeness, load_table
-from proofs._errors import InputError
-from proofs._io import write_json_atomic
+from auditor.closeness.core import DISTANCES, closeness, load_table
+from proofs.errors import InputError
+from proofs.io import write_json_atomic
 
 EXIT_OK, EXIT_FOUND = 0, 1
 

@@ -7,7 +7,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from proofs._errors import InputError
+from proofs.errors import InputError
 
 __all__ = ["write_text_atomic", "write_json_atomic"]
 

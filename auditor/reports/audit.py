@@ -1,7 +1,7 @@
 """Readable audit reports: self-contained HTML (plots inlined as SVG) and Markdown.
 
 Reports render from the audit's JSON (`AuditResult.to_dict()`, optionally with a ``plots``
-entry from :func:`auditor._plots.collect_plot_data`), so `dpaudit report result.json`
+entry from :func:`auditor.reports.plots.collect_plot_data`), so `dpaudit report result.json`
 re-renders a saved result without running the mechanism again.
 """
 
@@ -13,10 +13,10 @@ import math
 from pathlib import Path
 from typing import Any
 
-from proofs._errors import InputError
-from proofs._io import write_text_atomic
+from proofs.errors import InputError
+from proofs.io import write_text_atomic
 
-from auditor._html import esc, md_cell, page, versions
+from auditor.reports.html import esc, md_cell, page, versions
 
 __all__ = ["verdict_sentence", "audit_html", "audit_markdown", "write_audit_report",
            "load_result", "report_kind"]

@@ -22,7 +22,7 @@ gives the Wald interval instead (not the default; see STYLE.md point 4).
   1)/(e^eps + 1)``; the mean estimate is ``(m/n) sum_i (b_i (e^eps + 1) - 1) / (e^eps - 1)``. (The
   probability is a sum of the two terms; the notes' product form is not a distribution of this
   kind, and the proofs catalogue refutes it.)
-* RAPPOR: :func:`rappor_frequency`, from :func:`auditor.rappor.decode` (normal approximation).
+* RAPPOR: :func:`rappor_frequency`, from :func:`auditor.local.rappor.decode` (normal approximation).
 """
 
 from __future__ import annotations
@@ -33,10 +33,10 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from proofs._errors import InputError
+from proofs.errors import InputError
 
 if TYPE_CHECKING:
-    from auditor.rappor import RapporEstimate
+    from auditor.local.rappor import RapporEstimate
 
 __all__ = [
     "SCHEMA_VERSION",

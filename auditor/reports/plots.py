@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from auditor._adapter import Mechanism, as_mechanism, draw
-from auditor._events import FloatMultiple, KeySet, ScoreInterval
-from auditor._stats import cp_lower, cp_upper, epsilon_bound
+from auditor.engine.adapter import Mechanism, as_mechanism, draw
+from auditor.engine.events import FloatMultiple, KeySet, ScoreInterval
+from auditor.engine.stats import cp_lower, cp_upper, epsilon_bound
 
 __all__ = ["collect_plot_data", "claimed_tradeoff"]
 

@@ -35,7 +35,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from proofs._errors import InputError
+from proofs.errors import InputError
 
 __all__ = [
     "SCHEMA_VERSION",

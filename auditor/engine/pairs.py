@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from proofs._errors import InputError
+from proofs.errors import InputError
 
 __all__ = ["Pair", "RELATIONS", "check_pair", "parse_json_value", "load_pairs_file", "generate_pairs"]
 

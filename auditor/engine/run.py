@@ -18,14 +18,14 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from auditor._adapter import Mechanism, as_mechanism, draw, kind_of
-from auditor._events import event_to_dict
-from auditor._pairs import Pair, check_pair, generate_pairs, normalise_relation
-from auditor._progress import Progress
-from auditor._result import AuditResult, Witness
-from auditor._select import FAMILIES, Candidate, Scorer, propose
-from auditor._stats import cp_lower, cp_upper, delta_bound, epsilon_bound, p_value
-from proofs._errors import InputError
+from auditor.engine.adapter import Mechanism, as_mechanism, draw, kind_of
+from auditor.engine.events import event_to_dict
+from auditor.engine.pairs import Pair, check_pair, generate_pairs, normalise_relation
+from auditor.engine.progress import Progress
+from auditor.engine.result import AuditResult, Witness
+from auditor.engine.select import FAMILIES, Candidate, Scorer, propose
+from auditor.engine.stats import cp_lower, cp_upper, delta_bound, epsilon_bound, p_value
+from proofs.errors import InputError
 
 __all__ = ["AuditConfig", "audit", "minimum_samples"]
 
@@ -160,7 +160,7 @@ def _searched_pairs(mechanism: Any, rel: str, sensitivity: float, size: int, see
     pattern pairs as a floor so the search can only add candidates."""
     from hypothesis import strategies as st
 
-    from auditor.strategies import search_pairs
+    from auditor.testing.strategies import search_pairs
 
     if rel == "any":
         raise InputError("pair_search='hypothesis' needs --relation add-remove, replace-one or sensitivity.")
@@ -351,7 +351,7 @@ def audit(mechanism: Callable[..., Any], pairs: Iterable[Any] | None = None, *, 
     ``pair_search="hypothesis"`` replaces the pattern list by a Hypothesis search steered by
     the estimated loss (plus three pattern pairs).
     ``samples`` is the total per dataset (selection + certification). ``families`` restricts
-    the event families searched (see ``auditor._select.FAMILIES``). Returns an
+    the event families searched (see ``auditor.engine.select.FAMILIES``). Returns an
     :class:`AuditResult`; ``violation`` is True with probability at most ``1 - confidence`` when
     the claim holds.
     """

@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from proofs._errors import InputError
+from proofs.errors import InputError
 
 __all__ = ["Mechanism", "as_mechanism", "draw", "KINDS"]
 

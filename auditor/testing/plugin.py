@@ -11,7 +11,7 @@ import pytest
 
 @pytest.fixture
 def assert_dp():
-    """The :func:`auditor.testing.assert_dp` function, for tests that prefer fixtures."""
-    from auditor.testing import assert_dp as check
+    """The :func:`auditor.testing.assertions.assert_dp` function, for tests that prefer fixtures."""
+    from auditor.testing.assertions import assert_dp as check
 
     return check

@@ -1,7 +1,7 @@
 """Choosing events on the selection sample (never reused for certification).
 
 Each family proposes events and scores them by the bound we *predict* certification on ``n``
-fresh samples would give (:func:`auditor._stats.predicted_epsilon`), not by the raw empirical
+fresh samples would give (:func:`auditor.engine.stats.predicted_epsilon`), not by the raw empirical
 ratio: for Laplace every threshold beyond the centres has ratio exactly e^eps, and the best one
 is the one with the most mass, i.e. the smallest Clopper-Pearson width.
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import optimize
 
-from auditor._events import (
+from auditor.engine.events import (
     Coordinate,
     Event,
     FloatMultiple,
@@ -30,7 +30,7 @@ from auditor._events import (
     Score,
     ScoreInterval,
 )
-from auditor._stats import predicted_epsilon
+from auditor.engine.stats import predicted_epsilon
 
 __all__ = ["Candidate", "Scorer", "propose", "FAMILIES"]
 

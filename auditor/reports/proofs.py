@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from proofs.claims import ProofRun
 
-from auditor._html import esc, md_cell, page, versions
+from auditor.reports.html import esc, md_cell, page, versions
 
 __all__ = ["proofs_html", "proofs_markdown"]
 

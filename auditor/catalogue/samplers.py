@@ -20,8 +20,8 @@ from typing import Any, Callable
 import numpy as np
 from scipy import optimize, stats
 
-from auditor._pairs import Pair
-from proofs._errors import InputError
+from auditor.engine.pairs import Pair
+from proofs.errors import InputError
 
 __all__ = ["CatalogueEntry", "CATALOGUE", "ALIASES", "get", "names", "sampler", "snap"]
 

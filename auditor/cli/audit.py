@@ -14,13 +14,13 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from auditor import samplers
-from auditor._engine import AuditConfig, run, validate
-from auditor._pairs import RELATIONS, Pair, check_pair, generate_pairs, load_pairs_file, normalise_relation
-from auditor._pairs import parse_json_value
-from auditor._result import AuditResult
-from proofs._errors import InputError
-from proofs._io import write_json_atomic
+from auditor.catalogue import samplers
+from auditor.engine.run import AuditConfig, run, validate
+from auditor.engine.pairs import RELATIONS, Pair, check_pair, generate_pairs, load_pairs_file, normalise_relation
+from auditor.engine.pairs import parse_json_value
+from auditor.engine.result import AuditResult
+from proofs.errors import InputError
+from proofs.io import write_json_atomic
 
 __all__ = ["add_arguments", "run", "resolve_target"]
 
@@ -114,7 +114,7 @@ def _pairs_from_args(args: argparse.Namespace, entry: samplers.CatalogueEntry | 
     if pairs is None:
         if relation is not None:
             if getattr(args, "search", "patterns") == "hypothesis":
-                from auditor._engine import _searched_pairs
+                from auditor.engine.run import _searched_pairs
 
                 return _searched_pairs(func, relation, args.sensitivity, args.size, args.seed)
             return generate_pairs(relation, size=args.size, sensitivity=args.sensitivity, seed=args.seed)
@@ -129,7 +129,7 @@ def _pairs_from_args(args: argparse.Namespace, entry: samplers.CatalogueEntry | 
 def run(args: argparse.Namespace) -> int:
     """Run one audit from parsed arguments; return the exit code (0 nothing found, 1 violation)."""
     if args.report:
-        from auditor.report import report_kind
+        from auditor.reports.audit import report_kind
 
         report_kind(args.report)  # a bad suffix fails before the audit runs
     func, name, entry = resolve_target(args.target)
@@ -145,8 +145,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         write_json_atomic(args.json, result.to_dict(), strict=True)
     if args.report:
-        from auditor._demo_audit import with_plots
-        from auditor.report import write_audit_report
+        from auditor.reports.demo_audit import with_plots
+        from auditor.reports.audit import write_audit_report
 
         write_audit_report(with_plots(result, func), args.report)
     if not args.quiet:

@@ -19,8 +19,8 @@ import uuid
 from dataclasses import replace
 from pathlib import Path
 
-from proofs._errors import InputError
-from proofs._io import write_json_atomic, write_text_atomic
+from proofs.errors import InputError
+from proofs.io import write_json_atomic, write_text_atomic
 from proofs.claims import ProofRun, Theorem, error_result, run_theorems
 from proofs.results import ProofResult
 
@@ -149,7 +149,7 @@ def _report_kind(path: str | None) -> str | None:
 
 
 def write_report(run_result: ProofRun, path: str) -> None:
-    from auditor._proof_report import proofs_html, proofs_markdown
+    from auditor.reports.proofs import proofs_html, proofs_markdown
 
     render = proofs_markdown if _report_kind(path) == "md" else proofs_html
     write_text_atomic(path, render(run_result))

@@ -11,7 +11,7 @@ import signal
 import sys
 import traceback
 
-from proofs._errors import InputError
+from proofs.errors import InputError
 
 EXIT_OK, EXIT_FOUND, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -24,14 +24,14 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from auditor import _audit_cli
-    from auditor import _prove_cli
+    from auditor.cli import audit as _audit_cli
+    from auditor.cli import prove as _prove_cli
 
     parser = _Parser(prog="dpaudit", description="Verify and audit differential privacy.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     _prove_cli.add_arguments(sub.add_parser("prove", help="check DP claims symbolically"))
     _audit_cli.add_arguments(sub.add_parser("audit", help="audit a black-box mechanism"))
-    from auditor import _closeness_cli
+    from auditor.cli import closeness as _closeness_cli
 
     _closeness_cli.add_arguments(
         sub.add_parser("closeness", help="epsilon-closeness of a released table (CSV)"))
@@ -46,25 +46,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from auditor import _audit_cli
-    from auditor import _prove_cli
+    from auditor.cli import audit as _audit_cli
+    from auditor.cli import prove as _prove_cli
 
     if args.command == "prove":
         return _prove_cli.run(args)
     if args.command == "audit":
         return _audit_cli.run(args)
     if args.command == "closeness":
-        from auditor import _closeness_cli
+        from auditor.cli import closeness as _closeness_cli
 
         return _closeness_cli.run(args)
     if args.command == "report":
-        from auditor.report import load_result, report_kind, write_audit_report
+        from auditor.reports.audit import load_result, report_kind, write_audit_report
 
         report_kind(args.out)
         write_audit_report(load_result(args.result), args.out)
         print(f"wrote {args.out}")
         return EXIT_OK
-    from auditor import _demo
+    from auditor.reports import demo as _demo
 
     return _demo.run(args)
 

@@ -1,0 +1,3 @@
+from auditor.cli.main import entry
+
+entry()

@@ -1,0 +1,1 @@
+"""Reports: audit reports (HTML and Markdown, with plots), proof reports, and `dpaudit demo`."""

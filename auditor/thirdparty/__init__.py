@@ -1,0 +1,42 @@
+"""Third-party DP libraries (diffprivlib, OpenDP, python-dp) wrapped as black-box mechanisms:
+``dpaudit audit auditor.thirdparty:diffprivlib_laplace --epsilon 1 --pair 0 1``."""
+
+from auditor.thirdparty.libraries import (
+    THIRD_PARTY,
+    ThirdPartyMechanism,
+    available,
+    diffprivlib_laplace,
+    diffprivlib_gaussian,
+    diffprivlib_gaussian_analytic,
+    diffprivlib_geometric,
+    diffprivlib_snapping,
+    diffprivlib_exponential,
+    opendp_laplace,
+    opendp_gaussian,
+    opendp_geometric,
+    opendp_randomized_response,
+    opendp_count_laplace,
+    pydp_laplace,
+    pydp_gaussian,
+    pydp_count,
+)
+
+__all__ = [
+    "THIRD_PARTY",
+    "ThirdPartyMechanism",
+    "available",
+    "diffprivlib_laplace",
+    "diffprivlib_gaussian",
+    "diffprivlib_gaussian_analytic",
+    "diffprivlib_geometric",
+    "diffprivlib_snapping",
+    "diffprivlib_exponential",
+    "opendp_laplace",
+    "opendp_gaussian",
+    "opendp_geometric",
+    "opendp_randomized_response",
+    "opendp_count_laplace",
+    "pydp_laplace",
+    "pydp_gaussian",
+    "pydp_count",
+]
