@@ -100,10 +100,10 @@ class _Translator:
 
     def constant(self, e: sp.Expr) -> z3.ArithRef:
         """A closed transcendental constant: a fresh variable inside its arb enclosure."""
-        from proofs._numeric import NotNumeric, to_arb
+        from proofs.numeric import NotNumeric, to_ball
 
         try:
-            ball = to_arb(e)
+            ball = to_ball(e)
         except (NotNumeric, ZeroDivisionError, ValueError) as exc:
             raise Unsupported(f"constant {e}") from exc
         lo_f, hi_f = float(ball.lower()), float(ball.upper())

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import math
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -39,6 +38,9 @@ from flint import arb, ctx
 from proofs.errors import InputError
 from proofs.decide import compare
 from proofs.expr import by_name, rationalize
+from proofs.numeric import (
+    PRECISION, as_fraction, ball_of, compile_ball, precision, show_ball, to_ball,
+)
 from proofs.finite import finite_delta
 from proofs.mechanisms import FiniteMechanism, Gaussian, Laplace, as_expr, sym
 from proofs.results import Counterexample, ProofResult, Verdict
@@ -55,18 +57,7 @@ __all__ = [
 EPSILON, DELTA, SENSITIVITY = sym("epsilon"), sym("delta"), sym("Delta")
 _y = sp.Symbol("y", real=True)
 _c = sp.Symbol("c", real=True)
-_PREC = 128
-
-
-@contextmanager
-def _precision(bits: int | None = None):
-    """Run arb arithmetic at `bits` of precision (default _PREC), restoring the old setting."""
-    old = ctx.prec
-    ctx.prec = _PREC if bits is None else bits
-    try:
-        yield
-    finally:
-        ctx.prec = old
+_PREC = PRECISION
 
 
 _MAX_BOXES = 4000
@@ -121,112 +112,6 @@ def check_eps_value(eps: Any, name: str = "epsilon") -> sp.Expr:
 def phi(x: sp.Expr) -> sp.Expr:
     """Standard normal CDF, Phi(x) = erfc(-x/sqrt(2))/2."""
     return sp.erfc(-x / sp.sqrt(2)) / 2
-
-
-def to_ball(expr: sp.Expr, env: dict | None = None) -> arb:
-    """Evaluate a SymPy expression as an arb ball; `env` maps symbols to balls (intervals)."""
-    env = env or {}
-    e = sp.sympify(expr)
-    if e in env:
-        return env[e]
-    if e.is_Rational:
-        return arb(int(e.p)) / arb(int(e.q))
-    if e.is_Float:
-        f = Fraction(str(e))
-        return arb(f.numerator) / arb(f.denominator)
-    if e is sp.pi:
-        return arb.pi()
-    if e is sp.E:
-        return arb(1).exp()
-    if e.is_Add:
-        return sum((to_ball(a, env) for a in e.args), arb(0))
-    if e.is_Mul:
-        out = arb(1)
-        for a in e.args:
-            out *= to_ball(a, env)
-        return out
-    if e.is_Pow:
-        base = to_ball(e.base, env)
-        if e.exp.is_Integer:
-            n = int(e.exp)
-            return base**n if n >= 0 else 1 / base ** (-n)
-        if e.exp == sp.Rational(1, 2):
-            return base.sqrt()
-        if e.exp == -sp.Rational(1, 2):
-            return 1 / base.sqrt()
-        return base ** to_ball(e.exp, env)
-    funcs = {sp.exp: arb.exp, sp.log: arb.log, sp.erf: arb.erf, sp.erfc: arb.erfc}
-    for f, g in funcs.items():
-        if isinstance(e, f):
-            return g(to_ball(e.args[0], env))
-    raise ValueError(f"cannot enclose {e} with arb")
-
-
-def compile_ball(expr: sp.Expr, symbols: tuple):
-    """Compile a SymPy expression into a function of arb balls (one per symbol), with the same
-    rules as :func:`to_ball`; much faster than re-walking the tree in a branch and bound."""
-    e = sp.sympify(expr)
-    if e in symbols:
-        i = symbols.index(e)
-        return lambda *b: b[i]
-    if not e.free_symbols:
-        return lambda *b: to_ball(e)
-    if e.is_Add or e.is_Mul:
-        parts = [compile_ball(a, symbols) for a in e.args]
-        if e.is_Add:
-            return lambda *b: sum((p(*b) for p in parts), arb(0))
-
-        def product(*b):
-            out = arb(1)
-            for p in parts:
-                out *= p(*b)
-            return out
-        return product
-    if e.is_Pow:
-        base = compile_ball(e.base, symbols)
-        if e.exp.is_Integer:
-            n = int(e.exp)
-            return (lambda *b: base(*b) ** n) if n >= 0 else (lambda *b: 1 / base(*b) ** (-n))
-        if e.exp == sp.Rational(1, 2):
-            return lambda *b: base(*b).sqrt()
-        if e.exp == -sp.Rational(1, 2):
-            return lambda *b: 1 / base(*b).sqrt()
-        power = compile_ball(e.exp, symbols)
-        return lambda *b: base(*b) ** power(*b)
-    funcs = {sp.exp: arb.exp, sp.log: arb.log, sp.erf: arb.erf, sp.erfc: arb.erfc}
-    for f, g in funcs.items():
-        if isinstance(e, f):
-            inner = compile_ball(e.args[0], symbols)
-            return lambda *b, g=g: g(inner(*b))
-    raise ValueError(f"cannot enclose {e} with arb")
-
-
-def ball_of(lo: Fraction, hi: Fraction | None = None) -> arb:
-    """An arb ball containing the exact interval [lo, hi] (or the point lo)."""
-    a = arb(lo.numerator) / arb(lo.denominator)
-    if hi is None or hi == lo:
-        return a
-    return a.union(arb(hi.numerator) / arb(hi.denominator))
-
-
-def show_ball(b: arb) -> str:
-    return f"[{float(b.lower()):.10g}, {float(b.upper()):.10g}]"
-
-
-def as_fraction(v: Any, rounding: str = "down") -> Fraction:
-    """`v` as an exact Fraction; an irrational value is rounded outward ('down' or 'up') to a
-    rational certified by arb to lie below (above) it, so a region never shrinks."""
-    if isinstance(v, (int, Fraction)):
-        return Fraction(v)
-    v = rationalize(sp.sympify(v))
-    if v.is_Rational:
-        return Fraction(int(v.p), int(v.q))
-    with _precision(256):
-        ball = to_ball(v)
-        end = ball.lower() if rounding == "down" else ball.upper()
-    f = Fraction(end.str(50, radius=False))
-    step = abs(f) * Fraction(1, 10**40) + Fraction(1, 10**60)  # covers the decimal rounding
-    return f - step if rounding == "down" else f + step
 
 
 # --- derivations ---------------------------------------------------------------------------------
@@ -417,7 +302,7 @@ def gaussian_delta(epsilon: Any, sigma: Any, sensitivity: Any = 1, prec: int = _
     """Certified enclosure (arb ball) of the Gaussian mechanism's delta(eps) (Balle-Wang Thm 8)."""
     e, s, d = (check_eps_value(epsilon), _positive(sigma, "sigma"),
                _positive(sensitivity, "sensitivity"))
-    with _precision(prec):
+    with precision(prec):
         return _gauss_delta_ball(to_ball(e), to_ball(d) / to_ball(s))
 
 
@@ -566,7 +451,7 @@ def _approx_laplace(claim: ApproxDP, meta: dict, start: float) -> ProofResult:
         return make_result(meta, claim.statement(), Verdict.UNKNOWN, "SymPy derivation", start,
                            reason=f"profile not derived: {deriv.reason}", steps=deriv.steps)
     value = laplace_delta(claim.epsilon, lap.scale, lap.sensitivity)
-    with _precision():
+    with precision():
         ball = to_ball(value)
     cstar = (lap.sensitivity + claim.epsilon * lap.scale) / 2
     return _interval_verdict(
@@ -587,7 +472,7 @@ def _approx_finite(claim: ApproxDP, meta: dict, start: float) -> ProofResult:
                              f"delta = {claim.delta}", "exact rational arithmetic")
         return make_result(meta, claim.statement(), Verdict.REFUTED, "exact rational sum", start,
                            counterexample=cex)
-    with _precision():
+    with precision():
         ball = to_ball(value)
     return _interval_verdict(claim, ball, meta, start, "exact sum enclosed with arb",
                              str(set(event)), (x, xp), {"epsilon": str(claim.epsilon)},
@@ -731,7 +616,7 @@ class GaussianCalibration:
         a, b = terms
         r2 = sp.sqrt(2)
         expr = sp.erfc(-a / r2) / 2 - sp.exp(EPSILON) * sp.erfc(-b / r2) / 2
-        with _precision():
+        with precision():
             return self._decide(expr, meta, start, deriv)
 
     def _decide(self, expr, meta, start, deriv) -> ProofResult:
@@ -834,7 +719,7 @@ class GaussianCalibrationRegion:
                                reason="sigma must be positive (SymPy must see it) and "
                                       "sigma/Delta must depend on epsilon and delta only"
                                if gap is None else f"profile not derived: {deriv.reason}")
-        with _precision():
+        with precision():
             return self._search(gap, meta, start, deriv)
 
     def _search(self, gap, meta, start, deriv) -> ProofResult:

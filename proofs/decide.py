@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from proofs._numeric import certainly_greater
+from proofs.numeric import certainly_greater
 from proofs._smt import prove_forall
 from proofs.expr import rationalize
 

@@ -21,7 +21,7 @@ from typing import Any, Mapping
 import sympy as sp
 
 from proofs.errors import InputError
-from proofs._numeric import certainly_greater
+from proofs.numeric import certainly_greater
 from proofs.expr import as_expr, rationalize
 from proofs.mechanisms import FiniteMechanism
 

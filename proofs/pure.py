@@ -25,7 +25,7 @@ import sympy as sp
 
 from proofs.errors import InputError
 from proofs._formulations import Case, Formulation, formulate
-from proofs._numeric import certainly_greater
+from proofs.numeric import certainly_greater
 from proofs.expr import by_name, rationalize, symbols_of
 from proofs.decide import algebraically_equal as _algebraically_equal
 from proofs.decide import closed_compare as _closed_compare

@@ -47,9 +47,8 @@ import sympy as sp
 from flint import arb
 
 from proofs.errors import InputError
-from proofs.approx import (
-    _precision, check_eps_value, exact, gaussian_delta, make_result, show_ball, to_ball,
-)
+from proofs.approx import check_eps_value, exact, gaussian_delta, make_result
+from proofs.numeric import precision, show_ball, to_ball
 from proofs.mechanisms import (
     AlphaCoinRR, FiniteMechanism, ForcedResponse, Gaussian, Histogram, KAryRR, Laplace,
 )
@@ -357,7 +356,7 @@ def composition_rdp(composition: Any, orders: Any = None) -> tuple[arb, ...]:
     """Enclosures of the RDP of a composition at each order: sum of count * curve(order)
     (Mironov 2017, Prop. 1). `composition` is a sequence of (mechanism, count) pairs."""
     comp, grid = _composition(composition), _orders(orders)
-    with _precision(_bits(grid)):
+    with precision(_bits(grid)):
         return tuple(_rdp_values(comp, grid))
 
 
@@ -481,7 +480,7 @@ def rdp_epsilon(composition: Any, delta: Any, orders: Any = None,
     :data:`DEFAULT_ORDERS`; infinite when every order has infinite RDP."""
     comp, grid = _composition(composition), _orders(orders)
     d, conversion = _check_delta_positive(delta), _conversion(conversion)
-    with _precision(_bits(grid)):
+    with precision(_bits(grid)):
         ball, a, r, method = _best_epsilon(comp, d, grid, conversion)
         upper = max(0.0, _float_up(ball)) if ball.is_finite() else math.inf
         return RDPEpsilon(upper, show_ball(ball), None if a is None else float(a),
@@ -498,7 +497,7 @@ def rdp_delta(composition: Any, epsilon: Any, orders: Any = None,
     2017, Prop. 3), capped at 1."""
     comp, grid = _composition(composition), _orders(orders)
     e, conversion = check_eps_value(_number(epsilon, "epsilon")), _conversion(conversion)
-    with _precision(_bits(grid)):
+    with precision(_bits(grid)):
         rdps = _rdp_values(comp, grid)
         eb = to_ball(e)
         best = (arb(1), None, arb.pos_inf(), "trivial bound delta <= 1")
@@ -560,7 +559,7 @@ class RDPComposition:
         start = time.perf_counter()
         meta = dict(id=id, source=source, expect=expect, statement=statement)
         grid = self.orders
-        with _precision(_bits(grid)):
+        with precision(_bits(grid)):
             ball, a, r, how = _best_epsilon(self.composition, self.delta, grid, self.conversion)
             bound = ball.upper() if ball.is_finite() else None
             claimed = to_ball(self.epsilon)
