@@ -10,7 +10,7 @@ import time
 
 def catalogue_timing() -> None:
     from proofs.catalogue import catalogue
-    from proofs.claims import run_theorems
+    from proofs.check import run_theorems
 
     run = run_theorems(catalogue())
     print("## Proof catalogue\n")
@@ -48,7 +48,7 @@ def fuzz(examples: int = 2000) -> None:
     from hypothesis.errors import HypothesisWarning
 
     from proofs import InputError
-    from proofs.claims import check_isolated
+    from proofs.check import check_isolated
 
     warnings.simplefilter("ignore", HypothesisWarning)  # long reprs of the strategies
 

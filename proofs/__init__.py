@@ -16,36 +16,34 @@ _EXPORTS = {
         "Histogram", "KAryRR", "Laplace", "LaplaceVector", "OneBitTelemetry", "Rappor",
         "RepeatedOneBit", "ReportNoisyMax", "TwoSidedGeometric", "sym",
     ),
-    "proofs.claims": ("ProofRun", "Theorem", "check", "run_theorems"),
-    "proofs.pure": ("PureDP", "check_pure", "tight_epsilon"),
-    "proofs.results": ("Counterexample", "ProofResult", "Verdict"),
-    "proofs.approx": (
-        "ApproxDP", "CalibrationMinimal", "GaussianCalibration", "GaussianCalibrationRegion",
-        "GaussianCalibrationResult", "PrivacyProfile", "calibrate_gaussian",
-        "gaussian_delta", "gaussian_epsilon", "laplace_delta", "classical_sigma", "notes_sigma",
+    "proofs.claims": (
+        "ApproxDP", "CalibrationMinimal", "ChebyshevTail", "ComposedDP", "DistanceBound",
+        "GaussianCalibration", "GaussianCalibrationRegion", "GroupPrivacy", "LinearEstimator",
+        "Moment", "NoiseDensity", "NoisyMeanVariance", "Normalised", "PerReportUnbiased",
+        "PostProcessing", "PrivacyProfile", "PureDP", "RDPComposition", "RDPConversion",
+        "RenyiGaussian", "SequentialComposition", "Theorem", "Unbiased", "Variance",
+        "ZCDPConversion",
     ),
+    "proofs.claims.estimation": ("forced_response_estimator", "rr_estimator"),
+    "proofs.check": ("check", "run_theorems"),
+    "proofs.results": ("Counterexample", "ProofResult", "ProofRun", "Verdict"),
+    "proofs.symbols": ("D1", "D2", "DEL", "E0", "E1", "E2", "EPS", "K", "N", "N1", "T"),
+    "proofs.formulas": (
+        "chain_delta", "classical_sigma", "drv_epsilon", "geometric_ratio", "notes_sigma",
+        "one_bit_term", "standard_delta",
+    ),
+    "proofs.expr": ("parse",),
     "proofs.finite": ("canonical_mechanism", "compose", "compose_adaptive", "finite_delta",
                       "finite_ratio", "post_process", "rr_table"),
-    "proofs.rules": ("D1", "D2", "E0", "E1", "E2"),
-    "proofs.expr": ("parse",),
-    "proofs.composition": (
-        "ComposedDP", "RDPConversion", "RenyiGaussian", "SequentialComposition", "ZCDPConversion",
-        "drv_epsilon", "kov_delta", "kov_epsilon",
+    "proofs.checkers.pure": ("tight_epsilon",),
+    "proofs.checkers.profiles": ("gaussian_delta", "gaussian_epsilon", "laplace_delta"),
+    "proofs.checkers.calibration": ("GaussianCalibrationResult", "calibrate_gaussian"),
+    "proofs.checkers.composition": ("kov_delta", "kov_epsilon"),
+    "proofs.checkers.rdp": (
+        "RDPDelta", "RDPEpsilon", "composition_rdp", "rdp_curve", "rdp_delta", "rdp_epsilon",
     ),
-    "proofs.rdp": (
-        "RDPComposition", "RDPDelta", "RDPEpsilon", "composition_rdp", "rdp_curve", "rdp_delta",
-        "rdp_epsilon",
-    ),
-    "proofs.distributions": (
-        "DistanceBound", "Moment", "NoiseDensity", "NoisyMeanVariance", "Normalised",
-        "distance_facts", "geometric_ratio", "noise_law",
-    ),
-    "proofs.group": ("DEL", "EPS", "K", "GroupPrivacy", "chain_delta", "standard_delta"),
-    "proofs.postprocessing": ("PostProcessing",),
-    "proofs.estimators": (
-        "ChebyshevTail", "LinearEstimator", "N", "N1", "PerReportUnbiased", "T", "Unbiased",
-        "Variance", "forced_response_estimator", "one_bit_term", "rr_estimator",
-    ),
+    "proofs.checkers.distances": ("distance_facts",),
+    "proofs.claims.distributions": ("noise_law",),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 

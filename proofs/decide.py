@@ -14,16 +14,18 @@ caller) and ``unknown``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import sympy as sp
+from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 
 from proofs.numeric import certainly_greater
-from proofs._smt import prove_forall
+from proofs.smt import prove_forall
 from proofs.expr import rationalize
 
 __all__ = ["Outcome", "algebraically_equal", "closed_compare", "compare", "discharge", "free_symbols",
-           "holds_at", "is_zero"]
+           "differ", "greater", "holds_at", "hyperbolic_to_exp", "is_zero", "show"]
 
 
 def free_symbols(expr_list) -> set:
@@ -130,12 +132,69 @@ def compare(value: sp.Expr, bound: sp.Expr) -> tuple[str, str]:
 
 
 def is_zero(expr: sp.Expr) -> bool:
-    """expr == 0 identically, by SymPy simplification (also with erfc written as erf).
-    False means "not shown", never "non-zero"."""
+    """expr == 0 identically, by SymPy simplification (also with erfc written as erf, with
+    powers collected, and as a rational function of one exponential). False means "not shown",
+    never "non-zero"."""
     expr = sp.sympify(expr)
     try:
         if expr == 0 or sp.expand(expr) == 0 or sp.simplify(expr) == 0:
             return True
-        return expr.has(sp.erfc) and sp.simplify(expr.rewrite(sp.erf)) == 0
-    except (OverflowError, ValueError, TypeError, RecursionError, ZeroDivisionError):
+        if expr.has(sp.erfc) and sp.simplify(expr.rewrite(sp.erf)) == 0:
+            return True
+        return (sp.simplify(sp.expand(sp.powsimp(sp.expand(expr)))) == 0
+                or _exp_rational_zero(expr))
+    except (OverflowError, ValueError, TypeError, RecursionError, ZeroDivisionError,
+            NotImplementedError):
         return False  # SymPy (or mpmath inside it) gave up: not shown
+
+
+def hyperbolic_to_exp(e: sp.Expr) -> sp.Expr:
+    """cosh, sinh, tanh, ... written with exp (arb and the rules below know exp only)."""
+    return sp.sympify(e).replace(lambda x: isinstance(x, HyperbolicFunction),
+                                 lambda x: x.rewrite(sp.exp))
+
+
+def _exp_rational_zero(e: sp.Expr) -> bool:
+    """Is `e` 0 as a rational function of w = exp(u), where every exponential is exp(k u) with k
+    rational? (An identity in an independent w > 0 implies the identity at w = exp(u).)"""
+    e = hyperbolic_to_exp(e)
+    nodes = [x for x in e.atoms(sp.exp) if x.args[0].free_symbols]
+    if not nodes:
+        return False
+    u = nodes[0].args[0]
+    ratios = [sp.simplify(x.args[0] / u) for x in nodes]
+    if not all(r.is_Rational for r in ratios):
+        return False
+    den = math.lcm(*(int(r.q) for r in ratios))
+    w = sp.Dummy("w", positive=True)
+    e = e.xreplace({x: w ** int(r * den) for x, r in zip(nodes, ratios)})
+    if any(x.args[0].free_symbols for x in e.atoms(sp.exp)):
+        return False
+    return sp.cancel(sp.together(e)) == 0
+
+
+def greater(lhs: sp.Expr, rhs: sp.Expr) -> tuple[bool, str]:
+    """Certainly lhs > rhs, for closed finite values? (True, how) or (False, ...)."""
+    lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
+    if lhs.free_symbols or rhs.free_symbols or lhs.has(sp.oo, -sp.oo, sp.zoo, sp.nan) \
+            or rhs.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
+        return False, ""
+    out = closed_compare(hyperbolic_to_exp(lhs), hyperbolic_to_exp(rhs))
+    return out.status == "violated", out.detail
+
+
+def differ(lhs: sp.Expr, rhs: sp.Expr) -> tuple[bool, str]:
+    """Certainly lhs != rhs, for closed finite values? (True, how) or (False, ...)."""
+    big, how = greater(lhs, rhs)
+    return (True, how) if big else greater(rhs, lhs)
+
+
+def show(v) -> str:
+    """A value for people: exact, with a decimal approximation when it is not rational."""
+    v = sp.sympify(v)
+    if v.is_Rational or v.free_symbols:
+        return str(v)
+    try:
+        return f"{v} (~{float(v):.6g})"
+    except (TypeError, ValueError):
+        return str(v)

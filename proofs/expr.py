@@ -36,7 +36,7 @@ import sympy as sp
 from proofs.errors import InputError
 
 __all__ = ["FUNCTIONS", "KNOWN_SYMBOLS", "MAX_LENGTH", "as_expr", "by_name", "parse",
-           "rationalize", "symbols_of"]
+           "rationalize", "rule_expr", "symbols_of"]
 
 MAX_LENGTH = 400
 _MAX_DEPTH = 40
@@ -320,3 +320,16 @@ def by_name(expr: sp.Expr, table: Mapping[str, Any]) -> sp.Expr:
     whatever assumptions the user's symbol carries."""
     swap = {s: table[s.name] for s in expr.free_symbols if s.name in table and table[s.name] != s}
     return expr.xreplace(swap) if swap else expr
+
+
+def rule_expr(value: Any, name: str, allowed: Mapping[str, sp.Symbol]) -> sp.Expr:
+    """A formula in a fixed vocabulary (a composition rule in epsilon_1 and epsilon_2, a bound
+    in alpha, sigma, Delta): names are matched to `allowed` (a rule written with
+    ``sym("epsilon_1")`` or ``Symbol("epsilon_1")`` means that symbol); any other name is an
+    InputError naming the field."""
+    expr = as_expr(value, name, symbols=allowed)
+    extra = sorted({s.name for s in expr.free_symbols} - set(allowed))
+    if extra:
+        raise InputError(f"{name}={value} uses {', '.join(extra)}; write it in "
+                         f"{', '.join(allowed)} only.")
+    return expr.xreplace({s: allowed[s.name] for s in expr.free_symbols})

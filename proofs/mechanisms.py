@@ -17,6 +17,7 @@ import sympy as sp
 
 from proofs.errors import InputError
 from proofs.expr import as_expr
+from proofs.validate import check_epsilon, check_in_range, check_positive
 
 __all__ = [
     "AlphaCoinRR",
@@ -33,6 +34,7 @@ __all__ = [
     "FiniteMechanism",
     "Rappor",
     "RepeatedOneBit",
+    "describe",
     "sym",
 ]
 
@@ -42,25 +44,12 @@ def sym(name: str, **assumptions: bool) -> sp.Symbol:
     return sp.Symbol(name, **(assumptions or {"positive": True}))
 
 
-def _check_numeric(value: sp.Expr, name: str, lo, hi, lo_open=True, hi_open=True, fix=""):
-    """If `value` is a number, check lo <(=) value <(=) hi; symbols pass (domain() constrains them)."""
-    if value.free_symbols:
-        return
-    v = float(value)
-    bad = (v <= lo if lo_open else v < lo) or (v >= hi if hi_open else v > hi)
-    if bad or v != v:
-        left, right = "(" if lo_open else "[", ")" if hi_open else "]"
-        raise InputError(f"{name}={value} must be in {left}{lo}, {hi}{right}; {fix}".rstrip("; "))
-
-
-def check_positive(value: sp.Expr, name: str, fix: str = "") -> None:
-    _check_numeric(value, name, 0, float("inf"), fix=fix or f"give a positive {name}")
-
-
-def check_epsilon(value: sp.Expr, name: str = "epsilon") -> None:
-    """Reject a negative numeric epsilon."""
-    _check_numeric(value, name, 0, float("inf"), lo_open=False,
-                   fix="privacy parameters are non-negative; use e.g. --epsilon 1")
+def describe(mech) -> str:
+    """A one-line description: the class and its fields (a finite table by its name)."""
+    if isinstance(mech, FiniteMechanism):
+        return f"FiniteMechanism({mech.name!r})"
+    fields = getattr(mech, "__dataclass_fields__", {})
+    return f"{type(mech).__name__}(" + ", ".join(f"{k}={getattr(mech, k)}" for k in fields) + ")"
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +70,7 @@ class AlphaCoinRR:
         return (self.alpha > 0, self.alpha < 1)
 
     def validate(self):
-        _check_numeric(self.alpha, "alpha", 0, 1, fix="give alpha in (0, 1), the probability of answering truthfully")
+        check_in_range(self.alpha, "alpha", 0, 1, fix="give alpha in (0, 1), the probability of answering truthfully")
 
     def pmf(self, x, y):
         a = self.alpha
@@ -108,8 +97,8 @@ class ForcedResponse:
         return (self.p_truth > 0, self.p_truth < 1, self.p_yes > 0, self.p_yes < 1)
 
     def validate(self):
-        _check_numeric(self.p_truth, "p_truth", 0, 1)
-        _check_numeric(self.p_yes, "p_yes", 0, 1)
+        check_in_range(self.p_truth, "p_truth", 0, 1)
+        check_in_range(self.p_yes, "p_yes", 0, 1)
 
     def pmf(self, x, y):
         yes = self.p_truth * x + (1 - self.p_truth) * self.p_yes
@@ -136,7 +125,7 @@ class KAryRR:
 
     def validate(self):
         check_epsilon(self.epsilon)
-        _check_numeric(self.k, "k", 2, float("inf"), lo_open=False, fix="k-ary RR needs k >= 2 values")
+        check_in_range(self.k, "k", 2, None, lo_open=False, fix="k-ary RR needs k >= 2 values")
 
     def pmf(self, x, y):
         e = sp.exp(self.epsilon)
@@ -204,7 +193,7 @@ class LaplaceVector:
     def validate(self):
         check_positive(self.scale, "scale")
         check_positive(self.sensitivity, "sensitivity")
-        _check_numeric(self.dimension, "dimension", 1, float("inf"), lo_open=False)
+        check_in_range(self.dimension, "dimension", 1, None, lo_open=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -494,9 +483,9 @@ class Rappor:
         return (self.f > 0, self.f < 1, self.p > 0, self.p < self.q, self.q < 1, self.h >= 1)
 
     def validate(self):
-        _check_numeric(self.f, "f", 0, 1, fix="f is the PRR noise level")
-        _check_numeric(self.p, "p", 0, 1)
-        _check_numeric(self.q, "q", 0, 1)
+        check_in_range(self.f, "f", 0, 1, fix="f is the PRR noise level")
+        check_in_range(self.p, "p", 0, 1)
+        check_in_range(self.q, "q", 0, 1)
         if not (self.p.free_symbols or self.q.free_symbols) and not self.p < self.q:
             raise InputError(f"p={self.p}, q={self.q}: RAPPOR needs p < q; swap them.")
 
@@ -531,7 +520,7 @@ class RepeatedOneBit:
     def validate(self):
         check_epsilon(self.epsilon)
         check_positive(self.m, "m")
-        _check_numeric(self.reports, "reports", 1, float("inf"), lo_open=False)
+        check_in_range(self.reports, "reports", 1, None, lo_open=False)
 
     @property
     def single(self) -> "OneBitTelemetry":

@@ -21,7 +21,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["SCHEMA_VERSION", "Verdict", "Counterexample", "ProofResult"]
+__all__ = ["SCHEMA_VERSION", "Verdict", "Counterexample", "Finding", "ProofResult", "ProofRun"]
 
 SCHEMA_VERSION = 1
 
@@ -89,6 +89,19 @@ class Counterexample:
 
 
 @dataclass(frozen=True, slots=True)
+class Finding:
+    """What a checker decided about one claim. The verdict is this field, set by the checker;
+    :func:`proofs.check` adds the theorem's id, statement, source and the time taken."""
+
+    verdict: Verdict
+    method: str
+    reason: str = ""
+    counterexample: Counterexample | None = None
+    tight_epsilon: str | None = None
+    steps: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class ProofResult:
     """The checker's answer for one claim; copies the claim's id, statement and source."""
 
@@ -143,3 +156,43 @@ class ProofResult:
             "steps": list(self.steps),
             "file": self.file,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class ProofRun:
+    """Results of checking a list of theorems, with the total time."""
+
+    results: tuple[ProofResult, ...]
+    seconds: float
+
+    @property
+    def all_as_expected(self) -> bool:
+        return all(r.as_expected for r in self.results)
+
+    @property
+    def errors(self) -> tuple[ProofResult, ...]:
+        return tuple(r for r in self.results if r.verdict is Verdict.ERROR)
+
+    def counts(self) -> dict[str, int]:
+        out = {v.value: 0 for v in Verdict}
+        for r in self.results:
+            out[r.verdict.value] += 1
+        return out
+
+    def summary(self) -> str:
+        width = max((len(r.id) for r in self.results), default=10)
+        lines = [f"{'id':<{width}}  {'verdict':<9}  {'expected':<8}  {'seconds':>7}  method"]
+        for r in self.results:
+            mark = "" if r.as_expected else "  <-- NOT AS EXPECTED"
+            lines.append(f"{r.id:<{width}}  {r.verdict.value:<9}  {r.expect:<8}  "
+                         f"{r.seconds:7.3f}  {r.method}{mark}")
+        counts = ", ".join(f"{n} {v}" for v, n in self.counts().items() if n)
+        bad = sum(not r.as_expected for r in self.results)
+        lines.append(f"{len(self.results)} claims: {counts}; {bad} not as expected; "
+                     f"{self.seconds:.2f} s")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict:
+        return {"schema_version": SCHEMA_VERSION, "seconds": round(self.seconds, 3),
+                "all_as_expected": self.all_as_expected, "counts": self.counts(),
+                "results": [r.to_dict() for r in self.results]}

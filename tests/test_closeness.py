@@ -5,13 +5,12 @@ import json
 import math
 from fractions import Fraction
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from auditor.cli import main
-from auditor.closeness.core import (
+from auditor.closeness import (
     DISTANCES,
     best_reference_set,
     closeness,
@@ -28,7 +27,7 @@ from proofs.errors import InputError
 
 def _brute_distance(p, q, distance, ordered):
     """D(p, q) from the definitions; p and q are lists of Fractions over the same sorted values."""
-    diff = [a - b for a, b in zip(p, q)]
+    diff = [a - b for a, b in zip(p, q, strict=True)]
     if distance == "tv" or (distance == "emd" and not ordered):
         return sum(abs(d) for d in diff) / 2
     if distance == "l1":
@@ -39,9 +38,9 @@ def _brute_distance(p, q, distance, ordered):
         return sum(abs(sum(diff[: i + 1])) for i in range(len(p))) / (len(p) - 1)
     if distance == "l2":
         return math.sqrt(sum(float(d) ** 2 for d in diff))
-    if any(a > 0 and b == 0 for a, b in zip(p, q)):
+    if any(a > 0 and b == 0 for a, b in zip(p, q, strict=True)):
         return math.inf
-    return sum(float(a) * math.log(float(a) / float(b)) for a, b in zip(p, q) if a > 0)
+    return sum(float(a) * math.log(float(a) / float(b)) for a, b in zip(p, q, strict=True) if a > 0)
 
 
 def _brute_classes(rows, distance, ordered):
@@ -60,16 +59,23 @@ def _brute_classes(rows, distance, ordered):
 
 
 tables = st.lists(
-    st.tuples(st.tuples(st.sampled_from("ab"), st.sampled_from("xyz")),
-              st.sampled_from(["1", "2", "3", "5", "10"])),
-    min_size=1, max_size=30)
+    st.tuples(
+        st.tuples(st.sampled_from("ab"), st.sampled_from("xyz")),
+        st.sampled_from(["1", "2", "3", "5", "10"]),
+    ),
+    min_size=1,
+    max_size=30,
+)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rows=tables, distance=st.sampled_from(DISTANCES), ordered=st.booleans())
 def test_worst_class_and_closeness_match_brute_force(rows, distance, ordered):
-    table = table_from_columns({"a": [k[0] for k, _ in rows], "b": [k[1] for k, _ in rows]},
-                               [s for _, s in rows], ordered=ordered)
+    table = table_from_columns(
+        {"a": [k[0] for k, _ in rows], "b": [k[1] for k, _ in rows]},
+        [s for _, s in rows],
+        ordered=ordered,
+    )
     result = closeness(table, distance, top=len(rows))
     brute = _brute_classes(rows, distance, ordered)
     best = max(float(d) for d, _ in brute.values())
@@ -96,8 +102,9 @@ def test_li_2007_ordered_emd_known_answers():
     spread = [0, 0, 0, Fraction(1, 3), 0, Fraction(1, 3), 0, 0, Fraction(1, 3)]  # 6k, 8k, 11k
     assert distribution_distance(low, q, "emd", ordered=True) == pytest.approx(0.375)
     assert distribution_distance(spread, q, "emd", ordered=True) == pytest.approx(1 / 6)
-    table = table_from_columns({"zip": ["A"] * 3 + ["B"] * 3 + ["C"] * 3},
-                               [3, 4, 5, 6, 8, 11, 7, 9, 10], ordered=True)
+    table = table_from_columns(
+        {"zip": ["A"] * 3 + ["B"] * 3 + ["C"] * 3}, [3, 4, 5, 6, 8, 11, 7, 9, 10], ordered=True
+    )
     result = closeness(table, "emd", t=0.2)
     assert result.worst[0].qi_values == ("A",) and result.closeness == pytest.approx(0.375)
     assert result.verdict == "not t-close" and result.violating_classes == 2
@@ -134,15 +141,20 @@ def reference_problems(draw):
 
 
 @settings(max_examples=60, deadline=None)
-@given(problem=reference_problems(),
-       kind=st.sampled_from([("tv", False), ("l1", False), ("emd", True), ("emd", False)]))
+@given(
+    problem=reference_problems(),
+    kind=st.sampled_from([("tv", False), ("l1", False), ("emd", True), ("emd", False)]),
+)
 def test_best_reference_set_is_optimal(problem, kind):
     c, big, n = problem
     distance, ordered = kind
     ref = best_reference_set(c, big, n, distance, ordered)
     p = [Fraction(ci, sum(c)) for ci in c]
-    best = min(_brute_distance(p, [Fraction(xi, sum(x)) for xi in x], distance, ordered)
-               for x in itertools.product(*[range(b + 1) for b in big]) if sum(x) >= n)
+    best = min(
+        _brute_distance(p, [Fraction(xi, sum(x)) for xi in x], distance, ordered)
+        for x in itertools.product(*[range(b + 1) for b in big])
+        if sum(x) >= n
+    )
     assert ref.size >= n
     assert ref.distance == pytest.approx(float(best), abs=1e-12)
     chosen = dict(ref.counts)
@@ -183,8 +195,22 @@ SMALL = "age,zip,disease,income\n30,1,flu,3\n30,1,cancer,4\n40,2,flu,5\n\n40,2,f
 
 def test_cli_reports_worst_class_verdict_and_json(tmp_path, capsys):
     path, out = _csv(tmp_path, SMALL), tmp_path / "r.json"
-    rc = main(["closeness", path, "--qi", "age,zip", "--sensitive", "disease", "--epsilon",
-               "0.5", "--json", str(out), "--top", "2"])
+    rc = main(
+        [
+            "closeness",
+            path,
+            "--qi",
+            "age,zip",
+            "--sensitive",
+            "disease",
+            "--epsilon",
+            "0.5",
+            "--json",
+            str(out),
+            "--top",
+            "2",
+        ]
+    )
     assert rc == 1
     data = json.loads(out.read_text())
     assert data["schema_version"] == 1 and data["verdict"] == "not t-close"
@@ -197,26 +223,36 @@ def test_cli_reports_worst_class_verdict_and_json(tmp_path, capsys):
 
 def test_csv_loader_agrees_with_in_memory_columns(tmp_path):
     table = load_table(_csv(tmp_path, SMALL), ["age"], "income", ordered=True)
-    same = table_from_columns({"age": [30, 30, 40, 40, 50]}, [3, 4, 5, 6, 11], "income",
-                              ordered=True)
+    same = table_from_columns(
+        {"age": [30, 30, 40, 40, 50]}, [3, 4, 5, 6, 11], "income", ordered=True
+    )
     for distance in DISTANCES:
         a, b = closeness(table, distance), closeness(same, distance)
         assert a.closeness == b.closeness and a.worst[0].qi_values == b.worst[0].qi_values
 
 
 BAD = {
-    "missing column": ("age,zip\n1,2\n", ["--qi", "age", "--sensitive", "disease"],
-                       "'disease' is not in the header"),
+    "missing column": (
+        "age,zip\n1,2\n",
+        ["--qi", "age", "--sensitive", "disease"],
+        "'disease' is not in the header",
+    ),
     "empty file": ("", ["--qi", "a", "--sensitive", "b"], "is empty"),
     "header only": ("a,b\n", ["--qi", "a", "--sensitive", "b"], "no data rows"),
-    "non-numeric ordered": ("a,b\n1,2\n1,high\n", ["--qi", "a", "--sensitive", "b", "--ordered"],
-                            "'high'"),
+    "non-numeric ordered": (
+        "a,b\n1,2\n1,high\n",
+        ["--qi", "a", "--sensitive", "b", "--ordered"],
+        "'high'",
+    ),
     "short row": ("a,b,c\n1,2,3\n1\n", ["--qi", "a", "--sensitive", "c"], "data row 2"),
     "duplicate column": ("a,a,b\n1,2,3\n", ["--qi", "a", "--sensitive", "b"], "appears 2 times"),
     "sensitive is a QI": ("a,b\n1,2\n", ["--qi", "a,b", "--sensitive", "b"], "also a quasi"),
     "n too large": ("a,b\n1,2\n", ["--qi", "a", "--sensitive", "b", "--n", "5"], "n=5"),
-    "n with kl": ("a,b\n1,2\n", ["--qi", "a", "--sensitive", "b", "--n", "1", "--distance", "kl"],
-                  "tv/l1/emd"),
+    "n with kl": (
+        "a,b\n1,2\n",
+        ["--qi", "a", "--sensitive", "b", "--n", "1", "--distance", "kl"],
+        "tv/l1/emd",
+    ),
     "negative t": ("a,b\n1,2\n", ["--qi", "a", "--sensitive", "b", "--epsilon", "-1"], "t=-1"),
     "not utf-8": (None, ["--qi", "a", "--sensitive", "b"], "not UTF-8"),
 }
@@ -244,7 +280,7 @@ def test_unreadable_paths_exit_2(tmp_path, capsys):
 
 
 def test_a_search_stopped_by_its_time_limit_gives_bounds_not_a_verdict(monkeypatch):
-    import auditor.closeness.core as mod
+    import auditor.closeness.reference as mod
 
     # Pretend HiGHS ran out of time with a weak dual bound: the whole table stays the best set.
     monkeypatch.setattr(mod, "_continuous_start", lambda spec, n: (0.0, spec.big.copy()))
@@ -257,11 +293,19 @@ def test_a_search_stopped_by_its_time_limit_gives_bounds_not_a_verdict(monkeypat
     assert result.unproved_classes == 1 and "time limit" in result.summary()
 
 
-@settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(rows=st.lists(st.tuples(st.sampled_from(["a,b", 'say "hi"', " x ", "", "é"]),
-                               st.sampled_from(["flu", "a,b", '"q"', ""])),
-                     min_size=1, max_size=15))
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.sampled_from(["a,b", 'say "hi"', " x ", "", "é"]),
+            st.sampled_from(["flu", "a,b", '"q"', ""]),
+        ),
+        min_size=1,
+        max_size=15,
+    )
+)
 def test_csv_quoting_round_trips(rows, tmp_path):
     import csv
 
@@ -271,7 +315,55 @@ def test_csv_quoting_round_trips(rows, tmp_path):
         writer.writerow(["qi", "s"])
         writer.writerows(rows)
     loaded = closeness(load_table(path, ["qi"], "s"), "tv", top=len(rows))
-    direct = closeness(table_from_columns({"qi": [q for q, _ in rows]}, [v for _, v in rows]),
-                       "tv", top=len(rows))
+    direct = closeness(
+        table_from_columns({"qi": [q for q, _ in rows]}, [v for _, v in rows]), "tv", top=len(rows)
+    )
     assert [(w.qi_values, w.distance) for w in loaded.worst] == [
-        (w.qi_values, w.distance) for w in direct.worst]
+        (w.qi_values, w.distance) for w in direct.worst
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# The package's shape: public names, and no heavy import at module level
+# ---------------------------------------------------------------------------------------------
+
+
+def test_public_names():
+    import auditor.closeness as pkg
+
+    assert set(pkg.__all__) == {
+        "DISTANCES",
+        "EXACT_REFERENCE_DISTANCES",
+        "SCHEMA_VERSION",
+        "ClassDistance",
+        "ClosenessResult",
+        "ReferenceSet",
+        "SensitiveTable",
+        "best_reference_set",
+        "closeness",
+        "distribution_distance",
+        "load_table",
+        "table_from_columns",
+    }
+    assert len(pkg.__all__) == 12
+    assert all(hasattr(pkg, name) for name in pkg.__all__)
+
+
+def test_scipy_sympy_matplotlib_are_imported_lazily():
+    import ast
+    from pathlib import Path
+
+    import auditor.closeness as pkg
+
+    heavy = {"scipy", "sympy", "matplotlib"}
+    files = sorted(Path(pkg.__file__).parent.glob("*.py"))
+    assert len(files) > 1
+    for path in files:
+        for node in ast.parse(path.read_text()).body:  # module-level statements only
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            else:
+                continue
+            assert not {name.split(".")[0] for name in names} & heavy, (path.name, names)

@@ -9,16 +9,19 @@ from fractions import Fraction
 import pytest
 import sympy as sp
 
-from auditor.closeness.core import distribution_distance
+from auditor.closeness import distribution_distance
 from proofs import FiniteMechanism, Verdict, check, sym
 from proofs.errors import InputError
-from proofs._catalogue_facts import theorems
-from proofs.claims import run_theorems
-from proofs.distributions import (
-    EMD, EMD_CAT, KL, L1, L2, TV, DistanceBound, Moment, N, NoiseDensity, NoisyMeanVariance,
-    Normalised, Y, Z, _discharge, _exact_values, _Undecided, distance_facts, geometric_ratio,
-    noise_law,
+from proofs.catalogue.facts import theorems
+from proofs.check import run_theorems
+from proofs import (
+    N, DistanceBound, Moment, NoiseDensity, NoisyMeanVariance, Normalised, distance_facts,
+    geometric_ratio, noise_law,
 )
+from proofs.checkers.densities import _discharge, _Undecided
+from proofs.checkers.distances import _exact_values
+from proofs.claims.distributions import EMD, EMD_CAT, KL, L1, L2, TV
+from proofs.symbols import Y, Z
 from proofs.mechanisms import (
     AlphaCoinRR, ExponentialMechanism, ForcedResponse, Gaussian, KAryRR, Laplace, OneBitTelemetry,
     Rappor, TwoSidedGeometric,

@@ -19,7 +19,7 @@ import proofs
 from auditor.cli import prove as _prove_cli
 from auditor.cli import main
 from proofs import InputError
-from proofs.claims import check_isolated
+from proofs.check import check_isolated
 
 # the strategies' reprs are long; Hypothesis warns about it when it prints an example
 pytestmark = pytest.mark.filterwarnings("ignore::hypothesis.errors.HypothesisWarning")

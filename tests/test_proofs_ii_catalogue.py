@@ -9,7 +9,7 @@ import pytest
 
 from auditor.cli import main
 from proofs import Verdict, run_theorems
-from proofs._catalogue_ii import theorems
+from proofs.catalogue.approximate import theorems
 
 THEOREMS = theorems()
 

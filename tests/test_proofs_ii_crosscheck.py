@@ -15,7 +15,7 @@ from proofs import (
     ApproxDP, ComposedDP, Gaussian, InputError, Laplace, Verdict, calibrate_gaussian, check,
     drv_epsilon, gaussian_delta, gaussian_epsilon, kov_delta, kov_epsilon, laplace_delta,
 )
-from proofs.approx import GaussianCalibration
+from proofs import GaussianCalibration
 
 dp_accounting = pytest.importorskip("dp_accounting")
 from dp_accounting.pld import accountant as pld_accountant  # noqa: E402

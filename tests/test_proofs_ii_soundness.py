@@ -14,14 +14,13 @@ from proofs import (
     Variance, Verdict, ZCDPConversion, chain_delta, check, compose, compose_adaptive, drv_epsilon,
     finite_delta, finite_ratio, forced_response_estimator, post_process, rr_estimator, sym,
 )
-from proofs._catalogue_ii import EXAMPLE_MECHANISMS as M, theorems
-from proofs.approx import (
-    DELTA, EPSILON, SENSITIVITY, GaussianCalibrationRegion, classical_sigma, notes_sigma, phi,
+from proofs.catalogue.approximate import EXAMPLE_MECHANISMS as M, theorems
+from proofs import (
+    D1, D2, DEL, E0, E1, E2, EPS, N1, K, N, T, ChebyshevTail, GaussianCalibrationRegion,
+    LinearEstimator, classical_sigma, notes_sigma, one_bit_term,
 )
-from proofs.composition import D1, D2, E1, E2
-from proofs.estimators import N, N1, T, ChebyshevTail, LinearEstimator, one_bit_term
-from proofs.group import DEL, EPS, K
-from proofs.postprocessing import E0
+from proofs.formulas import phi
+from proofs.symbols import DELTA, EPSILON, SENSITIVITY
 
 R = sp.Rational
 a, s_, D_ = sym("alpha"), sym("sigma"), sym("Delta")

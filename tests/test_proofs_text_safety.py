@@ -21,7 +21,7 @@ from proofs import (
     RenyiGaussian, ReportNoisyMax, SequentialComposition, TwoSidedGeometric, Unbiased, Variance,
     Verdict, ZCDPConversion, parse, rr_estimator, rr_table,
 )
-from proofs.claims import check_isolated
+from proofs.check import check_isolated
 
 MARKER = "dpaudit_payload_ran"
 

@@ -22,9 +22,8 @@ from proofs import (
     AlphaCoinRR, FiniteMechanism, ForcedResponse, Gaussian, Histogram, InputError, KAryRR,
     Laplace, TwoSidedGeometric, Verdict, gaussian_epsilon, sym,
 )
-from proofs.rdp import (
-    DEFAULT_ORDERS, RDPComposition, composition_rdp, rdp_curve, rdp_delta, rdp_epsilon,
-)
+from proofs import RDPComposition, composition_rdp, rdp_curve, rdp_delta, rdp_epsilon
+from proofs.claims.accounting import DEFAULT_ORDERS
 
 R = sp.Rational
 MIRONOV_ORDERS = [Fraction(i, 4) for i in range(5, 400)]  # [5/4, 99.75], as RDPConversion

@@ -1,49 +1,77 @@
 """`dpaudit closeness TABLE.csv --qi col1,col2 --sensitive col [...]`.
 
 Prints the summary (table closeness, verdict, worst classes); ``--json OUT`` writes
-:meth:`auditor.closeness.core.ClosenessResult.to_dict` atomically. Exit 0 when no ``--epsilon`` was given
-or the table is within it, 1 when some class exceeds it, 2 on bad input.
+:meth:`auditor.closeness.ClosenessResult.to_dict` atomically. Exit 0 when no ``--epsilon`` was
+given or the table is within it, 1 when some class exceeds it, 2 on bad input.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from auditor.closeness.core import DISTANCES, closeness, load_table
+from auditor.cli.main import EXIT_FOUND, EXIT_OK
+from auditor.closeness import DISTANCES, closeness, load_table
 from proofs.errors import InputError
 from proofs.io import write_json_atomic
-
-EXIT_OK, EXIT_FOUND = 0, 1
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("table", metavar="TABLE.csv", help="CSV file with a header row")
-    parser.add_argument("--qi", required=True, metavar="COL1,COL2",
-                        help="comma-separated quasi-identifier columns")
-    parser.add_argument("--sensitive", required=True, metavar="COL",
-                        help="the sensitive attribute column")
-    parser.add_argument("--distance", default="tv", choices=DISTANCES,
-                        help="tv (default), kl, l1, l2 or emd")
-    parser.add_argument("--epsilon", "-t", type=float, default=None, metavar="T",
-                        help="closeness threshold t; gives a verdict (exit 1 when exceeded)")
-    parser.add_argument("--ordered", action="store_true",
-                        help="the sensitive attribute is numeric and ordered (EMD uses ranks)")
-    parser.add_argument("--n", type=int, default=None, metavar="N",
-                        help="(n, t) variant: compare each class with its best reference set of "
-                             "at least N records (tv, l1, emd)")
-    parser.add_argument("--time-limit", type=float, default=120.0, metavar="SECONDS",
-                        help="with --n: total time for the exact searches (default 120); classes "
-                             "left over get a lower and an upper bound")
+    parser.add_argument(
+        "--qi", required=True, metavar="COL1,COL2", help="comma-separated quasi-identifier columns"
+    )
+    parser.add_argument(
+        "--sensitive", required=True, metavar="COL", help="the sensitive attribute column"
+    )
+    parser.add_argument(
+        "--distance", default="tv", choices=DISTANCES, help="tv (default), kl, l1, l2 or emd"
+    )
+    parser.add_argument(
+        "--epsilon",
+        "-t",
+        type=float,
+        default=None,
+        metavar="T",
+        help="closeness threshold t; gives a verdict (exit 1 when exceeded)",
+    )
+    parser.add_argument(
+        "--ordered",
+        action="store_true",
+        help="the sensitive attribute is numeric and ordered (EMD uses ranks)",
+    )
+    parser.add_argument(
+        "--n",
+        type=int,
+        default=None,
+        metavar="N",
+        help="(n, t) variant: compare each class with its best reference set of "
+        "at least N records (tv, l1, emd)",
+    )
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="with --n: total time for the exact searches (default 120); classes "
+        "left over get a lower and an upper bound",
+    )
     parser.add_argument("--json", metavar="OUT", help="write the result as JSON")
-    parser.add_argument("--top", type=int, default=10, metavar="K",
-                        help="how many of the worst classes to list (default 10)")
+    parser.add_argument(
+        "--top",
+        type=int,
+        default=10,
+        metavar="K",
+        help="how many of the worst classes to list (default 10)",
+    )
 
 
 def _columns(text: str) -> list[str]:
     names = [name.strip() for name in text.split(",")]
     if not all(names):
-        raise InputError(f"--qi {text!r} has an empty column name; give names separated by "
-                         "commas, e.g. --qi age,zip.")
+        raise InputError(
+            f"--qi {text!r} has an empty column name; give names separated by "
+            "commas, e.g. --qi age,zip."
+        )
     return names
 
 
@@ -51,8 +79,9 @@ def run(args: argparse.Namespace) -> int:
     table = load_table(args.table, _columns(args.qi), args.sensitive.strip(), args.ordered)
     if not args.time_limit > 0:
         raise InputError(f"--time-limit {args.time_limit} must be > 0 seconds, e.g. 120.")
-    result = closeness(table, args.distance, t=args.epsilon, n=args.n, top=args.top,
-                       time_limit=args.time_limit)
+    result = closeness(
+        table, args.distance, t=args.epsilon, n=args.n, top=args.top, time_limit=args.time_limit
+    )
     print(result.summary())
     if args.json:
         write_json_atomic(args.json, result.to_dict())

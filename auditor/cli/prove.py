@@ -21,7 +21,9 @@ from pathlib import Path
 
 from proofs.errors import InputError
 from proofs.io import write_json_atomic, write_text_atomic
-from proofs.claims import ProofRun, Theorem, error_result, run_theorems
+from proofs.check import error_result, run_theorems
+from proofs.claims import Theorem
+from proofs.results import ProofRun
 from proofs.results import ProofResult
 
 EXIT_OK, EXIT_FOUND, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3

@@ -125,7 +125,7 @@ def _index_html(rows: list[dict], proof_run) -> str:
 def run(args: argparse.Namespace) -> int:
     from auditor.cli.prove import write_report
     from proofs.catalogue import catalogue
-    from proofs.claims import run_theorems
+    from proofs.check import run_theorems
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

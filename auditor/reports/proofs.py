@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from proofs.claims import ProofRun
+from proofs.results import ProofRun
 
 from auditor.reports.html import esc, md_cell, page, versions
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sympy as sp
 
 from proofs import (
-    D1, D2, DEL, E1, E2, EPS, K, N, T, ApproxDP, CalibrationMinimal, ComposedDP, FiniteMechanism,
+    DEL, E1, E2, EPS, K, N, T, ApproxDP, CalibrationMinimal, ComposedDP, FiniteMechanism,
     Gaussian, GaussianCalibration, GaussianCalibrationRegion, GroupPrivacy, KAryRR, Laplace,
     OneBitTelemetry, PerReportUnbiased, PostProcessing, PrivacyProfile, RDPComposition,
     RDPConversion, RenyiGaussian, SequentialComposition, Theorem, Unbiased, Variance,

@@ -17,25 +17,23 @@ from __future__ import annotations
 
 import itertools
 import math
-import time
-from dataclasses import dataclass
-from typing import Any
 
 import sympy as sp
 
-from proofs.errors import InputError
-from proofs._formulations import Case, Formulation, formulate
-from proofs.numeric import certainly_greater
-from proofs.expr import by_name, rationalize, symbols_of
+from proofs.checkers.formulations import Case, Formulation, formulate
+from proofs.claims import PureDP
 from proofs.decide import algebraically_equal as _algebraically_equal
 from proofs.decide import closed_compare as _closed_compare
 from proofs.decide import discharge as _discharge
 from proofs.decide import free_symbols as _free
 from proofs.decide import holds_at as _is_true
-from proofs.mechanisms import as_expr, check_epsilon
-from proofs.results import Counterexample, ProofResult, Verdict
+from proofs.errors import InputError
+from proofs.expr import rationalize
+from proofs.numeric import certainly_greater
+from proofs.results import Counterexample, Finding, Verdict
+from proofs.validate import check_epsilon
 
-__all__ = ["PureDP", "check_pure", "tight_epsilon"]
+__all__ = ["check", "supports", "tight_epsilon"]
 
 # Simple values first; the search walks parameter combinations in order of total rank.
 _PARAM_CANDIDATES = [1, sp.Rational(1, 2), 2, sp.Rational(1, 10), sp.Rational(3, 4), 3,
@@ -44,36 +42,7 @@ _INT_CANDIDATES = [2, 1, 3, 4, 5, 10]
 _MAX_PARAM_POINTS = 60
 
 
-@dataclass(frozen=True, slots=True)
-class PureDP:
-    """Claim: `mechanism` is `epsilon`-DP (and, if `exact`, no smaller epsilon works)."""
-
-    mechanism: Any
-    epsilon: Any
-    exact: bool = False
-
-    def __post_init__(self):
-        table = symbols_of(self.mechanism)
-        object.__setattr__(self, "epsilon", by_name(as_expr(self.epsilon, "epsilon", table),
-                                                    table))
-
-    def statement(self) -> str:
-        word = "exactly" if self.exact else "at most"
-        return f"{_describe(self.mechanism)} has pure-DP epsilon {word} {self.epsilon}"
-
-
-def _describe(mech) -> str:
-    fields = getattr(mech, "__dataclass_fields__", {})
-    args = ", ".join(f"{k}={getattr(mech, k)}" for k in fields if k not in ("pmf",))
-    return f"{type(mech).__name__}({args})"
-
-
 # --- helpers ----------------------------------------------------------------------------
-
-
-def _domain(mech, claim_eps: sp.Expr) -> list:
-    cons = list(mech.domain())
-    return cons
 
 
 def _case_obligation(case: Case, eps: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
@@ -256,10 +225,9 @@ def _prove_upper(form: Formulation, eps: sp.Expr, domain: list):
             out = _discharge(lhs, rhs, [*domain, *case.constraints])
             if out.model is not None:
                 models.append((case, out.model))
+    # each step's status is set by its decision (exact/z3: proved; arb: certified)
     if all(s == "proved" for s in statuses):
-        if all("rational" in st or "z3" in st or "algebra" in st or "vacuous" in st
-               for st in steps):
-            return "proved", method, steps, models
+        return "proved", method, steps, models
     if all(s in ("proved", "certified") for s in statuses):
         return "certified", "arb interval arithmetic at the stated values", steps, models
     return "open", method, steps, models
@@ -289,10 +257,12 @@ def tight_epsilon(mech, domain: list | None = None) -> tuple[sp.Expr | None, str
     return value, f"upper bound {status}, attained at {where}"
 
 
-def check_pure(claim: PureDP, id: str = "", source: str = "", expect: str = "holds",
-               statement: str | None = None) -> ProofResult:
+def supports(claim) -> bool:
+    return isinstance(claim, PureDP)
+
+
+def check(claim: PureDP) -> Finding:
     """Check a pure-DP claim; never raises on inconclusive input (that is `unknown`)."""
-    start = time.perf_counter()
     mech, eps = claim.mechanism, claim.epsilon
     check_epsilon(eps)
     if hasattr(mech, "validate"):
@@ -304,33 +274,27 @@ def check_pure(claim: PureDP, id: str = "", source: str = "", expect: str = "hol
             f"mechanism {type(mech).__name__} has no pure-DP formulation; describe it with "
             "proofs.FiniteMechanism or a built-in description."
         ) from None
-    domain = _domain(mech, eps)
+    domain = list(mech.domain())
     status, method, steps, models = _prove_upper(form, eps, domain)
     tight, tight_note = tight_epsilon(mech, domain)
-    tight_text = f"{tight} ({tight_note})" if tight is not None else None
-    result = dict(id=id or "claim", statement=statement or claim.statement(), source=source,
-                  expect=expect, tight_epsilon=tight_text, steps=tuple(steps))
+    common = dict(tight_epsilon=f"{tight} ({tight_note})" if tight is not None else None,
+                  steps=tuple(steps))
     if status in ("proved", "certified"):
         verdict, reason, cex = Verdict(status), "", None
         if claim.exact:
             verdict, method, reason, cex = _check_exact(claim, tight, verdict, method, domain)
-        return ProofResult(verdict=verdict, method=method, reason=reason, counterexample=cex,
-                           seconds=time.perf_counter() - start, **result)
+        return Finding(verdict, method, reason=reason, counterexample=cex, **common)
     cex = _search(form.cases, eps, domain, models)
     if cex is not None:
-        reason = _refuted_reason(eps, tight)
-        return ProofResult(verdict=Verdict.REFUTED, method="counterexample, re-checked",
-                           counterexample=cex, reason=reason,
-                           seconds=time.perf_counter() - start, **result)
+        return Finding(Verdict.REFUTED, "counterexample, re-checked", counterexample=cex,
+                       reason=_refuted_reason(eps, tight), **common)
     if claim.exact and tight is not None:
         _v, method2, reason, cex = _check_exact(claim, tight, Verdict.UNKNOWN, method, domain)
         if cex is not None:
-            return ProofResult(verdict=Verdict.REFUTED, method=method2, reason=reason,
-                               counterexample=cex, seconds=time.perf_counter() - start, **result)
+            return Finding(Verdict.REFUTED, method2, reason=reason, counterexample=cex, **common)
     open_steps = "; ".join(s for s in steps if "proved" not in s)
-    return ProofResult(verdict=Verdict.UNKNOWN, method=method,
-                       reason=f"no proof and no counterexample found: {open_steps}",
-                       seconds=time.perf_counter() - start, **result)
+    return Finding(Verdict.UNKNOWN, method,
+                   reason=f"no proof and no counterexample found: {open_steps}", **common)
 
 
 def _check_exact(claim: PureDP, tight, verdict: Verdict, method: str, domain: list):

@@ -23,20 +23,13 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from proofs.errors import InputError
 from proofs.decide import compare, discharge
-from proofs.expr import as_expr
 from proofs.finite import canonical_mechanism, compose, finite_delta, finite_ratio, post_process
-from proofs.mechanisms import sym
 from proofs.results import Counterexample
+from proofs.symbols import D1, D2, E0, E1, E2
 
-__all__ = [
-    "E0", "E1", "E2", "D1", "D2", "GeneralOutcome", "composition_rule",
-    "postprocessing_rule", "rule_expr",
-]
+__all__ = ["GeneralOutcome", "composition_rule", "postprocessing_rule"]
 
-E0, E1, E2 = sym("epsilon_0"), sym("epsilon_1"), sym("epsilon_2")
-D1, D2 = sp.Symbol("delta_1", nonnegative=True), sp.Symbol("delta_2", nonnegative=True)
 
 # the proofs quantify over eps >= 0 (a constant mechanism has eps = 0)
 _E0n, _E1n, _E2n = (sp.Symbol(f"e{i}", nonnegative=True) for i in range(3))
@@ -52,18 +45,6 @@ class GeneralOutcome:
     steps: tuple[str, ...] = ()
     counterexample: Counterexample | None = None
     reason: str = ""
-
-
-def rule_expr(value, name: str, allowed: dict[str, sp.Symbol]) -> sp.Expr:
-    """A user rule as an expression in the allowed symbols, matched by name (a rule written with
-    sym("epsilon_1") or a plain Symbol("epsilon_1") means E1)."""
-    expr = as_expr(value, name, symbols=allowed)
-    names = {s.name: s for s in expr.free_symbols}
-    extra = sorted(set(names) - set(allowed))
-    if extra:
-        raise InputError(f"{name}={value} uses {', '.join(extra)}; write it in "
-                         f"{', '.join(allowed)} only.")
-    return expr.xreplace({s: allowed[s.name] for s in expr.free_symbols})
 
 
 def _lemma(label: str, lhs, rhs, constraints=()) -> tuple[str, bool]:

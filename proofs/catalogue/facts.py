@@ -85,7 +85,7 @@ def theorems() -> list[Theorem]:
         T("facts.distance.pinsker", DistanceBound("TV", "sqrt(KL/2)"),
           f"Pinsker's inequality; {_CT06}, Lemma 11.6.1"),
         T("facts.distance.emd_ordered_le_tv", DistanceBound("EMD", "TV"),
-          f"{_LLV07}; auditor.closeness.core (ordered EMD)"),
+          f"{_LLV07}; auditor.closeness (ordered EMD)"),
         T("facts.distance.emd_categorical_eq_tv", DistanceBound("EMD_cat", "TV", "=="), _LLV07),
         # deliberately false variants
         T("facts.laplace.variance_b_squared", Moment(Laplace(), "variance", b**2),

@@ -1,0 +1,195 @@
+"""Estimators of the local protocols: bias, exact variance, variance bounds, tail bounds.
+
+A :class:`LinearEstimator` estimates a population quantity from n binary reports
+y_i = M(x_i) in {0, 1} as  slope * S + intercept,  S = sum_i y_i, where M is a description
+with ``pmf(x, y)`` (alpha-coin randomized response, forced response, one-bit telemetry). The
+population has n individuals, n_1 of them with x = 1 (binary inputs), so, exactly,
+
+    E[S]   = n_1 P[M(1)=1] + (n - n_1) P[M(0)=1],
+    Var[S] = n_1 P[M(1)=1] P[M(1)=0] + (n - n_1) P[M(0)=1] P[M(0)=0]   (independent reports).
+
+- Alpha-coin RR (Warner 1965; notes 003): p_hat = S/(alpha n) - (1 - alpha)/(2 alpha) is unbiased
+  for p = n_1/n with Var = (1 - alpha^2)/(4 alpha^2 n) <= 1/(4 alpha^2 n) (notes 003 state the
+  looser 1/(alpha^2 n) from Var(y_i) <= 1), and by Chebyshev
+  P[|p_hat - p| >= t] <= 1/(4 alpha^2 n t^2).
+- Forced response (notes 004): n_true_hat = 2 n_obs - N/2 is unbiased for n_true; Var = 3N/4.
+- One-bit telemetry (Ding, Kulkarni, Yekhanin 2017, Sec. 2.1): with P[b=1 | x] =
+  1/(e^eps+1) + (x/m)(e^eps-1)/(e^eps+1), the mean estimator
+  (m/n) sum_i (b_i (e^eps + 1) - 1)/(e^eps - 1) is unbiased for the mean of x_i in [0, m]
+  (:class:`PerReportUnbiased`: each term is unbiased for its x_i, and expectations add).
+
+Verdicts: ``proved`` by exact algebra (SymPy simplifies the difference to 0) or z3 over the
+stated domain; ``refuted`` with concrete values (exact rationals) where the claim fails; tail
+claims are refuted by the exact distribution of S (a convolution of two binomials).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import sympy as sp
+
+from proofs.claims import ChebyshevTail, PerReportUnbiased, Unbiased, Variance
+from proofs.claims.estimation import NotRational
+from proofs.decide import compare as _compare
+from proofs.expr import rationalize
+from proofs.mechanisms import sym
+from proofs.results import Counterexample, Finding, Verdict
+from proofs.smt import prove_forall
+from proofs.symbols import N, N1, REPORT_BIT, T, X
+
+__all__ = ["check", "supports"]
+
+
+_RATIONALS = [sp.Rational(1, 2), sp.Rational(1, 4), sp.Rational(3, 4), sp.Rational(1, 10), 1, 2, 3]
+
+
+def _points(symbols: list, domain: list):
+    """Concrete values in the domain (small first): exact rationals and small integers."""
+    pools = []
+    for s in symbols:
+        if s == N:
+            pools.append([1, 2, 3, 4])
+        elif s == N1:
+            pools.append([0, 1, 2])
+        elif s.is_integer:
+            pools.append([1, 2, 3])
+        else:
+            pools.append(_RATIONALS)
+    for combo in itertools.product(*pools):
+        values = dict(zip(symbols, map(sp.sympify, combo)))
+        if all(sp.sympify(c).subs(values) is sp.true for c in domain):
+            yield values
+
+
+def _refute_difference(lhs: sp.Expr, rhs: sp.Expr, domain: list, strict_gt: bool):
+    """Values where lhs != rhs (strict_gt False) or lhs > rhs (True), re-checked exactly."""
+    symbols = sorted((sp.sympify(lhs).free_symbols | sp.sympify(rhs).free_symbols)
+                     | set().union(*(sp.sympify(c).free_symbols for c in domain)), key=str)
+    for values in _points(symbols, domain):
+        lv = rationalize(sp.sympify(lhs).subs(values))
+        rv = rationalize(sp.sympify(rhs).subs(values))
+        status, how = _compare(lv, rv)
+        if strict_gt and status == "violated":
+            return values, lv, rv, how
+        if not strict_gt:
+            if lv.is_Rational and rv.is_Rational and lv != rv:
+                return values, lv, rv, "exact rational arithmetic"
+            if status == "violated" or _compare(rv, lv)[0] == "violated":
+                return values, lv, rv, how
+    return None
+
+
+def _abs(v: sp.Expr) -> str:
+    v = rationalize(sp.Abs(v))
+    return str(v) if v.is_Rational else f"{v} (~{float(v):.6g})"
+
+
+def _params(values: dict) -> dict:
+    return {str(k): str(v) for k, v in values.items()}
+
+
+def _check_unbiased(claim) -> Finding:
+    e = claim.estimator
+    mean = e.mean()
+    bias = sp.simplify(mean - e.target)
+    steps = (f"E[S] = n_1 P[M(1)=1] + (n - n_1) P[M(0)=1]; E[estimate] = {mean}",
+             f"bias = {bias}")
+    if bias == 0:
+        return Finding(Verdict.PROVED, "exact algebra (SymPy)", steps=steps)
+    found = _refute_difference(mean, e.target, e.domain(), strict_gt=False)
+    if found:
+        values, lv, rv, how = found
+        cex = Counterexample(_params(values), ("population", f"n_1={values.get(N1)}"),
+                             "E[estimate]", f"|bias| = |{lv} - {rv}| = {_abs(lv - rv)}",
+                             "0", how, note=f"E[estimate] = {lv}, target = {rv}")
+        return Finding(Verdict.REFUTED, "exact algebra, counterexample re-checked", counterexample=cex, steps=steps)
+    return Finding(Verdict.UNKNOWN, "exact algebra", reason=f"bias {bias} not shown to be 0 or non-zero", steps=steps)
+
+
+def _check_variance(claim) -> Finding:
+    e = claim.estimator
+    var = e.variance()
+    steps = (f"Var[estimate] = slope^2 (sum of Bernoulli variances) = {var}",)
+    gap = sp.simplify(claim.bound - var)
+    if gap == 0:
+        return Finding(Verdict.PROVED, "exact algebra (SymPy)", steps=steps, reason="equality")
+    if claim.relation == "<=":
+        out = prove_forall(var, claim.bound, e.domain())
+        if out.status == "proved":
+            return Finding(Verdict.PROVED, "exact variance (SymPy), bound by z3 over the domain", steps=(*steps, f"bound - Var = {gap}"))
+    found = _refute_difference(var, claim.bound, e.domain(), strict_gt=claim.relation == "<=")
+    if found:
+        values, lv, rv, how = found
+        if claim.relation == "<=":
+            shown = (f"Var = {lv}", f"claimed bound {rv}")
+        else:
+            shown = (f"|Var - claimed| = |{lv} - {rv}| = {_abs(lv - rv)}", "0")
+        cex = Counterexample(_params(values), ("population", f"n_1={values.get(N1)}"),
+                             "Var[estimate]", *shown, how)
+        return Finding(Verdict.REFUTED, "exact variance, counterexample re-checked", counterexample=cex, steps=steps)
+    return Finding(Verdict.UNKNOWN, "exact variance", reason="no proof and no counterexample", steps=steps)
+
+
+def _check_chebyshev_tail(claim) -> Finding:
+    e, bound = claim.estimator, claim.bound
+    unbiased = check(Unbiased(e))
+    var_ok = check(Variance(e, bound * T**2))
+    steps = (f"unbiased: {unbiased.verdict.value}", f"Var <= bound t^2: {var_ok.verdict.value}")
+    if unbiased.verdict is Verdict.PROVED and var_ok.verdict is Verdict.PROVED:
+        return Finding(Verdict.PROVED, "Chebyshev's inequality; unbiasedness and variance bound proved", steps=steps)
+    cex = _chebyshev_tail_exact_counterexample(claim, e, bound)
+    if cex is not None:
+        return Finding(Verdict.REFUTED, "exact tail probability (binomial convolution)", counterexample=cex, steps=steps)
+    return Finding(Verdict.UNKNOWN, "Chebyshev", reason="premises not proved and no exact violation found", steps=steps)
+
+
+def _chebyshev_tail_exact_counterexample(claim, e, bound) -> Counterexample | None:
+    symbols = sorted(bound.free_symbols | e.slope.free_symbols | e.target.free_symbols
+                     | set().union(*(sp.sympify(c).free_symbols for c in e.domain()))
+                     | {N, N1, T}, key=str)
+    for values in _points(symbols, [*e.domain(), T > 0]):
+        try:
+            tail = e.exact_tail(values, values[T])
+        except NotRational:
+            continue
+        b = rationalize(bound.subs(values))
+        status, how = _compare(sp.Rational(tail.numerator, tail.denominator), b)
+        if status == "violated":
+            return Counterexample(_params(values), ("population", f"n_1={values[N1]}"),
+                                  f"|estimate - target| >= {values[T]}",
+                                  f"P = {tail} (exact)", f"bound = {b}", how)
+    return None
+
+
+def _check_per_report_unbiased(claim) -> Finding:
+    mech = claim.mechanism
+    p = sp.sympify(mech.p_one(X) if hasattr(mech, "p_one") else mech.pmf(X, 1))
+    g = claim.term
+    mean = sp.simplify(g.subs(REPORT_BIT, 1) * p + g.subs(REPORT_BIT, 0) * (1 - p))
+    bias = sp.simplify(mean - claim.target)
+    steps = (f"P[b=1 | x] = {p}", f"E[g(b)] = {mean}", f"bias = {bias}")
+    if bias == 0:
+        return Finding(Verdict.PROVED, "exact algebra (SymPy)", steps=steps)
+    m = getattr(mech, "m", sym("m"))
+    found = _refute_difference(mean, claim.target, [*mech.domain(), X <= m],
+                               strict_gt=False)
+    if found:
+        values, lv, rv, how = found
+        cex = Counterexample(_params(values), (str(values.get(X)), "-"), "E[g(b)]",
+                             f"|bias| = |{lv} - {rv}| = {_abs(lv - rv)}", "0", how,
+                             note=f"E[g(b)] = {lv}, target = {rv}")
+        return Finding(Verdict.REFUTED, "exact algebra, counterexample re-checked", counterexample=cex, steps=steps)
+    return Finding(Verdict.UNKNOWN, "exact algebra", reason=f"bias {bias} not decided", steps=steps)
+
+
+_CHECKS = {Unbiased: _check_unbiased, Variance: _check_variance,
+           ChebyshevTail: _check_chebyshev_tail, PerReportUnbiased: _check_per_report_unbiased}
+
+
+def supports(claim) -> bool:
+    return type(claim) in _CHECKS
+
+
+def check(claim) -> Finding:
+    return _CHECKS[type(claim)](claim)

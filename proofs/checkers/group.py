@@ -1,0 +1,202 @@
+"""Group privacy: what (eps, delta)-DP says about inputs at distance k.
+
+If x = z_0 ~ z_1 ~ ... ~ z_k = y (neighbours), chaining P[M(z_i) in S] <= e^eps P[M(z_{i+1}) in S]
++ delta gives (Dwork and Roth 2014, Thm 2.2 for delta = 0; notes 001 "Group privacy")
+
+    P[M(x) in S] <= e^{k eps} P[M(y) in S] + delta sum_{i<k} e^{i eps}     (the chain bound)
+                 <= e^{k eps} P[M(y) in S] + k e^{(k-1) eps} delta          (the standard form).
+
+A claim :class:`GroupPrivacy` (eps_k, delta_k) is proved for every k >= 1 by induction on k:
+base eps_k(1) >= eps, delta_k(1) >= delta; step eps + eps_k(k) <= eps_k(k+1) and
+e^{eps_k(k)} delta + delta_k(k) <= delta_k(k+1) (the chain argument). Each inequality is
+discharged by exact algebra or z3, with e^eps and e^{(k-1) eps} as independent variables >= 1
+(a relaxation, so proofs stay sound). Otherwise a counterexample is sought on the chain
+mechanism that attains the chain bound: z_j reports S with probability
+a e^{(k-j) eps} + delta sum_{i<k-j} e^{i eps}; every neighbouring pair is re-checked to be
+(eps, delta)-DP and the pair (z_0, z_k) to violate the claim, in exact rational arithmetic.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import sympy as sp
+
+from proofs.claims import GroupPrivacy
+from proofs.decide import compare as _compare
+from proofs.finite import finite_delta
+from proofs.formulas import chain_delta
+from proofs.mechanisms import FiniteMechanism
+from proofs.results import Counterexample, Finding, Verdict
+from proofs.smt import prove_forall
+from proofs.symbols import DEL, EPS, K
+
+__all__ = ["MAX_CHAIN", "chain_mechanism", "check", "supports"]
+
+MAX_CHAIN = 64  # larger chain mechanisms are too big to build exactly
+
+
+_F = sp.Symbol("F", positive=True)  # e^{(k-1) eps}
+
+
+_X = sp.Symbol("X", positive=True)  # e^{eps}
+
+
+class _Outside(Exception):
+    pass
+
+
+def _exp_vars(expr: sp.Expr) -> sp.Expr:
+    """Replace e^{(m k + n) eps} by F^m X^(m+n) (F = e^{(k-1) eps}, X = e^eps), m >= 0."""
+    def sub(arg):
+        poly = sp.Poly(sp.expand(arg), K, EPS)
+        m = n = 0
+        for (pk, pe), c in poly.terms():
+            if (pk, pe) == (1, 1):
+                m = c
+            elif (pk, pe) == (0, 1):
+                n = c
+            elif c != 0:
+                raise _Outside(f"exp({arg})")
+        if not (sp.sympify(m).is_Integer and sp.sympify(n).is_Integer and m >= 0):
+            raise _Outside(f"exp({arg})")
+        return _F**m * _X ** (m + n)
+    return expr.replace(lambda e: isinstance(e, sp.exp), lambda e: sub(e.args[0]))
+
+
+def _branches(expr: sp.Expr) -> list[tuple[sp.Expr, list]]:
+    """Evaluate sums; split Piecewise results on exp(eps) = 1 (eps = 0) versus eps > 0."""
+    expr = sp.sympify(expr).doit()
+    pw = [p for p in sp.preorder_traversal(expr) if isinstance(p, sp.Piecewise)]
+    if not pw:
+        return [(expr, [])]
+    zero = expr.subs(EPS, 0).doit()
+    positive = expr
+    for p in pw:
+        conds = [c for _v, c in p.args]
+        if not all(c is sp.true or c in (sp.Eq(sp.exp(EPS), 1), sp.Eq(EPS, 0)) for c in conds):
+            raise _Outside(f"condition in {p}")
+        positive = positive.subs(p, p.args[-1][0])
+    return [(sp.simplify(zero), [sp.Eq(EPS, 0)]), (positive, [EPS > 0])]
+
+
+def _prove_le(lhs: sp.Expr, rhs: sp.Expr, extra=()) -> tuple[str, str]:
+    """For all k >= 1, eps >= 0, 0 <= delta <= 1: lhs <= rhs? ('proved' | 'open', how)."""
+    try:
+        hows = []
+        for branch, cons in _branches(sp.sympify(rhs) - sp.sympify(lhs)):
+            if cons and cons[0] == sp.Eq(EPS, 0):
+                branch = sp.simplify(branch.subs(EPS, 0))
+            gap = sp.simplify(_exp_vars(sp.sympify(branch)))
+            if gap == 0 or gap.is_nonnegative:
+                hows.append("exact algebra")
+                continue
+            domain = [K >= 1, DEL <= 1, _X >= 1, _F >= 1, *extra]
+            if cons and cons[0] != sp.Eq(EPS, 0):
+                domain.append(_X > 1)
+            out = prove_forall(sp.Integer(0), gap, domain)
+            if out.status != "proved":
+                return "open", out.reason or "z3 found a model of the relaxation"
+            hows.append("z3")
+        return "proved", "/".join(hows)
+    except (_Outside, sp.PolynomialError, TypeError, ValueError) as exc:
+        return "open", f"outside the prover's fragment: {exc}"
+
+
+def chain_mechanism(k: int, e_eps: sp.Rational, delta: sp.Rational,
+                    a: sp.Rational) -> FiniteMechanism:
+    """Inputs z_0..z_k on a path; z_j reports 'S' with probability
+    a E^(k-j) + delta sum_{i<k-j} E^i (E = e^eps) and 'T' otherwise. Tight for the chain bound."""
+    pmf = {}
+    for j in range(k + 1):
+        s = a * e_eps ** (k - j) + delta * sum(e_eps**i for i in range(k - j))
+        pmf[f"z{j}"] = {"S": s, "T": 1 - s}
+    pairs = tuple((f"z{j}", f"z{j + 1}") for j in range(k))
+    return FiniteMechanism(pmf, pairs, name=f"chain of {k + 1} inputs")
+
+
+_E_CANDIDATES = [sp.Integer(2), sp.Rational(3, 2), sp.Integer(3), sp.Rational(11, 10)]
+
+
+_D_CANDIDATES = [sp.Rational(1, 10), sp.Rational(1, 100), sp.Integer(0)]
+
+
+def _check_group_privacy(claim) -> Finding:
+    ek, dk = claim.eps_k, claim.delta_k
+    if claim.pure:
+        ek, dk = ek.subs(DEL, 0), dk.subs(DEL, 0)
+    steps, ok = [], True
+    if claim.k is not None:
+        # a single group size follows from the chain bound, proved for every k
+        k = claim.k
+        obligations = [("eps_k >= k eps", k * EPS, ek.subs(K, k)),
+                       ("delta_k >= delta sum_{i<k} e^{i eps}",
+                        chain_delta().doit().subs(K, k), dk.subs(K, k))]
+    else:
+        obligations = [
+            ("base eps_k(1) >= eps", EPS, ek.subs(K, 1)),
+            ("base delta_k(1) >= delta", DEL, dk.subs(K, 1)),
+            ("step eps + eps_k(k) <= eps_k(k+1)", EPS + ek, ek.subs(K, K + 1)),
+            ("step e^eps_k(k) delta + delta_k(k) <= delta_k(k+1)",
+             sp.exp(ek) * DEL + dk, dk.subs(K, K + 1)),
+        ]
+    for label, lhs, rhs in obligations:
+        if claim.pure:
+            lhs, rhs = sp.sympify(lhs).subs(DEL, 0), sp.sympify(rhs).subs(DEL, 0)
+        status, how = _prove_le(lhs, rhs)
+        steps.append(f"{label}: {status} ({how})")
+        ok &= status == "proved"
+    if ok:
+        how = ("induction on k (chain argument)" if claim.k is None
+               else f"k = {claim.k} from the chain bound")
+        return Finding(Verdict.PROVED, f"{how}, steps by exact algebra and z3", steps=tuple(steps))
+    cex = _group_privacy_counterexample(claim, ek, dk)
+    if cex is not None:
+        return Finding(Verdict.REFUTED, "counterexample on a chain mechanism, re-checked exactly", counterexample=cex, steps=tuple(steps))
+    return Finding(Verdict.UNKNOWN, "induction on k", reason="no proof and no counterexample found", steps=tuple(steps))
+
+
+def _group_privacy_counterexample(claim, ek, dk) -> Counterexample | None:
+    if claim.k and claim.k > MAX_CHAIN:
+        return None  # the chain mechanism of a large group is too big to build exactly
+    ks = [claim.k] if claim.k else [1, 2, 3, 4]
+    deltas = [sp.Integer(0)] if claim.pure else _D_CANDIDATES
+    for k, E, d in itertools.product(ks, _E_CANDIDATES, deltas):
+        top = d * sum(E**i for i in range(k))
+        for a in (sp.Integer(0), (1 - top) / (2 * E**k), (1 - top) / E**k):
+            if a < 0 or top + a * E**k > 1:
+                continue
+            cex = _group_privacy_recheck(claim, k, E, d, a, ek, dk)
+            if cex is not None:
+                return cex
+    return None
+
+
+def _group_privacy_recheck(claim, k, E, d, a, ek, dk) -> Counterexample | None:
+    mech = chain_mechanism(k, E, d, a)
+    eps = sp.log(E)
+    chain_d, _w = finite_delta(mech, eps)
+    if not (chain_d.is_Rational and chain_d <= d):
+        return None  # the chain is not (eps, delta)-DP: not a valid instance
+    vals = {K: k, EPS: eps, DEL: d}
+    e_k, d_k = sp.sympify(ek).subs(vals).doit(), sp.sympify(dk).subs(vals).doit()
+    group = FiniteMechanism(mech.pmf, (("z0", f"z{k}"),), name="group pair")
+    value, (x, xp, event) = finite_delta(group, e_k)
+    status, how = _compare(value, d_k)
+    if status != "violated":
+        return None
+    return Counterexample(
+        {"k": k, "e^eps": str(E), "delta": str(d), "a": str(a)}, (x, xp), set(event),
+        f"P[M(x) in S] - e^eps_k P[M(y) in S] = {value}",
+        f"delta_k = {d_k}", how,
+        note=f"chain z0..z{k}: every neighbouring pair is ({eps}, {d})-DP (exact delta "
+             f"{chain_d}); pmf {{z_j: P[S]}} = "
+             + ", ".join(f"{z}: {row['S']}" for z, row in mech.pmf.items()))
+
+
+def supports(claim) -> bool:
+    return isinstance(claim, GroupPrivacy)
+
+
+def check(claim: GroupPrivacy) -> Finding:
+    return _check_group_privacy(claim)

@@ -1,0 +1,191 @@
+"""Claims about the estimators of the local protocols: linear estimators from n binary reports,
+their bias, variance and tails, and per-report unbiased terms. Descriptions only."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from fractions import Fraction
+from math import comb
+from typing import Any
+
+import sympy as sp
+
+from proofs.claims.base import Claim
+from proofs.errors import InputError
+from proofs.expr import as_expr, by_name, rationalize, symbols_of
+from proofs.mechanisms import AlphaCoinRR, ForcedResponse, OneBitTelemetry, sym
+from proofs.symbols import N, N1, REPORT_BIT, T, X
+
+__all__ = [
+    "ChebyshevTail", "LinearEstimator", "NotRational", "PerReportUnbiased", "Unbiased",
+    "Variance", "forced_response_estimator", "fraction", "rr_estimator",
+]
+
+
+_BINARY = (AlphaCoinRR, ForcedResponse, OneBitTelemetry)
+
+
+@dataclass(frozen=True, slots=True)
+class LinearEstimator:
+    """slope * S + intercept from n binary reports of `mechanism`, estimating `target`
+    (an expression in N and N1; N1 <= N ones among the inputs)."""
+
+    mechanism: Any
+    slope: Any
+    intercept: Any
+    target: Any
+    name: str = "estimator"
+
+    def __post_init__(self):
+        table = {"n": N, "n_1": N1, **symbols_of(self.mechanism)}
+        for f in ("slope", "intercept", "target"):
+            object.__setattr__(self, f, by_name(as_expr(getattr(self, f), f, table), table))
+        if not isinstance(self.mechanism, _BINARY):
+            raise InputError(f"mechanism={self.mechanism!r} is not a description of binary "
+                             "reports; use AlphaCoinRR, ForcedResponse or OneBitTelemetry.")
+        self.mechanism.validate()
+
+    def _p(self, x: int) -> sp.Expr:
+        return sp.sympify(self.mechanism.pmf(x, 1))
+
+    def mean(self) -> sp.Expr:
+        es = N1 * self._p(1) + (N - N1) * self._p(0)
+        return sp.simplify(self.slope * es + self.intercept)
+
+    def variance(self) -> sp.Expr:
+        vs = N1 * self._p(1) * (1 - self._p(1)) + (N - N1) * self._p(0) * (1 - self._p(0))
+        return sp.simplify(self.slope**2 * vs)
+
+    def domain(self) -> list:
+        return [*self.mechanism.domain(), N1 <= N, N >= 1]
+
+    def exact_tail(self, values: dict, t: sp.Expr) -> Fraction:
+        """P[|estimate - target| >= t] exactly, at numeric n, n_1 and mechanism parameters."""
+        n, n1 = int(values[N]), int(values[N1])
+        p1, p0 = (fraction(self._p(x).subs(values)) for x in (1, 0))
+        a = fraction(self.slope.subs(values))
+        b = fraction(self.intercept.subs(values))
+        target = fraction(self.target.subs(values))
+        tt = fraction(sp.sympify(t).subs(values))
+        total = Fraction(0)
+        for s1, s0 in itertools.product(range(n1 + 1), range(n - n1 + 1)):
+            if abs(a * (s1 + s0) + b - target) >= tt:
+                total += (comb(n1, s1) * p1**s1 * (1 - p1) ** (n1 - s1)
+                          * comb(n - n1, s0) * p0**s0 * (1 - p0) ** (n - n1 - s0))
+        return total
+
+
+class NotRational(Exception):
+    pass
+
+
+def fraction(value: sp.Expr) -> Fraction:
+    """An exact rational value as a Fraction; anything else cannot enter the exact tail."""
+    v = rationalize(value)
+    if not v.is_Rational:
+        raise NotRational(str(v))
+    return Fraction(int(v.p), int(v.q))
+
+
+def bound_expr(bound, estimator) -> sp.Expr:
+    """A bound in n, n_1, t and the mechanism's parameters, matched by name."""
+    table = {"n": N, "n_1": N1, "t": T, **symbols_of(estimator.mechanism)}
+    return by_name(as_expr(bound, "bound", table), table)
+
+
+def check_estimator(estimator) -> None:
+    if not isinstance(estimator, LinearEstimator):
+        raise InputError(f"estimator={estimator!r} is not a LinearEstimator; build one with "
+                         "rr_estimator(), forced_response_estimator() or LinearEstimator(...).")
+
+
+def rr_estimator(alpha=sym("alpha")) -> LinearEstimator:
+    """p_hat = S/(alpha n) - (1 - alpha)/(2 alpha) for alpha-coin RR, estimating p = n_1/n."""
+    a = as_expr(alpha, "alpha")
+    return LinearEstimator(AlphaCoinRR(a), 1 / (a * N), -(1 - a) / (2 * a), N1 / N, "p_hat")
+
+
+def forced_response_estimator(slope=2, intercept=-N / 2) -> LinearEstimator:
+    """n_true_hat = 2 n_obs - N/2 for two-coin forced response (notes 004), N = n."""
+    return LinearEstimator(ForcedResponse(), slope, intercept, N1, "n_true_hat")
+
+
+@dataclass(frozen=True, slots=True)
+class Unbiased(Claim):
+    """Claim: E[estimator] = target for every population and parameter in the domain."""
+
+    estimator: LinearEstimator
+
+    def __post_init__(self):
+        check_estimator(self.estimator)
+
+    def statement(self) -> str:
+        e = self.estimator
+        return (f"{e.name} = ({e.slope}) S + ({e.intercept}) is unbiased for {e.target} "
+                f"under {type(e.mechanism).__name__}")
+
+
+@dataclass(frozen=True, slots=True)
+class Variance(Claim):
+    """Claim: Var[estimator] `relation` bound, relation '==' (exact) or '<=' (upper bound),
+    for every population and parameter in the domain."""
+
+    estimator: LinearEstimator
+    bound: Any
+    relation: str = "<="
+
+    def __post_init__(self):
+        check_estimator(self.estimator)
+        object.__setattr__(self, "bound", bound_expr(self.bound, self.estimator))
+        if self.relation not in ("<=", "=="):
+            raise InputError(f"relation={self.relation!r}; use '<=' or '=='.")
+
+    def statement(self) -> str:
+        e = self.estimator
+        return f"Var[{e.name}] {self.relation} {self.bound} under {type(e.mechanism).__name__}"
+
+
+@dataclass(frozen=True, slots=True)
+class ChebyshevTail(Claim):
+    """Claim: P[|estimate - target| >= t] <= bound for every t > 0 (bound in T and the
+    parameters). Proved by Chebyshev's inequality when the estimator is unbiased (proved) and
+    Var <= bound t^2 (proved); refuted by the exact distribution of S at concrete values."""
+
+    estimator: LinearEstimator
+    bound: Any
+
+    def __post_init__(self):
+        check_estimator(self.estimator)
+        object.__setattr__(self, "bound", bound_expr(self.bound, self.estimator))
+
+    def statement(self) -> str:
+        return f"P[|{self.estimator.name} - target| >= t] <= {self.bound}"
+
+
+@dataclass(frozen=True, slots=True)
+class PerReportUnbiased(Claim):
+    """Claim: for a one-bit report b ~ M(x) (M with ``p_one(x)`` or ``pmf(x, 1)``), the term
+    g(b) (an expression in the symbol b) has E[g(b)] = target(x) for every x in [0, m];
+    by linearity (1/n) sum_i g(b_i) is then unbiased for the mean of the x_i.
+    E[g(b)] = g(1) P[b=1 | x] + g(0) P[b=0 | x], exactly."""
+
+    mechanism: Any
+    term: Any
+    target: Any = X
+
+    def __post_init__(self):
+        if not isinstance(self.mechanism, (OneBitTelemetry, ForcedResponse)):
+            raise InputError(f"mechanism={self.mechanism!r} does not report one bit with "
+                             "P[b=1 | x] linear in x; use OneBitTelemetry or ForcedResponse.")
+        self.mechanism.validate()
+        table = symbols_of(self.mechanism)
+        term_names, target_names = {"b": REPORT_BIT, **table}, {"x": X, **table}
+        object.__setattr__(self, "term", by_name(as_expr(self.term, "term", term_names),
+                                                 term_names))
+        object.__setattr__(self, "target", by_name(as_expr(self.target, "target", target_names),
+                                                   target_names))
+
+    def statement(self) -> str:
+        return (f"E[{self.term}] = {self.target} for b ~ {type(self.mechanism).__name__}(x), "
+                f"every x in [0, m]")
