@@ -29,7 +29,7 @@ bench: install
 
 # Accept the current proof verdicts as the new CI baseline (review the diff before committing).
 baseline: install
-	$(VENV)/bin/dpaudit prove --quiet --json reports/proofs.json
+	$(VENV)/bin/dpaudit prove --quiet --no-timings --json reports/proofs.json
 
 clean:
 	rm -rf $(VENV) build *.egg-info

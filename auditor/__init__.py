@@ -2,28 +2,17 @@
 
 ``audit(mechanism, pairs, epsilon=..., delta=..., samples=..., confidence=..., seed=...)`` selects
 output events on one batch of samples, certifies them on fresh samples with exact one-sided
-Clopper-Pearson bounds and a union bound, and returns an :class:`AuditResult`.
+Clopper-Pearson bounds and a union bound, and returns an :class:`AuditResult`. Names are loaded
+on first use, so ``import auditor`` loads no NumPy, SciPy, SymPy or matplotlib.
 """
 
-from auditor.engine.adapter import Mechanism, as_mechanism
-from auditor.engine.run import AuditConfig, audit, minimum_samples
-from auditor.engine.pairs import RELATIONS, Pair, check_pair, generate_pairs
-from auditor.engine.result import SCHEMA_VERSION, AuditResult, Witness
-from auditor.catalogue.samplers import CATALOGUE, CatalogueEntry
+from proofs.lazy import lazy_exports
 
-__all__ = [
-    "audit",
-    "AuditConfig",
-    "AuditResult",
-    "Witness",
-    "Pair",
-    "RELATIONS",
-    "check_pair",
-    "generate_pairs",
-    "minimum_samples",
-    "Mechanism",
-    "as_mechanism",
-    "CATALOGUE",
-    "CatalogueEntry",
-    "SCHEMA_VERSION",
-]
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "auditor.engine.adapter": ("Mechanism", "as_mechanism"),
+    "auditor.engine.run": ("AuditConfig", "audit", "minimum_samples"),
+    "auditor.engine.pairs": ("Pair", "check_pair", "generate_pairs"),
+    "auditor.engine.relations": ("RELATIONS",),
+    "auditor.engine.result": ("SCHEMA_VERSION", "AuditResult", "Witness"),
+    "auditor.catalogue.entries": ("CATALOGUE", "CatalogueEntry"),
+}, globals())

@@ -17,7 +17,7 @@ from typing import Callable
 import numpy as np
 from scipy import special, stats
 
-from auditor.catalogue import samplers
+from auditor.catalogue import entries as samplers
 from auditor.engine.stats import cp_lower, cp_upper, epsilon_bound
 
 __all__ = ["oracle_bound", "ORACLES"]

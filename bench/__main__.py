@@ -23,7 +23,7 @@ import sys
 import time
 
 from auditor import audit
-from auditor.catalogue.samplers import CATALOGUE
+from auditor.catalogue import CATALOGUE
 from bench import oracle_bound
 
 QUICK = os.environ.get("BENCH_QUICK") == "1"
@@ -118,7 +118,7 @@ def overhead(repeats: int = 3) -> None:
 _MEM_SCRIPT = """
 import sys, tracemalloc
 from auditor import audit
-from auditor.catalogue.samplers import sampler
+from auditor.catalogue import sampler
 n = int(sys.argv[1])
 tracemalloc.start()
 r = audit(sampler("laplace.scalar", 1.0), [(0.0, 1.0)], epsilon=1.0, samples=n, seed=5,
@@ -167,7 +167,7 @@ def longitudinal() -> None:
     rows = lon.run(samples=max(200_000 // SCALE, 20_000))
     print(lon.table(rows) + "\n")
     if not QUICK:
-        lon.plot(rows, "reports/longitudinal.svg")
+        lon.plot(rows, "docs/bench/longitudinal.svg")
 
 
 def third_party() -> None:

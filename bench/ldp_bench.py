@@ -27,7 +27,13 @@ from auditor.local.estimators import (
     rappor_frequency,
     rr_proportion,
 )
-from auditor.local.rappor import RapporParams, decode, epsilon_infinity, epsilon_one, simulate_aggregate
+from auditor.local.rappor import (
+    RapporParams,
+    decode,
+    epsilon_infinity,
+    epsilon_one,
+    simulate_aggregate,
+)
 
 __all__ = ["run"]
 

@@ -12,7 +12,6 @@ afresh for every report composes to T eps_1 (eps_1 = 2 ln(77/45), `rappor.eps_on
 
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
@@ -23,52 +22,37 @@ RAPPOR = dict(k=8, h=2, f=0.5, p=0.5, q=0.75)
 
 
 def one_bit_reports(T: int, memoized: bool, eps: float = EPS, m: float = 1.0):
-    e = math.exp(eps)
+    from auditor.catalogue import sampler_for
+    from proofs.mechanisms import RepeatedOneBit
 
-    def mech(data, size, rng):
-        p1 = 1 / (e + 1) + (float(data) / m) * (e - 1) / (e + 1)
-        if memoized:
-            bit = rng.random(size) < p1
-            return np.repeat(bit[:, None], T, axis=1).astype(np.int8)
-        return (rng.random((size, T)) < p1).astype(np.int8)
-
-    return mech
-
-
-def _bloom(value: int) -> np.ndarray:
-    bits = np.zeros(RAPPOR["k"], dtype=bool)
-    bits[[value % RAPPOR["k"], (3 * value + 1) % RAPPOR["k"]]] = True  # h = 2 distinct bits
-    return bits
+    return sampler_for(RepeatedOneBit(eps, m, T, memoized=memoized))
 
 
 def rappor_reports(T: int, memoized: bool):
-    k, f, p, q = RAPPOR["k"], RAPPOR["f"], RAPPOR["p"], RAPPOR["q"]
+    from auditor.catalogue import bloom_bits
+    from auditor.local.rappor import instantaneous_response, permanent_response
 
-    def prr(bits, shape, rng):
-        u = rng.random(shape)
-        return np.where(u < f / 2, True, np.where(u < f, False, bits))
+    k, h, f, p, q = (RAPPOR[name] for name in ("k", "h", "f", "p", "q"))
 
     def mech(data, size, rng):
-        bits = _bloom(int(data))
-        if memoized:
-            perm = prr(bits, (size, 1, k), rng)
-        else:
-            perm = prr(bits, (size, T, k), rng)
-        perm = np.broadcast_to(perm, (size, T, k))
-        irr = rng.random((size, T, k)) < np.where(perm, q, p)
+        bits = bloom_bits(int(data), k, h).astype(bool)
+        perm = permanent_response(np.broadcast_to(bits, (size, 1 if memoized else T, k)), f, rng)
+        irr = instantaneous_response(np.broadcast_to(perm, (size, T, k)), p, q, rng)
         return irr.reshape(size, T * k).astype(np.int8)
 
     return mech
 
 
 def proved_bounds(kind: str, T: int, memoized: bool) -> float:
+    """The proved epsilon of T reports: one-bit T eps, or eps when memoized; RAPPOR T eps_1, or
+    min(eps_inf, T eps_1) when the permanent response is memoized."""
     if kind == "one-bit":
         return EPS if memoized else T * EPS
+    from auditor.local.rappor import epsilon_infinity, epsilon_one
+
     h, f, p, q = RAPPOR["h"], RAPPOR["f"], RAPPOR["p"], RAPPOR["q"]
-    eps_inf = 2 * h * math.log((1 - f / 2) / (f / 2))
-    qs, ps = (1 - f / 2) * q + f / 2 * p, f / 2 * q + (1 - f / 2) * p
-    eps_1 = h * math.log(qs * (1 - ps) / (ps * (1 - qs)))
-    return min(eps_inf, T * eps_1) if memoized else T * eps_1
+    eps_1 = epsilon_one(h, f, p, q)
+    return min(epsilon_infinity(h, f), T * eps_1) if memoized else T * eps_1
 
 
 def run(samples: int = 200_000, ts=TS, rappor_ts=(1, 2, 4, 8, 16)) -> list[dict]:
@@ -139,4 +123,4 @@ def plot(rows: list[dict], path: str) -> None:
 if __name__ == "__main__":
     measured = run()
     print(table(measured))
-    plot(measured, "reports/longitudinal.svg")
+    plot(measured, "docs/bench/longitudinal.svg")

@@ -10,7 +10,7 @@ import time
 
 def catalogue_timing() -> None:
     from proofs.catalogue import catalogue
-    from proofs.check import run_theorems
+    from proofs.dispatch import run_theorems
 
     run = run_theorems(catalogue())
     print("## Proof catalogue\n")
@@ -38,22 +38,20 @@ def mutation() -> None:
 def fuzz(examples: int = 2000) -> None:
     """Random claims from the exported constructors (the strategies of the test suite)."""
     import sys
+    import warnings
     from pathlib import Path
 
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
-
-    import warnings
-
     from hypothesis.errors import HypothesisWarning
 
     from proofs import InputError
-    from proofs.check import check_isolated
+    from proofs.dispatch import check_isolated
 
     warnings.simplefilter("ignore", HypothesisWarning)  # long reprs of the strategies
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-    import test_proofs_fuzz as strategies
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.proofs import test_fuzz as strategies
 
     counts: collections.Counter = collections.Counter()
     internal: list[str] = []

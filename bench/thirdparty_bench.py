@@ -35,8 +35,8 @@ def run(scale: float = 1.0) -> list[dict]:
 
 
 def table(rows: list[dict]) -> str:
-    head = (f"| library | mechanism | claim (eps, delta) | pair | samples/side | eps_lb (95%) | "
-            f"verdict | witness event | seconds |")
+    head = ("| library | mechanism | claim (eps, delta) | pair | samples/side | eps_lb (95%) | "
+            "verdict | witness event | seconds |")
     lines = [head, "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if "skipped" in r:

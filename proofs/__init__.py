@@ -6,15 +6,14 @@ line, and SymPy is imported only when a proof name is first used.
 
 from __future__ import annotations
 
-import importlib
-
 from proofs.errors import DPAuditError, InputError
+from proofs.lazy import lazy_exports
 
 _EXPORTS = {
     "proofs.mechanisms": (
         "AlphaCoinRR", "ExponentialMechanism", "FiniteMechanism", "ForcedResponse", "Gaussian",
         "Histogram", "KAryRR", "Laplace", "LaplaceVector", "OneBitTelemetry", "Rappor",
-        "RepeatedOneBit", "ReportNoisyMax", "TwoSidedGeometric", "sym",
+        "Published", "RepeatedOneBit", "ReportNoisyMax", "TwoSidedGeometric", "sym",
     ),
     "proofs.claims": (
         "ApproxDP", "CalibrationMinimal", "ChebyshevTail", "ComposedDP", "DistanceBound",
@@ -25,7 +24,7 @@ _EXPORTS = {
         "ZCDPConversion",
     ),
     "proofs.claims.estimation": ("forced_response_estimator", "rr_estimator"),
-    "proofs.check": ("check", "run_theorems"),
+    "proofs.dispatch": ("check", "run_theorems"),
     "proofs.results": ("Counterexample", "ProofResult", "ProofRun", "Verdict"),
     "proofs.symbols": ("D1", "D2", "DEL", "E0", "E1", "E2", "EPS", "K", "N", "N1", "T"),
     "proofs.formulas": (
@@ -33,6 +32,7 @@ _EXPORTS = {
         "one_bit_term", "standard_delta",
     ),
     "proofs.expr": ("parse",),
+    "proofs.epsilon": ("TrueEpsilon", "true_epsilon"),
     "proofs.finite": ("canonical_mechanism", "compose", "compose_adaptive", "finite_delta",
                       "finite_ratio", "post_process", "rr_table"),
     "proofs.checkers.pure": ("tight_epsilon",),
@@ -45,19 +45,5 @@ _EXPORTS = {
     "proofs.checkers.distances": ("distance_facts",),
     "proofs.claims.distributions": ("noise_law",),
 }
-_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
-
-__all__ = ["DPAuditError", "InputError", *_MODULE_OF]
-
-
-def __getattr__(name: str):
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module 'proofs' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(__all__)
+__all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+__all__ += ["DPAuditError", "InputError"]

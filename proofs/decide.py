@@ -20,9 +20,9 @@ from dataclasses import dataclass
 import sympy as sp
 from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 
+from proofs.expr import rationalize
 from proofs.numeric import certainly_greater
 from proofs.smt import prove_forall
-from proofs.expr import rationalize
 
 __all__ = ["Outcome", "algebraically_equal", "closed_compare", "compare", "discharge", "free_symbols",
            "differ", "greater", "holds_at", "hyperbolic_to_exp", "is_zero", "show"]
@@ -140,6 +140,8 @@ def is_zero(expr: sp.Expr) -> bool:
         if expr == 0 or sp.expand(expr) == 0 or sp.simplify(expr) == 0:
             return True
         if expr.has(sp.erfc) and sp.simplify(expr.rewrite(sp.erf)) == 0:
+            return True
+        if expr.has(HyperbolicFunction) and sp.simplify(hyperbolic_to_exp(expr)) == 0:
             return True
         return (sp.simplify(sp.expand(sp.powsimp(sp.expand(expr)))) == 0
                 or _exp_rational_zero(expr))

@@ -7,7 +7,10 @@ the command line turns them into a one-line message and exit code 2.
 
 from __future__ import annotations
 
-__all__ = ["DPAuditError", "InputError"]
+__all__ = [
+    "DPAuditError", "EXIT_BAD_INPUT", "EXIT_FOUND", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK",
+    "InputError",
+]
 
 
 class DPAuditError(Exception):
@@ -16,3 +19,11 @@ class DPAuditError(Exception):
 
 class InputError(DPAuditError, ValueError):
     """Bad input from the user. The message names the value, the constraint and the fix."""
+
+
+# Exit codes of the command line (the contract every tool and CI job relies on).
+EXIT_OK = 0  # nothing wrong found
+EXIT_FOUND = 1  # a violation (audit) or a refuted or regressed claim (prove)
+EXIT_BAD_INPUT = 2  # bad input: a one-line message naming the value and the fix
+EXIT_INTERNAL = 3  # an internal error (a bug in dpaudit)
+EXIT_INTERRUPTED = 130  # interrupted (SIGINT)

@@ -21,9 +21,9 @@ from typing import Any, Mapping
 import sympy as sp
 
 from proofs.errors import InputError
-from proofs.numeric import certainly_greater
 from proofs.expr import as_expr, rationalize
 from proofs.mechanisms import FiniteMechanism
+from proofs.numeric import certainly_greater
 
 __all__ = ["canonical_mechanism", "compose", "compose_adaptive", "finite_delta", "finite_ratio",
            "post_process", "rr_table"]

@@ -7,7 +7,7 @@ from typing import Any
 import sympy as sp
 
 from proofs.expr import as_expr
-from proofs.symbols import DEL, DELTA, EPS, EPSILON, K, REPORT_BIT, SENSITIVITY
+from proofs.symbols import DEL, DELTA, EPS, EPSILON, REPORT_BIT, SENSITIVITY, K
 
 __all__ = [
     "balle_wang_formula", "chain_delta", "classical_sigma", "drv_epsilon", "geometric_ratio",

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from pathlib import Path
 
 from proofs.errors import InputError
 
-__all__ = ["write_text_atomic", "write_json_atomic"]
+__all__ = ["SCHEMA_VERSION", "finite_or_none", "number_or_text", "write_text_atomic", "write_json_atomic"]
+
+# The version of every JSON document dpaudit writes (audit, prove, closeness, estimates).
+SCHEMA_VERSION = "1.0"
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
@@ -41,3 +45,13 @@ def _umask() -> int:
 def write_json_atomic(path: str | os.PathLike, data, strict: bool = False) -> None:
     """JSON, atomically; `strict` rejects NaN and infinities (not valid JSON)."""
     write_text_atomic(path, json.dumps(data, indent=2, allow_nan=not strict) + "\n")
+
+
+def finite_or_none(x: float) -> float | None:
+    """A number for JSON, which has no infinity or NaN: non-finite values become null."""
+    return x if math.isfinite(x) else None
+
+
+def number_or_text(x: float) -> float | str:
+    """A number for JSON that keeps infinities readable: ``"inf"`` and ``"-inf"``."""
+    return float(x) if math.isfinite(x) else ("inf" if x > 0 else "-inf")

@@ -53,7 +53,8 @@ def _extreme(balls: list[arb], largest: bool) -> arb:
 
 _FUNCTIONS: dict[type, Callable] = {
     sp.exp: arb.exp, sp.log: arb.log, sp.erf: arb.erf, sp.erfc: arb.erfc, sp.sin: arb.sin,
-    sp.cos: arb.cos, sp.Abs: abs,
+    sp.cos: arb.cos, sp.Abs: abs, sp.tanh: arb.tanh, sp.sinh: arb.sinh, sp.cosh: arb.cosh,
+    sp.coth: arb.coth, sp.atanh: arb.atanh, sp.asinh: arb.asinh, sp.acosh: arb.acosh,
 }
 
 

@@ -21,9 +21,10 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from proofs.io import SCHEMA_VERSION
+
 __all__ = ["SCHEMA_VERSION", "Verdict", "Counterexample", "Finding", "ProofResult", "ProofRun"]
 
-SCHEMA_VERSION = 1
 
 
 class Verdict(str, enum.Enum):
@@ -139,7 +140,9 @@ class ProofResult:
             line += f"\n    counterexample: {self.counterexample.summary()}"
         return line
 
-    def to_dict(self) -> dict:
+    def to_dict(self, timings: bool = True) -> dict:
+        """The JSON form; `timings=False` gives ``seconds: null`` (a baseline under version
+        control then changes only when a verdict or a statement does)."""
         return {
             "schema_version": SCHEMA_VERSION,
             "id": self.id,
@@ -152,7 +155,7 @@ class ProofResult:
             "source": self.source,
             "expect": self.expect,
             "as_expected": self.as_expected,
-            "seconds": round(self.seconds, 4),
+            "seconds": round(self.seconds, 4) if timings else None,
             "steps": list(self.steps),
             "file": self.file,
         }
@@ -192,7 +195,8 @@ class ProofRun:
                      f"{self.seconds:.2f} s")
         return "\n".join(lines)
 
-    def to_dict(self) -> dict:
-        return {"schema_version": SCHEMA_VERSION, "seconds": round(self.seconds, 3),
+    def to_dict(self, timings: bool = True) -> dict:
+        return {"schema_version": SCHEMA_VERSION,
+                "seconds": round(self.seconds, 3) if timings else None,
                 "all_as_expected": self.all_as_expected, "counts": self.counts(),
-                "results": [r.to_dict() for r in self.results]}
+                "results": [r.to_dict(timings) for r in self.results]}

@@ -11,6 +11,10 @@ Translation (sound by construction):
   variable `X_s = exp(s/q)`. The link between `s` and `X_s` is relaxed to the true facts
   `X_s > 0`, `X_s >= 1 + s/q` (and `X_s > 1` when `s > 0`). A proof over the relaxation is a
   proof of the original (it quantifies over more); a model may be spurious, hence the re-check.
+- closed exponentials `exp(r)` with rational `r` (and `E`) become powers `U**(r*q)` of one
+  variable `U` held in an arb enclosure of `exp(1/q)`, so identities such as
+  `exp(1/2)**2 = E` survive the translation (separate enclosures would lose them); other closed
+  transcendental constants become variables inside their own arb enclosures;
 - integer-valued symbols are quantified over the reals (a superset: proofs stay sound);
 - distinct SymPy symbols that share a name get distinct z3 variables (merging them would
   prove a special case only).
@@ -24,8 +28,12 @@ from fractions import Fraction
 
 import sympy as sp
 import z3
+from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 
-__all__ = ["ForAllResult", "prove_forall", "Unsupported"]
+__all__ = ["ForAllResult", "Translator", "Unsupported", "prove_forall"]
+
+
+_MAX_UNIT_POWER = 64  # beyond this, exp(r) gets its own enclosure (degree stays small)
 
 
 class Unsupported(Exception):
@@ -41,12 +49,17 @@ class ForAllResult:
     reason: str = ""
 
 
-class _Translator:
+class Translator:
+    """SymPy -> z3 terms (see the module docstring); `side` collects the facts the
+    translation adds (signs, exponential bounds, constant enclosures)."""
+
     def __init__(self) -> None:
         self.vars: dict[sp.Symbol, z3.ArithRef] = {}
         self.exp_vars: dict[sp.Symbol, tuple[z3.ArithRef, int]] = {}
         self.side: list[z3.BoolRef] = []
         self.exp_denominators: dict[sp.Symbol, int] = {}
+        self.unit_denominator = 1  # q: closed exp(r) is written as exp(1/q)**(r q)
+        self.unit: z3.ArithRef | None = None
 
     def var(self, s: sp.Symbol) -> z3.ArithRef:
         if s not in self.vars:
@@ -67,12 +80,16 @@ class _Translator:
         return self.vars[s]
 
     def plan_exponentials(self, exprs) -> None:
-        """Find exp(c*s) terms and choose q so that every c*q is an integer."""
+        """Find exp(c*s) terms and choose q so that every c*q is an integer; likewise one q for
+        the closed exponentials exp(r), r rational."""
         for e in exprs:
             for node in sp.preorder_traversal(e):
                 if isinstance(node, sp.exp):
                     for term in sp.Add.make_args(sp.expand(node.args[0])):
                         if not term.free_symbols:
+                            if term.is_Rational:
+                                q = self.unit_denominator
+                                self.unit_denominator = q * term.q // math.gcd(q, term.q)
                             continue
                         sym, coeff = self._exp_parts(term)
                         q = self.exp_denominators.get(sym, 1)
@@ -99,7 +116,19 @@ class _Translator:
         return self.exp_vars[sym]
 
     def constant(self, e: sp.Expr) -> z3.ArithRef:
-        """A closed transcendental constant: a fresh variable inside its arb enclosure."""
+        """A closed transcendental constant: a power of the shared unit exp(1/q) when it is
+        exp(rational) and the power is small, else a fresh variable inside its arb enclosure."""
+        r = sp.Integer(1) if e is sp.E else e.args[0] if isinstance(e, sp.exp) else None
+        if r is not None and r.is_Rational:
+            k = r * self.unit_denominator
+            if k.is_Integer and abs(int(k)) <= _MAX_UNIT_POWER and self.unit_denominator <= 1000:
+                if self.unit is None:
+                    self.unit = self._enclosed(sp.exp(sp.Rational(1, self.unit_denominator)))
+                k = int(k)
+                return self.unit**k if k >= 0 else 1 / self.unit ** (-k)
+        return self._enclosed(e)
+
+    def _enclosed(self, e: sp.Expr) -> z3.ArithRef:
         from proofs.numeric import NotNumeric, to_ball
 
         try:
@@ -118,7 +147,12 @@ class _Translator:
 
     def term(self, e: sp.Expr) -> z3.ArithRef:
         if not e.free_symbols and not e.is_Rational and not e.is_Float:
-            return self.constant(e)
+            if e is sp.E or isinstance(e, sp.exp):
+                return self.constant(e)
+            # sums, products and integer powers of constants stay structural, so that the
+            # constants inside them share the unit; anything else is enclosed as a whole
+            if not (e.is_Add or e.is_Mul or (e.is_Pow and e.exp.is_Integer)):
+                return self._enclosed(e)
         if e.is_Rational:
             return z3.RealVal(f"{e.p}/{e.q}")
         if e.is_Float:
@@ -227,8 +261,12 @@ def prove_forall(
     Returns status 'proved', 'model' (a candidate counterexample: symbol -> Rational, to be
     re-checked by the caller) or 'unknown' with the reason.
     """
-    tr = _Translator()
-    constraints = [sp.sympify(c) for c in constraints]
+    tr = Translator()
+    # cosh, sinh, tanh, ... as exponentials, which the translation covers
+    hyperbolic = lambda e: sp.sympify(e).replace(  # noqa: E731
+        lambda x: isinstance(x, HyperbolicFunction), lambda x: x.rewrite(sp.exp))
+    lhs, rhs = hyperbolic(lhs), hyperbolic(rhs)
+    constraints = [hyperbolic(c) for c in constraints]
     try:
         tr.plan_exponentials([lhs, rhs, *constraints])
         goal_violated = tr.term(rhs) <= tr.term(lhs) if strict else tr.term(lhs) > tr.term(rhs)

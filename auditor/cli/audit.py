@@ -1,4 +1,4 @@
-"""`dpaudit audit TARGET --epsilon E ...`: the command-line face of :func:`auditor.audit`.
+"""`dpaudit audit TARGET --epsilon E ...`: argument parsing over :func:`auditor.audit`.
 
 TARGET is a catalogue name (``laplace``, ``svt3``, ...), ``package.module:callable`` or
 ``path/to/file.py:callable``. Exit codes: 0 nothing found, 1 violation, 2 bad input, 3 internal.
@@ -14,141 +14,144 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from auditor.catalogue import samplers
-from auditor.engine.run import AuditConfig, run, validate
-from auditor.engine.pairs import RELATIONS, Pair, check_pair, generate_pairs, load_pairs_file, normalise_relation
-from auditor.engine.pairs import parse_json_value
-from auditor.engine.result import AuditResult
-from proofs.errors import InputError
-from proofs.io import write_json_atomic
+from auditor.engine.relations import RELATIONS
+from proofs.errors import EXIT_FOUND, EXIT_OK, InputError
 
-__all__ = ["add_arguments", "run", "resolve_target"]
-
-_run_audit = run  # the engine's run; this module's ``run`` is the CLI entry point
+__all__ = ["add_arguments", "resolve_target", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("target", help="catalogue name, package.module:callable or path/file.py:callable")
+    parser.add_argument("target",
+                        help="catalogue name, package.module:callable or path/file.py:callable")
     parser.add_argument("--epsilon", type=float, required=True, help="claimed epsilon")
     parser.add_argument("--delta", type=float, default=None,
                         help="claimed delta (default 0; a catalogue entry's own delta)")
     parser.add_argument("--pair", nargs=2, action="append", metavar=("A", "B"),
                         help="a neighbouring pair of JSON values (repeatable)")
     parser.add_argument("--pairs", metavar="FILE.json", help="JSON file with [[A, B], ...]")
-    parser.add_argument("--relation", choices=RELATIONS + tuple(r.replace("-", "_") for r in RELATIONS[1:]),
+    parser.add_argument("--relation",
+                        choices=RELATIONS + tuple(r.replace("-", "_") for r in RELATIONS[1:]),
                         help="neighbouring relation: checks given pairs, or generates candidates")
     parser.add_argument("--sensitivity", type=float, default=1.0, help="for --relation sensitivity")
     parser.add_argument("--size", type=int, default=5, help="records/answers in generated datasets")
     parser.add_argument("--search", choices=("patterns", "hypothesis"), default="patterns",
                         help="with --relation and no pairs: classic input patterns (default) or a "
                              "Hypothesis search steered by the estimated privacy loss")
-    parser.add_argument("--samples", type=int, default=1_000_000, help="samples per dataset (total)")
-    parser.add_argument("--confidence", type=float, default=0.95, help="confidence level (default 0.95)")
+    parser.add_argument("--samples", type=int, default=1_000_000,
+                        help="samples per dataset (total)")
+    parser.add_argument("--confidence", type=float, default=0.95,
+                        help="confidence level (default 0.95)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the audit (default 0)")
     parser.add_argument("--json", metavar="OUT", help="write the result as JSON (atomically)")
-    parser.add_argument("--report", metavar="OUT.html|OUT.md", help="write an HTML or Markdown report")
-    parser.add_argument("--quiet", action="store_true", help="print nothing on success (and no progress bar)")
+    parser.add_argument("--report", metavar="OUT.html|OUT.md",
+                        help="write an HTML or Markdown report")
+    parser.add_argument("--quiet", action="store_true",
+                        help="print nothing on success (and no progress bar)")
 
 
-def _import_file(path: str, attr: str, target: str) -> Any:
+def _import_file(path: str, target: str) -> Any:
     p = Path(path)
     if not p.is_file():
-        raise InputError(f"TARGET {target!r}: file {path!r} does not exist; pass path/to/file.py:callable.")
+        raise InputError(f"TARGET {target!r}: file {path!r} does not exist; pass "
+                         "path/to/file.py:callable.")
     spec = importlib.util.spec_from_file_location(f"_dpaudit_target_{p.stem}", p)
     if spec is None or spec.loader is None:
         raise InputError(f"TARGET {target!r}: {path!r} is not importable Python; pass a .py file.")
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:  # the user's module failed to import
-        raise InputError(f"TARGET {target!r}: importing {path!r} raised {type(exc).__name__}: {exc}; fix that file.") from None
+    except Exception as exc:  # noqa: BLE001 - the user's module failed to import
+        raise InputError(f"TARGET {target!r}: importing {path!r} raised {type(exc).__name__}: "
+                         f"{exc}; fix that file.") from None
     return module
 
 
 def _import_module(name: str, target: str) -> Any:
     try:
         return importlib.import_module(name)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - the user's module failed to import
         raise InputError(
             f"TARGET {target!r}: module {name!r} cannot be imported ({type(exc).__name__}: {exc}); "
             "check the name and that it is on PYTHONPATH."
         ) from None
 
 
-def resolve_target(target: str) -> tuple[Callable[..., Any], str, samplers.CatalogueEntry | None]:
+def resolve_target(target: str) -> tuple[Callable[..., Any], str, Any]:
     """(callable, display name, catalogue entry or None) for a TARGET string.
 
     For a catalogue entry the callable is its ``sampler(epsilon)`` factory, to be built at the
     claimed epsilon (the mechanism as calibrated for the claim).
     """
     if ":" not in target:
-        if target in samplers.CATALOGUE or target in samplers.ALIASES:
-            entry = samplers.get(target)
+        from auditor.catalogue import ALIASES, CATALOGUE, get
+
+        if target in CATALOGUE or target in ALIASES:
+            entry = get(target)
             return entry.sampler, entry.name, entry
         raise InputError(
             f"TARGET {target!r} is neither a catalogue name nor module:callable; use e.g. "
             "'laplace', 'mypkg.mech:release' or 'path/to/file.py:release'."
         )
     where, _, attr = target.rpartition(":")
-    module = _import_file(where, attr, target) if where.endswith(".py") or os.sep in where else _import_module(where, target)
+    local = where.endswith(".py") or os.sep in where
+    module = _import_file(where, target) if local else _import_module(where, target)
     obj: Any = module
     for part in attr.split("."):
         obj = getattr(obj, part, None)
         if obj is None:
-            raise InputError(f"TARGET {target!r}: {where!r} has no attribute {attr!r}; check the callable's name.")
+            raise InputError(f"TARGET {target!r}: {where!r} has no attribute {attr!r}; check the "
+                             "callable's name.")
     if not callable(obj):
-        raise InputError(f"TARGET {target!r}: {attr!r} is not callable; point TARGET at a function.")
+        raise InputError(f"TARGET {target!r}: {attr!r} is not callable; point TARGET at a "
+                         "function.")
     return obj, target, None
 
 
-def _pairs_from_args(args: argparse.Namespace, entry: samplers.CatalogueEntry | None,
-                     func: Any = None) -> list[Pair]:
+def _given_pairs(args: argparse.Namespace) -> list | None:
+    """The pairs given on the command line (--pair or --pairs), or None."""
+    from auditor.engine.pairs import Pair, load_pairs_file, parse_json_value
+
     if args.pair and args.pairs:
         raise InputError("--pair and --pairs were both given; use one of them.")
-    relation = None if args.relation is None else normalise_relation(args.relation)
-    pairs: list[Pair] | None = None
     if args.pair:
-        pairs = [Pair(parse_json_value(a), parse_json_value(b)) for a, b in args.pair]
-    elif args.pairs:
-        pairs = load_pairs_file(args.pairs)
-    if pairs is None:
-        if relation is not None:
-            if getattr(args, "search", "patterns") == "hypothesis":
-                from auditor.engine.run import _searched_pairs
-
-                return _searched_pairs(func, relation, args.sensitivity, args.size, args.seed)
-            return generate_pairs(relation, size=args.size, sensitivity=args.sensitivity, seed=args.seed)
-        if entry is not None:
-            return list(entry.pairs)
-        raise InputError("no neighbouring pair given; pass --pair A B, --pairs FILE.json or --relation R.")
-    for p in pairs:
-        check_pair(p, relation or "any", args.sensitivity)
-    return pairs
+        return [Pair(parse_json_value(a), parse_json_value(b)) for a, b in args.pair]
+    if args.pairs:
+        return load_pairs_file(args.pairs)
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
     """Run one audit from parsed arguments; return the exit code (0 nothing found, 1 violation)."""
+    from auditor.engine.run import audit
+
     if args.report:
         from auditor.reports.audit import report_kind
 
         report_kind(args.report)  # a bad suffix fails before the audit runs
     func, name, entry = resolve_target(args.target)
     delta = args.delta if args.delta is not None else (entry.delta if entry else 0.0)
-    cfg = AuditConfig(epsilon=args.epsilon, delta=delta, samples=args.samples,
-                      confidence=args.confidence, seed=args.seed,
-                      progress=False if args.quiet else None)
-    validate(cfg)
+    pairs = _given_pairs(args)
     if entry is not None:
         func = entry.sampler(args.epsilon)  # the catalogue mechanism as calibrated for the claim
-    pairs = _pairs_from_args(args, entry, func)
-    result = _run_audit(func, pairs, cfg, name=name)
-    if args.json:
-        write_json_atomic(args.json, result.to_dict(), strict=True)
-    if args.report:
-        from auditor.reports.demo_audit import with_plots
-        from auditor.reports.audit import write_audit_report
-
-        write_audit_report(with_plots(result, func), args.report)
+        if pairs is None and args.relation is None:
+            pairs = list(entry.pairs)
+    result = audit(func, pairs, epsilon=args.epsilon, delta=delta, samples=args.samples,
+                   confidence=args.confidence, seed=args.seed, relation=args.relation,
+                   sensitivity=args.sensitivity, size=args.size, name=name,
+                   pair_search=args.search, progress=False if args.quiet else None)
+    _write_outputs(args, result, func)
     if not args.quiet:
         print(result.summary(), file=sys.stdout)
-    return 1 if result.violation else 0
+    return EXIT_FOUND if result.violation else EXIT_OK
+
+
+def _write_outputs(args: argparse.Namespace, result, func) -> None:
+    if args.json:
+        from proofs.io import write_json_atomic
+
+        write_json_atomic(args.json, result.to_dict(), strict=True)
+    if args.report:
+        from auditor.reports.audit import write_audit_report
+        from auditor.reports.demo_audit import with_plots
+
+        write_audit_report(with_plots(result, func), args.report)

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import argparse
 
-from auditor.cli.main import EXIT_FOUND, EXIT_OK
-from auditor.closeness import DISTANCES, closeness, load_table
-from proofs.errors import InputError
+from auditor.closeness.names import DISTANCES
+from proofs.errors import EXIT_FOUND, EXIT_OK, InputError
 from proofs.io import write_json_atomic
 
 
@@ -76,6 +75,8 @@ def _columns(text: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from auditor.closeness import closeness, load_table
+
     table = load_table(args.table, _columns(args.qi), args.sensitive.strip(), args.ordered)
     if not args.time_limit > 0:
         raise InputError(f"--time-limit {args.time_limit} must be > 0 seconds, e.g. 120.")

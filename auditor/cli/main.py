@@ -1,7 +1,10 @@
 """The `dpaudit` command line: `main(argv) -> int` is testable; `entry()` is the console script.
 
-Exit codes (contract in DESIGN.md): 0 nothing wrong found; 1 a violation (audit) or a
-refuted/regressed claim (prove); 2 bad input (one-line message, no traceback); 3 internal error.
+Argument parsing only: each subcommand calls a public function (`auditor.audit`,
+`proofs.prove.prove`, `auditor.reports`, `auditor.closeness`). Exit codes (`proofs.errors`):
+0 nothing wrong found; 1 a violation (audit) or a refuted/regressed claim (prove); 2 bad input
+(one-line message, no traceback); 3 internal error; 130 interrupted. Heavy libraries are
+imported by the subcommand that runs, so `dpaudit --help` starts fast.
 """
 
 from __future__ import annotations
@@ -11,9 +14,17 @@ import signal
 import sys
 import traceback
 
-from proofs.errors import InputError
+from proofs.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_FOUND,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    InputError,
+)
 
-EXIT_OK, EXIT_FOUND, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+__all__ = ["EXIT_BAD_INPUT", "EXIT_FOUND", "EXIT_INTERNAL", "EXIT_OK", "build_parser", "entry",
+           "main"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -39,6 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("result", metavar="RESULT.json", help="a file written by `dpaudit audit --json`")
     report.add_argument("--report", "-o", dest="out", required=True, metavar="OUT.html|OUT.md",
                         help="where to write the report")
+    from auditor.cli import listing as _list_cli
+
+    _list_cli.add_arguments(sub.add_parser(
+        "list", help="the built-in catalogue: claims, true epsilons and covering theorems"))
     demo = sub.add_parser("demo", help="prove and audit the built-in catalogue, write reports/")
     demo.add_argument("--out", default="reports", help="folder for the reports (default reports)")
     demo.add_argument("--quick", action="store_true", help="fewer samples per audit")
@@ -57,6 +72,10 @@ def _run(args: argparse.Namespace) -> int:
         from auditor.cli import closeness as _closeness_cli
 
         return _closeness_cli.run(args)
+    if args.command == "list":
+        from auditor.cli import listing as _list_cli
+
+        return _list_cli.run(args)
     if args.command == "report":
         from auditor.reports.audit import load_result, report_kind, write_audit_report
 
@@ -79,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("dpaudit: interrupted", file=sys.stderr)
-        return EXIT_INTERNAL
+        return EXIT_INTERRUPTED
     except SystemExit as exc:  # --help and --version
         return int(exc.code or 0)
     except Exception:  # noqa: BLE001 - the last line of defence: report, exit 3

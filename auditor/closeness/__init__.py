@@ -34,27 +34,13 @@ exact (n, t) reference-set search), :mod:`~auditor.closeness.result` (the result
 reference-set solver.
 """
 
-from auditor.closeness.analysis import closeness
-from auditor.closeness.distances import (
-    DISTANCES,
-    EXACT_REFERENCE_DISTANCES,
-    distribution_distance,
-)
-from auditor.closeness.reference import ReferenceSet, best_reference_set
-from auditor.closeness.result import SCHEMA_VERSION, ClassDistance, ClosenessResult
-from auditor.closeness.table import SensitiveTable, load_table, table_from_columns
+from proofs.lazy import lazy_exports
 
-__all__ = [
-    "DISTANCES",
-    "EXACT_REFERENCE_DISTANCES",
-    "SCHEMA_VERSION",
-    "ClassDistance",
-    "ClosenessResult",
-    "ReferenceSet",
-    "SensitiveTable",
-    "best_reference_set",
-    "closeness",
-    "distribution_distance",
-    "load_table",
-    "table_from_columns",
-]
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "auditor.closeness.analysis": ("closeness",),
+    "auditor.closeness.names": ("DISTANCES", "EXACT_REFERENCE_DISTANCES"),
+    "auditor.closeness.distances": ("distribution_distance",),
+    "auditor.closeness.reference": ("ReferenceSet", "best_reference_set"),
+    "auditor.closeness.result": ("SCHEMA_VERSION", "ClassDistance", "ClosenessResult"),
+    "auditor.closeness.table": ("SensitiveTable", "load_table", "table_from_columns"),
+}, globals())

@@ -15,15 +15,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from auditor.closeness.names import DISTANCES, EXACT_REFERENCE_DISTANCES
 from auditor.closeness.table import Cells, SensitiveTable, class_sizes, count_cells, value_totals
 from proofs.errors import InputError
 
 __all__ = ["DISTANCES", "EXACT_REFERENCE_DISTANCES", "distribution_distance"]
 
-DISTANCES = ("tv", "kl", "l1", "l2", "emd")
-#: Distances for which the (n, t) reference set is found exactly (linear after the
-#: Charnes-Cooper/Dinkelbach treatment of the ratio): TV, L1 and EMD (both kinds).
-EXACT_REFERENCE_DISTANCES = ("tv", "l1", "emd")
+# Distances for which the (n, t) reference set is found exactly (linear after the
+# Charnes-Cooper/Dinkelbach treatment of the ratio): TV, L1 and EMD (both kinds).
 
 
 def check_distance(distance: str) -> None:

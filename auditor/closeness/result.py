@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from auditor.closeness.reference import ReferenceSet
+from proofs.io import SCHEMA_VERSION, finite_or_none
 
 __all__ = ["SCHEMA_VERSION", "ClassDistance", "ClosenessResult"]
 
-SCHEMA_VERSION = 1
 _SHOWN_COUNTS = 12  # reference-set counts listed per class in the summary
 
 
@@ -42,9 +42,9 @@ class ClassDistance:
             "qi_values": dict(zip(qi, self.qi_values, strict=False)),
             "size": self.size,
             "first_data_row": self.first_row + 1,
-            "distance": _json_number(self.distance),
+            "distance": finite_or_none(self.distance),
             "infinite": self.infinite,
-            "table_distance": _json_number(self.table_distance),
+            "table_distance": finite_or_none(self.table_distance),
             "counts": dict(self.counts),
             "reference": self.reference.to_dict() if self.reference else None,
         }
@@ -109,7 +109,7 @@ class ClosenessResult:
             "rows": self.rows,
             "classes": self.classes,
             "sensitive_values": self.values,
-            "closeness": _json_number(self.closeness),
+            "closeness": finite_or_none(self.closeness),
             "closeness_infinite": math.isinf(self.closeness),
             "verdict": self.verdict,
             "violation": self.violation,
@@ -139,11 +139,6 @@ class ClosenessResult:
         lines.append(f"worst {len(self.worst)} class(es):")
         lines.extend(_class_line(w, self.qi) for w in self.worst)
         return "\n".join(lines)
-
-
-def _json_number(x: float) -> float | None:
-    """JSON has no infinity: a non-finite number is written as null."""
-    return x if math.isfinite(x) else None
 
 
 def _fmt(x: float) -> str:

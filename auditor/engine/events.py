@@ -13,6 +13,8 @@ from typing import Any, Union
 
 import numpy as np
 
+from proofs.io import number_or_text
+
 __all__ = [
     "Identity",
     "Coordinate",
@@ -209,7 +211,7 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     """A JSON-ready description of an event, enough to replay it."""
     d: dict[str, Any] = {"type": type(event).__name__, "description": event.describe()}
     if isinstance(event, ScoreInterval):
-        d.update(score=event.score.describe(), lo=_num(event.lo), hi=_num(event.hi))
+        d.update(score=event.score.describe(), lo=number_or_text(event.lo), hi=number_or_text(event.hi))
     elif isinstance(event, KeySet):
         d.update(columns=None if event.key.cols is None else list(event.key.cols))
         d.update(bin_edges=None if event.key.edges is None else [list(e) for e in event.key.edges])
@@ -218,6 +220,3 @@ def event_to_dict(event: Event) -> dict[str, Any]:
         d.update(k=event.k, negate=event.negate, coordinate=event.coord)
     return d
 
-
-def _num(x: float) -> float | str:
-    return x if math.isfinite(x) else ("inf" if x > 0 else "-inf")

@@ -18,11 +18,11 @@ from typing import Any
 
 import numpy as np
 
+from auditor.engine.relations import RELATIONS
 from proofs.errors import InputError
 
 __all__ = ["Pair", "RELATIONS", "check_pair", "parse_json_value", "load_pairs_file", "generate_pairs"]
 
-RELATIONS = ("any", "add-remove", "replace-one", "sensitivity")
 
 
 @dataclass(frozen=True, slots=True)

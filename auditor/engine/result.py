@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from proofs.io import SCHEMA_VERSION, finite_or_none
+
 __all__ = ["SCHEMA_VERSION", "Witness", "AuditResult"]
 
-SCHEMA_VERSION = "1.0"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,12 +43,8 @@ class Witness:
             },
             "p_lower_numerator": self.p_lower,
             "p_upper_denominator": self.p_upper,
-            "selection_prediction": _finite(self.selection_prediction),
+            "selection_prediction": finite_or_none(self.selection_prediction),
         }
-
-
-def _finite(x: float) -> float | None:
-    return x if math.isfinite(x) else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -343,7 +343,7 @@ def audit(mechanism: Callable[..., Any], pairs: Iterable[Any] | None = None, *, 
           seed: int | None = 0, relation: str | None = None, sensitivity: float = 1.0,
           size: int = 5, selection_samples: int | None = None, max_certified: int = 2,
           families: Sequence[str] = FAMILIES, name: str | None = None,
-          pair_search: str = "patterns") -> AuditResult:
+          pair_search: str = "patterns", progress: bool | None = None) -> AuditResult:
     """Audit the claim "``mechanism`` is (epsilon, delta)-DP" on neighbouring ``pairs``.
 
     ``pairs`` are ``(A, B)`` datasets passed as ``data``; with ``pairs=None`` and a ``relation``
@@ -353,11 +353,11 @@ def audit(mechanism: Callable[..., Any], pairs: Iterable[Any] | None = None, *, 
     ``samples`` is the total per dataset (selection + certification). ``families`` restricts
     the event families searched (see ``auditor.engine.select.FAMILIES``). Returns an
     :class:`AuditResult`; ``violation`` is True with probability at most ``1 - confidence`` when
-    the claim holds.
+    the claim holds. ``progress`` shows a bar on stderr (None: only when it is a terminal).
     """
     cfg = AuditConfig(epsilon=epsilon, delta=delta, samples=samples, confidence=confidence, seed=seed,
                       selection_samples=selection_samples, max_certified=max_certified,
-                      families=tuple(families))
+                      families=tuple(families), progress=progress)
     validate(cfg)
     pair_list = _as_pairs(pairs, relation, sensitivity, size, 0 if seed is None else seed,
                           pair_search, mechanism)

@@ -14,8 +14,10 @@ import numpy as np
 from scipy import optimize, special, stats
 
 __all__ = [
+    "cp_interval",
     "cp_lower",
     "cp_upper",
+    "normal_quantile",
     "epsilon_bound",
     "delta_bound",
     "p_value",
@@ -39,6 +41,19 @@ def cp_upper(k, n, a):
     return np.where(k >= n, 1.0, out)
 
 
+def cp_interval(k: int, n: int, confidence: float) -> tuple[float, float]:
+    """Two-sided exact Clopper-Pearson interval at `confidence` (each tail (1 - confidence)/2),
+    as scipy's ``binomtest(k, n).proportion_ci(method="exact")``."""
+    tail = (1 - confidence) / 2
+    return float(cp_lower(k, n, tail)), float(cp_upper(k, n, tail))
+
+
+def normal_quantile(a: float) -> float:
+    """z with P[N(0, 1) > z] = a: the one-sided normal quantile (two-sided at confidence c:
+    ``normal_quantile((1 - c) / 2)``)."""
+    return float(-special.ndtri(a))
+
+
 def epsilon_bound(lo_x, hi_y, delta: float):
     """``ln((lo_x - delta) / hi_y)``; ``-inf`` when the numerator is not positive."""
     lo_x = np.asarray(lo_x, dtype=float)
@@ -54,13 +69,9 @@ def delta_bound(lo_x, hi_y, epsilon: float):
     return np.asarray(lo_x, dtype=float) - math.exp(epsilon) * np.asarray(hi_y, dtype=float)
 
 
-def _z(a: float) -> float:
-    return float(-special.ndtri(a))
-
-
 def _wilson(k, n, a):
     """(centre, radius) of the Wilson score interval, both already divided by 1 + z^2/n."""
-    z = _z(a)
+    z = normal_quantile(a)
     p = np.asarray(k, dtype=float) / n
     den = 1 + z * z / n
     centre = p + z * z / (2 * n)

@@ -7,7 +7,7 @@ random sample from a super-population) that interval is exact. For a fixed popul
 independent with unequal means (a Poisson-binomial sum), whose tails are no heavier than the
 binomial's with the same mean beyond one unit from it (Hoeffding 1956, Theorem 4), so the interval
 stays valid in practice; the coverage checks in the tests and bench measure it. ``method="normal"``
-gives the Wald interval instead (not the default; see STYLE.md point 4).
+gives the Wald interval instead (not the default: Clopper-Pearson is exact, Wald is not).
 
 * Randomized response with an alpha-coin (notes 003): ``y_i = x_i`` w.p. alpha, else a fair random
   bit; ``p_hat = sum(y) / (alpha n) - (1 - alpha) / (2 alpha)``. For a fixed population each
@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from proofs.errors import InputError
+from proofs.io import SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from auditor.local.rappor import RapporEstimate
@@ -50,7 +51,6 @@ __all__ = [
     "randomize_one_bit",
 ]
 
-SCHEMA_VERSION = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,27 +114,16 @@ def _check_confidence(confidence: float, method: str) -> None:
         raise InputError(f"method={method!r} must be 'clopper-pearson' or 'normal'.")
 
 
-def _clopper_pearson(ones: int, n: int, confidence: float) -> tuple[float, float]:
-    """Two-sided exact interval for a binomial proportion (beta quantiles; as scipy's
-    ``binomtest(...).proportion_ci(method="exact")``)."""
-    from scipy.stats import beta
-
-    tail = (1 - confidence) / 2
-    low = 0.0 if ones == 0 else float(beta.ppf(tail, ones, n - ones + 1))
-    high = 1.0 if ones == n else float(beta.ppf(1 - tail, ones + 1, n - ones))
-    return low, high
-
-
 def _affine_interval(ones: int, n: int, a: float, b: float, se: float, confidence: float,
                      method: str, bounds: tuple[float, float]) -> tuple[float, float]:
     """Interval for theta = (pi - b) / a (a > 0) from ``ones`` of ``n`` bits with mean pi."""
+    from auditor.engine.stats import cp_interval, normal_quantile
+
     if method == "clopper-pearson":
-        pi_low, pi_high = _clopper_pearson(ones, n, confidence)
+        pi_low, pi_high = cp_interval(ones, n, confidence)
         low, high = (pi_low - b) / a, (pi_high - b) / a
     else:
-        from scipy.stats import norm
-
-        z = float(norm.ppf(0.5 + confidence / 2))
+        z = normal_quantile((1 - confidence) / 2)
         centre = (ones / n - b) / a
         low, high = centre - z * se, centre + z * se
     return max(bounds[0], low), min(bounds[1], high)

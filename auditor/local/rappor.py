@@ -36,6 +36,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from proofs.errors import InputError
+from proofs.io import SCHEMA_VERSION
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -56,7 +57,6 @@ __all__ = [
     "reported_bit_probabilities",
 ]
 
-SCHEMA_VERSION = 1
 _BLOCK = 1 << 16
 
 
@@ -102,18 +102,28 @@ def _check_int(name: str, value: Any, low: int, fix: str) -> None:
 # ----------------------------------------------------------------------------------------------
 
 
+def _description(h: int, f: float, p: float, q: float, reports: str = "one"):
+    from proofs.mechanisms import Rappor  # the formulas live with the description
+
+    return Rappor(f=f, p=p, q=q, h=h, reports=reports)
+
+
+def _epsilon(h: int, f: float, p: float, q: float, reports: str) -> float:
+    return float(_description(h, f, p, q, reports).epsilon)
+
+
 def epsilon_infinity(h: int, f: float) -> float:
     """``eps_inf = 2 h ln((1 - f/2) / (f/2))``: the PRR's bound, for any number of reports of one
     value (section 3.1). Infinite for f = 0 (no permanent noise)."""
     if not 0 <= f < 1:
         raise InputError(f"f={f!r} must be in [0, 1).")
-    return math.inf if f == 0 else 2 * h * math.log((1 - f / 2) / (f / 2))
+    return math.inf if f == 0 else _epsilon(h, f, 0.25, 0.75, "unlimited")
 
 
 def reported_bit_probabilities(f: float, p: float, q: float) -> tuple[float, float]:
     """``(q*, p*)``: P(reported bit = 1 | Bloom bit = 1), P(reported bit = 1 | Bloom bit = 0)."""
-    both = f * (p + q) / 2
-    return both + (1 - f) * q, both + (1 - f) * p
+    q_star, p_star = _description(1, f, p, q).bit_probabilities()
+    return float(q_star), float(p_star)
 
 
 def epsilon_one(h: int, f: float, p: float, q: float) -> float:
@@ -121,7 +131,7 @@ def epsilon_one(h: int, f: float, p: float, q: float) -> float:
     q_star, p_star = reported_bit_probabilities(f, p, q)
     if p_star == 0 or q_star == 1:
         return math.inf
-    return h * math.log(q_star * (1 - p_star) / (p_star * (1 - q_star)))
+    return _epsilon(h, f, p, q, "one")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -324,9 +334,10 @@ class RapporEstimate:
 
 
 def _z(confidence: float) -> float:
-    from scipy.stats import norm
+    """The two-sided normal quantile at `confidence`."""
+    from auditor.engine.stats import normal_quantile
 
-    return float(norm.ppf(0.5 + confidence / 2))
+    return normal_quantile((1 - confidence) / 2)
 
 
 def decode(aggregate: RapporAggregate, candidates: Sequence[str], method: str = "ls",

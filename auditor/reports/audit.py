@@ -13,10 +13,9 @@ import math
 from pathlib import Path
 from typing import Any
 
+from auditor.reports.html import esc, md_cell, page, versions
 from proofs.errors import InputError
 from proofs.io import write_text_atomic
-
-from auditor.reports.html import esc, md_cell, page, versions
 
 __all__ = ["verdict_sentence", "audit_html", "audit_markdown", "write_audit_report",
            "load_result", "report_kind"]

@@ -25,6 +25,7 @@ import numpy as np
 from auditor.engine.adapter import Mechanism, as_mechanism, draw
 from auditor.engine.events import FloatMultiple, KeySet, ScoreInterval
 from auditor.engine.stats import cp_lower, cp_upper, epsilon_bound
+from proofs.io import number_or_text
 
 __all__ = ["collect_plot_data", "claimed_tradeoff"]
 
@@ -68,7 +69,7 @@ def _score_data(event: ScoreInterval, ya: np.ndarray, yb: np.ndarray, eps: float
         "counts_a": ca[1:-1].tolist(),
         "counts_b": cb[1:-1].tolist(),
         "tails": {"a": [int(ca[0]), int(ca[-1])], "b": [int(cb[0]), int(cb[-1])]},
-        "event": [_num(event.lo), _num(event.hi)],
+        "event": [number_or_text(event.lo), number_or_text(event.hi)],
         "loss_x": [float(v) for v in t],
         "loss_y": [float(max(v, 0.0)) for v in best],
         "cells_a": ca.tolist(),
@@ -156,9 +157,6 @@ def _tradeoff(ca: np.ndarray, cb: np.ndarray, eps: float, delta: float, a: float
         "claimed_beta": claimed_tradeoff(grid, eps, delta).tolist(),
     }
 
-
-def _num(x: float) -> float | str:
-    return float(x) if math.isfinite(x) else ("inf" if x > 0 else "-inf")
 
 
 def collect_plot_data(mechanism, pair_a: Any, pair_b: Any, event, *, epsilon: float,

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from proofs.results import ProofRun
+from pathlib import Path
 
 from auditor.reports.html import esc, md_cell, page, versions
+from proofs.errors import InputError
+from proofs.io import write_text_atomic
+from proofs.results import ProofRun
 
-__all__ = ["proofs_html", "proofs_markdown"]
+__all__ = ["proofs_html", "proofs_markdown", "report_kind", "write_proof_report"]
 
 
 def _cex_text(r) -> str:
@@ -70,3 +73,17 @@ def proofs_markdown(run: ProofRun, title: str = "dpaudit proof report") -> str:
             lines.append(f"- `{md_cell(r.id)}`: {md_cell(text)}")
     lines += ["", "Versions: " + ", ".join(f"{k} {v}" for k, v in versions().items()), ""]
     return "\n".join(lines)
+
+
+def report_kind(path: str) -> str:
+    """'html' or 'md' from the suffix of a report path (an InputError for anything else)."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".html", ".htm", ".md"):
+        raise InputError(f"--report {path!r} must end in .html or .md; choose one of them.")
+    return "md" if suffix == ".md" else "html"
+
+
+def write_proof_report(run: ProofRun, path: str) -> None:
+    """Write the verdict table as HTML or Markdown (by the path's suffix), atomically."""
+    render = proofs_markdown if report_kind(path) == "md" else proofs_html
+    write_text_atomic(path, render(run))

@@ -1,8 +1,8 @@
-"""Catalogue section II: approximate DP, the Gaussian mechanism, composition, group privacy,
+"""Catalogue: approximate DP, the Gaussian mechanism, composition, group privacy,
 post-processing and the estimators of the local protocols.
 
 Deliberately false statements (from the lecture notes and folklore) carry expect='refuted'.
-Numbers quoted in sources were cross-checked in tests/test_proofs_ii_crosscheck.py against
+Numbers quoted in sources were cross-checked in tests/proofs/checkers/test_dp_accounting_crosscheck.py against
 dp-accounting and scipy.
 """
 
@@ -11,12 +11,45 @@ from __future__ import annotations
 import sympy as sp
 
 from proofs import (
-    DEL, E1, E2, EPS, K, N, T, ApproxDP, CalibrationMinimal, ComposedDP, FiniteMechanism,
-    Gaussian, GaussianCalibration, GaussianCalibrationRegion, GroupPrivacy, KAryRR, Laplace,
-    OneBitTelemetry, PerReportUnbiased, PostProcessing, PrivacyProfile, RDPComposition,
-    RDPConversion, RenyiGaussian, SequentialComposition, Theorem, Unbiased, Variance,
-    ZCDPConversion, ChebyshevTail, chain_delta, drv_epsilon, forced_response_estimator,
-    notes_sigma, one_bit_term, rr_estimator, rr_table, standard_delta, sym,
+    DEL,
+    E1,
+    E2,
+    EPS,
+    ApproxDP,
+    CalibrationMinimal,
+    ChebyshevTail,
+    ComposedDP,
+    FiniteMechanism,
+    Gaussian,
+    GaussianCalibration,
+    GaussianCalibrationRegion,
+    GroupPrivacy,
+    K,
+    KAryRR,
+    Laplace,
+    N,
+    OneBitTelemetry,
+    PerReportUnbiased,
+    PostProcessing,
+    PrivacyProfile,
+    RDPComposition,
+    RDPConversion,
+    RenyiGaussian,
+    SequentialComposition,
+    T,
+    Theorem,
+    Unbiased,
+    Variance,
+    ZCDPConversion,
+    chain_delta,
+    drv_epsilon,
+    forced_response_estimator,
+    notes_sigma,
+    one_bit_term,
+    rr_estimator,
+    rr_table,
+    standard_delta,
+    sym,
 )
 
 __all__ = ["theorems", "EXAMPLE_MECHANISMS"]

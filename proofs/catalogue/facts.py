@@ -7,9 +7,24 @@ from __future__ import annotations
 import sympy as sp
 
 from proofs import (
-    N, AlphaCoinRR, DistanceBound, ExponentialMechanism, FiniteMechanism, ForcedResponse,
-    Gaussian, KAryRR, Laplace, Moment, NoiseDensity, NoisyMeanVariance, Normalised,
-    OneBitTelemetry, Theorem, TwoSidedGeometric, geometric_ratio, sym,
+    AlphaCoinRR,
+    DistanceBound,
+    ExponentialMechanism,
+    FiniteMechanism,
+    ForcedResponse,
+    Gaussian,
+    KAryRR,
+    Laplace,
+    Moment,
+    N,
+    NoiseDensity,
+    NoisyMeanVariance,
+    Normalised,
+    OneBitTelemetry,
+    Theorem,
+    TwoSidedGeometric,
+    geometric_ratio,
+    sym,
 )
 
 __all__ = ["theorems"]

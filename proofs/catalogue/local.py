@@ -6,7 +6,10 @@ from __future__ import annotations
 import sympy as sp
 
 from proofs import (
-    PureDP, Rappor, RepeatedOneBit, Theorem,
+    PureDP,
+    Rappor,
+    RepeatedOneBit,
+    Theorem,
     sym,
 )
 

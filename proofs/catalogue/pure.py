@@ -6,9 +6,20 @@ from __future__ import annotations
 import sympy as sp
 
 from proofs import (
-    AlphaCoinRR, ExponentialMechanism, ForcedResponse, Gaussian, Histogram, KAryRR, Laplace,
-    LaplaceVector, OneBitTelemetry, PureDP, ReportNoisyMax, Theorem,
-    TwoSidedGeometric, sym,
+    AlphaCoinRR,
+    ExponentialMechanism,
+    ForcedResponse,
+    Gaussian,
+    Histogram,
+    KAryRR,
+    Laplace,
+    LaplaceVector,
+    OneBitTelemetry,
+    PureDP,
+    ReportNoisyMax,
+    Theorem,
+    TwoSidedGeometric,
+    sym,
 )
 
 __all__ = ["theorems"]
@@ -97,6 +108,21 @@ def theorems() -> list[Theorem]:
             PureDP(ReportNoisyMax.calibrated(), eps),
             f"{_DR14}, Claim 3.9",
             "report noisy max with Lap(1/eps) on counting queries is eps-DP, any number of queries",
+        ),
+        Theorem(
+            "report_noisy_max.laplace.any_queries",
+            PureDP(ReportNoisyMax(scale=2 / eps, monotone=False), eps),
+            "Ding, Wang, Wang, Zhang and Kifer (2018), Detecting violations of DP, Alg. 5; "
+            f"{_DR14}, Claim 3.9 with both directions",
+            "report noisy max with Lap(2/eps) on any sensitivity-1 queries is eps-DP",
+        ),
+        Theorem(
+            "laplace.vector_l1.scale_eps",
+            PureDP(LaplaceVector(scale=eps, sensitivity=1), eps),
+            "Bichsel, Steffen, Bogunovic and Vechev (2021), DP-Sniper, NoisyHist2; Ding et al. "
+            "(2018): the noise scale eps where 1/eps is due (true eps: 1/eps)",
+            "a histogram of counts with Lap(eps) per bin is eps-DP",
+            expect="refuted",
         ),
         Theorem(
             "histogram.replace_one",

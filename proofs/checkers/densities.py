@@ -20,12 +20,15 @@ from __future__ import annotations
 import itertools
 
 import sympy as sp
-
 from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 
 from proofs.claims import Moment, NoisyMeanVariance, Normalised
 from proofs.claims.distributions import (
-    NoiseDensity, check_domain, finite_rows, holds_everywhere, noise_law,
+    NoiseDensity,
+    check_domain,
+    finite_rows,
+    holds_everywhere,
+    noise_law,
 )
 from proofs.decide import differ, greater, is_zero, show
 from proofs.mechanisms import Gaussian, Laplace, TwoSidedGeometric

@@ -24,10 +24,18 @@ import z3
 
 from proofs.claims import DistanceBound
 from proofs.claims.distributions import (
-    EMD, EMD_CAT, KL, L1, L2, TV, M, holds_everywhere,
+    EMD,
+    EMD_CAT,
+    KL,
+    L1,
+    L2,
+    TV,
+    M,
+    holds_everywhere,
 )
 from proofs.decide import differ, greater, is_zero, show
 from proofs.results import Counterexample, Finding, Verdict
+from proofs.smt import Translator, Unsupported
 
 __all__ = ["DistanceFact", "check", "distance_facts", "supports"]
 
@@ -258,59 +266,45 @@ def distance_facts() -> tuple[DistanceFact, ...]:
             _fact_gibbs(), _fact_pinsker(), _fact_emd_ordered(), _fact_emd_categorical())
 
 
-class _Unsupported(Exception):
-    pass
-
-
-class _DistanceZ3:
+class _DistanceZ3(Translator):
     """Polynomials and square roots of the distance symbols as z3 terms. A square root is a
     fresh r >= 0 with r^2 = base when base >= 0; `defined` collects base >= 0 and non-zero
     denominators, which the proof must also establish."""
 
     def __init__(self) -> None:
-        self.vars: dict = {}
-        self.side: list = []
+        super().__init__()
         self.defined: list = []
+        self.by_name: dict = {}
 
     def var(self, s: sp.Symbol):
-        if s not in self.vars:
-            self.vars[s] = z3.Real(s.name)
-        return self.vars[s]
+        # a distance is one quantity whatever assumptions its symbol carries in a claim or a
+        # fact: symbols are matched by name (the facts state the signs themselves)
+        if s.name not in self.by_name:
+            self.by_name[s.name] = z3.Real(s.name)
+        return self.by_name[s.name]
 
     def term(self, e):
         e = sp.sympify(e)
-        if e.is_Rational:
-            return z3.RealVal(f"{e.p}/{e.q}")
-        if isinstance(e, sp.Symbol):
-            return self.var(e)
-        if e.is_Add:
-            return z3.Sum([self.term(a) for a in e.args])
-        if e.is_Mul:
-            return z3.Product([self.term(a) for a in e.args])
-        if e.is_Pow and e.exp.is_Rational and e.exp.q in (1, 2):
-            base = self.term(e.base)
-            if e.exp.q == 2:
-                r = z3.FreshReal("sqrt")
-                self.side += [r >= 0, z3.Implies(base >= 0, r * r == base)]
-                self.defined.append(base >= 0)
-                base = r
-            k = int(e.exp.p)
-            if k == 0:
-                return z3.RealVal(1)
-            if k > 0:
-                return base if k == 1 else base**k
-            self.defined.append(base != 0)
-            return 1 / (base if k == -1 else base ** (-k))
-        raise _Unsupported(f"{type(e).__name__} in {e}")
+        if e.is_Pow:  # before constants: sqrt(2) is r >= 0 with r^2 = 2, exactly
+            return self._pow(e)
+        if not (e.is_Rational or isinstance(e, sp.Symbol) or e.is_Add or e.is_Mul):
+            raise Unsupported(f"{type(e).__name__} in {e}")
+        return super().term(e)
 
-    def rel(self, c):
-        ops = {sp.StrictLessThan: lambda a, b: a < b, sp.LessThan: lambda a, b: a <= b,
-               sp.StrictGreaterThan: lambda a, b: a > b, sp.GreaterThan: lambda a, b: a >= b,
-               sp.Equality: lambda a, b: a == b}
-        for kind, op in ops.items():
-            if isinstance(c, kind):
-                return op(self.term(c.lhs), self.term(c.rhs))
-        raise _Unsupported(f"relation {c}")
+    def _pow(self, e: sp.Pow):
+        if not (e.exp.is_Rational and e.exp.q == 2):
+            if e.exp.is_Integer and e.exp < 0:
+                self.defined.append(self.term(e.base) != 0)
+            return super()._pow(e)
+        base = self.term(e.base)
+        r = z3.FreshReal("sqrt")
+        self.side += [r >= 0, z3.Implies(base >= 0, r * r == base)]
+        self.defined.append(base >= 0)
+        k = int(e.exp.p)
+        if k < 0:
+            self.defined.append(r != 0)
+            return 1 / r ** (-k)
+        return r**k
 
 
 def _derive(lhs, rhs, relation, facts) -> tuple[list | None, str]:
@@ -318,9 +312,9 @@ def _derive(lhs, rhs, relation, facts) -> tuple[list | None, str]:
     tr = _DistanceZ3()
     try:
         left, right = tr.term(lhs), tr.term(rhs)
-        formulas = [(f, z3.And([tr.rel(r) for r in f.relations])) for f in facts if f.proved]
+        formulas = [(f, z3.And([tr.boolean(r) for r in f.relations])) for f in facts if f.proved]
         m = tr.var(M)
-    except _Unsupported as exc:
+    except Unsupported as exc:
         return None, f"outside the z3 fragment (polynomials and square roots): {exc}"
     goal = left <= right if relation == "<=" else left == right
     solver = z3.Solver()

@@ -36,7 +36,7 @@ from proofs.expr import rationalize
 from proofs.mechanisms import sym
 from proofs.results import Counterexample, Finding, Verdict
 from proofs.smt import prove_forall
-from proofs.symbols import N, N1, REPORT_BIT, T, X
+from proofs.symbols import N1, REPORT_BIT, N, T, X
 
 __all__ = ["check", "supports"]
 

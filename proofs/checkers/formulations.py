@@ -24,6 +24,7 @@ from typing import Any, Callable
 import sympy as sp
 
 from proofs import mechanisms as m
+from proofs.expr import as_expr
 
 _real = dict(real=True)
 
@@ -59,6 +60,9 @@ class Formulation:
     lemma_argument: str = ""
     tight: tuple[sp.Expr, int, dict] | None = None  # (epsilon, case index, point values)
     tight_note: str = ""
+    # (epsilon, case index, point values, variable): the loss tends to epsilon as the variable
+    # grows, for a supremum that is approached but not attained
+    supremum: tuple[sp.Expr, int, dict, sp.Symbol] | None = None
 
 
 @singledispatch
@@ -251,19 +255,27 @@ def _(mech: m.ExponentialMechanism) -> Formulation:
         "exp(c * utility); realised by k = B + 1 outcomes of utility 0 under x, whose "
         "utilities move by ln(weight ratio)/c under x', within Delta_u",
     )
-    return Formulation((case,), tight_note="a supremum approached as B/A grows, not attained")
+    # the supremum: r's weight falls by T while the others' rise by T (or, for monotone
+    # neighbours, stay), as the others' total weight B grows
+    sup = (mech.rate * mech.sensitivity * (1 if mech.monotone else 2), 0,
+           {A: 1, tA: 1 if mech.monotone else 1 / T, tB: T}, B)
+    return Formulation((case,), tight_note="a supremum approached as B/A grows, not attained",
+                       supremum=sup)
 
 
 @formulate.register
 def _(mech: m.ReportNoisyMax) -> Formulation:
-    g = sp.Symbol("g", real=True)
+    g = sp.Symbol("g", positive=True)
     win1 = mech.win_probability_two
+    shift = 1 if mech.monotone else 2  # how far the winning threshold can move
+    moved = "x adds a record to query 2" if mech.monotone else \
+        "query 2 gains 1 and query 1 loses 1"
     case = Case(
-        "two counting queries; x adds a record to query 2; report query 2",
-        1 - win1(g - 1),
-        1 - win1(g),
-        (sp.Tuple(g, 1), sp.Tuple(g, 0), "argmax = query 2"),
-        grid={g: [0, 1, 2, 5, 10, 20, 50, 100, 200]},
+        f"two queries; {moved}; report query 2",
+        1 - win1(g + 1 - shift),
+        1 - win1(g + 1),
+        (sp.Tuple(g + 2 - shift, 1), sp.Tuple(g + 1, 0), "argmax = query 2"),
+        grid={g: [1, 2, 5, 10, 20, 50, 100, 200]},
     )
     b = mech.scale
 
@@ -271,15 +283,19 @@ def _(mech: m.ReportNoisyMax) -> Formulation:
         z, E = sp.Symbol("z", positive=True), sp.Symbol("E", positive=True)
         survival = lambda w: sp.Piecewise((1 / (2 * w), w >= 1), (1 - w / 2, True))  # noqa: E731
         c_i, r_i, c_j, d_i, d_j, M = sp.symbols("c_i r_i c_j d_i d_j M", real=True)
-        box = (M >= c_i + r_i, d_i >= 0, d_i <= 1, d_j >= 0, d_j <= 1)
+        lo = 0 if mech.monotone else -1
+        box = (M >= c_i + r_i, d_i >= lo, d_i <= 1, d_j >= lo, d_j <= 1)
+        shifts = (
+            Lemma(f"threshold shift, answers up: (c_i+d_i+r_i) - (c_j+d_j) <= M - c_j + {shift}",
+                  (c_i + d_i + r_i) - (c_j + d_j), M - c_j + shift, box),
+            Lemma(f"threshold shift, answers down: (c_i-d_i+r_i) - (c_j-d_j) <= M - c_j + "
+                  f"{shift}", (c_i - d_i + r_i) - (c_j - d_j), M - c_j + shift, box),
+        )
         return (
-            Lemma("threshold shift, counts up: (c_i+d_i+r_i) - (c_j+d_j) <= M - c_j + 1",
-                  (c_i + d_i + r_i) - (c_j + d_j), M - c_j + 1, box),
-            Lemma("threshold shift, counts down: (c_i-d_i+r_i) - (c_j-d_j) <= M - c_j + 1",
-                  (c_i - d_i + r_i) - (c_j - d_j), M - c_j + 1, box),
-            Lemma("Laplace tail: S(t)/e^(1/b) <= S(t+1), z = e^(t/b), E = e^(1/b)",
-                  survival(z) / E, survival(z * E), (E > 1,)),
-            Lemma("1/b <= epsilon", 1 / b, eps),
+            *shifts,
+            Lemma(f"Laplace tail: S(t)/e^({shift}/b) <= S(t+{shift}), z = e^(t/b), E = e^(1/b)",
+                  survival(z) / E**shift, survival(z * E**shift), (E > 1,)),
+            Lemma(f"{shift}/b <= epsilon", shift / b, eps),
         )
 
     return Formulation(
@@ -287,13 +303,15 @@ def _(mech: m.ReportNoisyMax) -> Formulation:
         lemmas=lemmas,
         lemma_argument=(
             "Fix the other noises r_{-j}. Query j wins iff r_j > r* = max_{i != j}(c_i + r_i) - c_j. "
-            "For monotone neighbours every term of the new threshold is at most the old "
-            "threshold + 1 (lemmas 1-2), so r*' <= r* + 1 for any number of queries, and "
-            "P[j wins on x'] >= P[r_j > r* + 1] >= e^(-1/b) P[r_j > r*] (lemma 3, with the "
-            "Laplace survival S written in z = exp(t/b), a bijection of the reals onto z > 0). "
-            "Integrating over r_{-j} gives the ratio bound e^(1/b) <= e^eps (lemma 4)."
+            f"Every term of the new threshold is at most the old threshold + {shift} (lemmas "
+            f"1-2: answers move by at most 1, {'all the same way' if mech.monotone else 'each its own way'}), "
+            f"so r*' <= r* + {shift} for any number of queries, and P[j wins on x'] >= "
+            f"P[r_j > r* + {shift}] >= e^(-{shift}/b) P[r_j > r*] (lemma 3, with the Laplace "
+            "survival S written in z = exp(t/b), a bijection of the reals onto z > 0). "
+            f"Integrating over r_{{-j}} gives the ratio bound e^({shift}/b) <= e^eps (lemma 4)."
         ),
         tight_note="a supremum approached as the gap grows, not attained",
+        supremum=(shift / b, 0, {}, g),
     )
 
 
@@ -302,7 +320,7 @@ def _(mech: m.FiniteMechanism) -> Formulation:
     outputs = list(next(iter(mech.pmf.values())))
     cases = tuple(
         Case(f"x={x!r}, x'={xp!r}, y={y!r}",
-             m.as_expr(mech.pmf[x][y], "pmf"), m.as_expr(mech.pmf[xp][y], "pmf"), (x, xp, y))
+             as_expr(mech.pmf[x][y], "pmf"), as_expr(mech.pmf[xp][y], "pmf"), (x, xp, y))
         for x, xp in mech.neighbour_pairs()
         for y in outputs
     )

@@ -38,7 +38,7 @@ from proofs.mechanisms import FiniteMechanism, Gaussian, Laplace, sym
 from proofs.numeric import PRECISION, precision, show_ball, to_ball
 from proofs.results import Counterexample, Finding, Verdict
 from proofs.symbols import EPSILON, SENSITIVITY
-from proofs.validate import check_eps_value, check_delta, positive_number
+from proofs.validate import check_delta, check_eps_value, positive_number
 
 __all__ = [
     "ProfileDerivation", "check", "gaussian_delta", "gaussian_epsilon",

@@ -33,7 +33,7 @@ from proofs.numeric import certainly_greater
 from proofs.results import Counterexample, Finding, Verdict
 from proofs.validate import check_epsilon
 
-__all__ = ["check", "supports", "tight_epsilon"]
+__all__ = ["check", "supports", "supremum_epsilon", "tight_epsilon"]
 
 # Simple values first; the search walks parameter combinations in order of total rank.
 _PARAM_CANDIDATES = [1, sp.Rational(1, 2), 2, sp.Rational(1, 10), sp.Rational(3, 4), 3,
@@ -255,6 +255,31 @@ def tight_epsilon(mech, domain: list | None = None) -> tuple[sp.Expr | None, str
         return None, f"candidate {value} not shown to be attained"
     where = ", ".join(f"{k}={v}" for k, v in point.items()) or case.label
     return value, f"upper bound {status}, attained at {where}"
+
+
+def supremum_epsilon(mech, domain: list | None = None) -> tuple[sp.Expr | None, str]:
+    """The least epsilon of `mech` when the loss approaches it without attaining it: the upper
+    bound is proved (or certified) and the loss along the formulation's family of inputs tends
+    to it (a SymPy limit; Piecewise branches are decided for large values of the variable).
+    Returns (epsilon or None, explanation)."""
+    form = formulate(mech)
+    if form.supremum is None:
+        return None, "no supremum known"
+    value, index, point, var = form.supremum
+    domain = list(mech.domain()) if domain is None else domain
+    status, _method, _steps, _m = _prove_upper(form, value, domain)
+    if status not in ("proved", "certified"):
+        return None, f"candidate {value} not verified as an upper bound"
+    case = form.cases[index]
+    far = sp.Symbol("w", positive=True)
+    loss = sp.log(case.p.subs(point) / case.q.subs(point)).subs(var, 2 + far)
+    try:
+        limit = sp.limit(loss, far, sp.oo)
+    except (NotImplementedError, ValueError, TypeError):
+        return None, f"the limit of the loss as {var} grows was not found"
+    if not _algebraically_equal(limit, value, thorough=True):
+        return None, f"the loss tends to {limit}, not {value}"
+    return value, f"upper bound {status}, approached as {var} grows"
 
 
 def supports(claim) -> bool:

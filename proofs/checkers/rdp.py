@@ -37,7 +37,7 @@ profile (Balle and Wang 2018, Thm 8; mu^2 = sum of count (Delta/sigma)^2 adds, D
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, Callable
 
 import sympy as sp
@@ -46,12 +46,16 @@ from flint import arb
 from proofs.checkers.profiles import gaussian_delta
 from proofs.claims import RDPComposition
 from proofs.claims.accounting import (
-    CONVERSION_NAMES, composition_of, conversion_of,
-    describe_composition, number, orders_of, positive_delta,
+    CONVERSION_NAMES,
+    composition_of,
+    conversion_of,
+    describe_composition,
+    number,
+    orders_of,
+    positive_delta,
 )
 from proofs.expr import as_expr, rationalize
-from proofs.mechanisms import AlphaCoinRR, ForcedResponse, Gaussian, Histogram
-from proofs.mechanisms import KAryRR, Laplace
+from proofs.mechanisms import AlphaCoinRR, ForcedResponse, Gaussian, Histogram, KAryRR, Laplace
 from proofs.numeric import precision, show_ball, to_ball
 from proofs.results import SCHEMA_VERSION, Counterexample, Finding, Verdict
 from proofs.validate import check_eps_value
@@ -235,62 +239,50 @@ def _order_text(a: sp.Rational | None) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class RDPEpsilon:
-    """An RDP accountant's epsilon: the composition is (epsilon, delta)-DP.
-
-    `epsilon` is a certified upper bound (the upper end of the arb ball `interval` of the
-    conversion at the best `order`, clamped at 0 and rounded up to a float); `rdp` encloses the
-    composed RDP at that order; `method` says which bound gave it."""
+class _Account:
+    """What the RDP accountant reports: the (epsilon, delta) pair, the arb ball `interval` of the
+    value it solved for at the best `order` (`order_exact` as text), the composed RDP `rdp` at
+    that order, the conversion, the number of orders tried, the composition and the method."""
 
     epsilon: float
+    delta: float
     interval: str
     order: float | None
     order_exact: str
     rdp: str
-    delta: float
     conversion: str
     orders: int
     composition: str
     method: str
 
-    def summary(self) -> str:
-        return (f"{self.composition}: ({self.epsilon:.8g}, {self.delta:g})-DP by the RDP "
-                f"accountant, {self.method} at order {self.order_exact} (best of {self.orders}"
-                f" orders); composed RDP in {self.rdp}, conversion in {self.interval}")
+    def _summary(self, eps: str, delta: str, solved: str) -> str:
+        return (f"{self.composition}: ({eps}, {delta})-DP by the RDP accountant, {self.method} "
+                f"at order {self.order_exact} (best of {self.orders} orders); composed RDP in "
+                f"{self.rdp}, {solved} in {self.interval}")
 
     def to_dict(self) -> dict:
-        return {"schema_version": SCHEMA_VERSION, "epsilon": self.epsilon,
-                "interval": self.interval, "order": self.order, "order_exact": self.order_exact,
-                "rdp": self.rdp, "delta": self.delta, "conversion": self.conversion,
-                "orders": self.orders, "composition": self.composition, "method": self.method}
+        return {"schema_version": SCHEMA_VERSION,
+                **{f.name: getattr(self, f.name) for f in fields(self)}}
 
 
 @dataclass(frozen=True, slots=True)
-class RDPDelta:
+class RDPEpsilon(_Account):
+    """An RDP accountant's epsilon: the composition is (epsilon, delta)-DP.
+
+    `epsilon` is a certified upper bound (the upper end of the arb ball `interval` of the
+    conversion at the best `order`, clamped at 0 and rounded up to a float)."""
+
+    def summary(self) -> str:
+        return self._summary(f"{self.epsilon:.8g}", f"{self.delta:g}", "conversion")
+
+
+@dataclass(frozen=True, slots=True)
+class RDPDelta(_Account):
     """An RDP accountant's delta at `epsilon`: the composition is (epsilon, delta)-DP with
     `delta` a certified upper bound (at most 1), enclosed by `interval` at the best `order`."""
 
-    delta: float
-    interval: str
-    order: float | None
-    order_exact: str
-    rdp: str
-    epsilon: float
-    conversion: str
-    orders: int
-    composition: str
-    method: str
-
     def summary(self) -> str:
-        return (f"{self.composition}: ({self.epsilon:g}, {self.delta:.8g})-DP by the RDP "
-                f"accountant, {self.method} at order {self.order_exact} (best of {self.orders}"
-                f" orders); composed RDP in {self.rdp}, delta in {self.interval}")
-
-    def to_dict(self) -> dict:
-        return {"schema_version": SCHEMA_VERSION, "delta": self.delta, "interval": self.interval,
-                "order": self.order, "order_exact": self.order_exact, "rdp": self.rdp,
-                "epsilon": self.epsilon, "conversion": self.conversion, "orders": self.orders,
-                "composition": self.composition, "method": self.method}
+        return self._summary(f"{self.epsilon:g}", f"{self.delta:.8g}", "delta")
 
 
 def _best_epsilon(comp, d: sp.Expr, grid, conversion: str) -> tuple:
@@ -324,8 +316,8 @@ def rdp_epsilon(composition: Any, delta: Any, orders: Any = None,
     with precision(_bits(grid)):
         ball, a, r, method = _best_epsilon(comp, d, grid, conversion)
         upper = max(0.0, _float_up(ball)) if ball.is_finite() else math.inf
-        return RDPEpsilon(upper, show_ball(ball), None if a is None else float(a),
-                          _order_text(a), show_ball(r), float(d), conversion, len(grid),
+        return RDPEpsilon(upper, float(d), show_ball(ball), None if a is None else float(a),
+                          _order_text(a), show_ball(r), conversion, len(grid),
                           describe_composition(comp), method)
 
 
@@ -354,8 +346,8 @@ def rdp_delta(composition: Any, epsilon: Any, orders: Any = None,
                 if ball.upper() < best[0].upper():
                     best = (ball, a, r, method)
         ball, a, r, method = best
-        return RDPDelta(min(1.0, _float_up(ball)), show_ball(ball),
-                        None if a is None else float(a), _order_text(a), show_ball(r), float(e),
+        return RDPDelta(float(e), min(1.0, _float_up(ball)), show_ball(ball),
+                        None if a is None else float(a), _order_text(a), show_ball(r),
                         conversion, len(grid), describe_composition(comp), method)
 
 

@@ -13,16 +13,31 @@ from typing import Any
 
 from proofs.claims.accounting import RDPComposition, RDPConversion, RenyiGaussian, ZCDPConversion
 from proofs.claims.composition import (
-    ComposedDP, GroupPrivacy, PostProcessing, SequentialComposition,
+    ComposedDP,
+    GroupPrivacy,
+    PostProcessing,
+    SequentialComposition,
 )
 from proofs.claims.distributions import (
-    DistanceBound, Moment, NoiseDensity, NoisyMeanVariance, Normalised,
+    DistanceBound,
+    Moment,
+    NoiseDensity,
+    NoisyMeanVariance,
+    Normalised,
 )
 from proofs.claims.estimation import (
-    ChebyshevTail, LinearEstimator, PerReportUnbiased, Unbiased, Variance,
+    ChebyshevTail,
+    LinearEstimator,
+    PerReportUnbiased,
+    Unbiased,
+    Variance,
 )
 from proofs.claims.privacy import (
-    ApproxDP, CalibrationMinimal, GaussianCalibration, GaussianCalibrationRegion, PrivacyProfile,
+    ApproxDP,
+    CalibrationMinimal,
+    GaussianCalibration,
+    GaussianCalibrationRegion,
+    PrivacyProfile,
     PureDP,
 )
 from proofs.errors import InputError

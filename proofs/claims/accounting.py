@@ -16,7 +16,14 @@ from proofs.claims.base import Claim
 from proofs.errors import InputError
 from proofs.expr import as_expr, rationalize, rule_expr
 from proofs.mechanisms import (
-    AlphaCoinRR, FiniteMechanism, ForcedResponse, Gaussian, Histogram, KAryRR, Laplace, describe,
+    AlphaCoinRR,
+    FiniteMechanism,
+    ForcedResponse,
+    Gaussian,
+    Histogram,
+    KAryRR,
+    Laplace,
+    describe,
 )
 from proofs.symbols import ALPHA, SENSITIVITY
 from proofs.validate import check_delta, check_eps_value, check_k, positive_number

@@ -12,7 +12,7 @@ class Claim:
 
     def check(self, *, id: str = "claim", source: str = "", expect: str = "holds",
               statement: str | None = None):
-        from proofs.check import check
+        from proofs.dispatch import check
         from proofs.claims import Theorem
 
         return check(Theorem(id or "claim", self, source, statement, expect))

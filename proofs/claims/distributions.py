@@ -14,8 +14,16 @@ from proofs.claims.base import Claim
 from proofs.errors import InputError
 from proofs.expr import as_expr, by_name, parse, symbols_of
 from proofs.mechanisms import (
-    AlphaCoinRR, ExponentialMechanism, FiniteMechanism, ForcedResponse, Gaussian, KAryRR, Laplace,
-    OneBitTelemetry, TwoSidedGeometric, sym,
+    AlphaCoinRR,
+    ExponentialMechanism,
+    FiniteMechanism,
+    ForcedResponse,
+    Gaussian,
+    KAryRR,
+    Laplace,
+    OneBitTelemetry,
+    TwoSidedGeometric,
+    sym,
 )
 from proofs.smt import prove_forall
 from proofs.symbols import N, Y, Z

@@ -15,7 +15,7 @@ from proofs.claims.base import Claim
 from proofs.errors import InputError
 from proofs.expr import as_expr, by_name, rationalize, symbols_of
 from proofs.mechanisms import AlphaCoinRR, ForcedResponse, OneBitTelemetry, sym
-from proofs.symbols import N, N1, REPORT_BIT, T, X
+from proofs.symbols import N1, REPORT_BIT, N, T, X
 
 __all__ = [
     "ChebyshevTail", "LinearEstimator", "NotRational", "PerReportUnbiased", "Unbiased",

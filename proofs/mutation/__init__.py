@@ -62,7 +62,7 @@ class MutationRun:
 
 def run_mutation(theorems, check=None) -> MutationRun:
     """Mutate every true theorem, judge each mutant with :func:`oracle` and the checker."""
-    from proofs.check import check_isolated
+    from proofs.dispatch import check_isolated
 
     check = check or check_isolated
     counts = dict(false=0, true=0, none=0, refuted=0, open=0, true_passed=0)

@@ -21,9 +21,23 @@ import sympy as sp
 from proofs import mechanisms as m
 from proofs.claims import Theorem
 from proofs.errors import InputError
+from proofs.mutation.facts import (
+    distances,
+    distribution_pairs,
+    estimator_moments,
+    estimator_points,
+    exact_tail,
+    table,
+)
 from proofs.mutation.oracle import (
-    DIGITS, approx_delta, distances, distribution_pairs, estimator_moments, estimator_points,
-    exact_tail, free, gauss_delta, kov_delta, num, pure_loss, smallest_sigma, table,
+    DIGITS,
+    approx_delta,
+    free,
+    gauss_delta,
+    kov_delta,
+    num,
+    pure_loss,
+    smallest_sigma,
 )
 
 __all__ = ["Mutant", "mutants"]
@@ -67,10 +81,27 @@ def _mechanism_constants(mech) -> list:
 def _claim_mutants(claim) -> list[tuple[str, Any]]:
     """(kind, mutated claim) pairs for the claim classes of proofs."""
     from proofs import (
-        ApproxDP, CalibrationMinimal, ChebyshevTail, ComposedDP, DistanceBound,
-        GaussianCalibration, GaussianCalibrationRegion, GroupPrivacy, Moment, NoisyMeanVariance,
-        PerReportUnbiased, PostProcessing, PrivacyProfile, PureDP, RDPComposition, RDPConversion,
-        RenyiGaussian, SequentialComposition, Unbiased, Variance, ZCDPConversion,
+        ApproxDP,
+        CalibrationMinimal,
+        ChebyshevTail,
+        ComposedDP,
+        DistanceBound,
+        GaussianCalibration,
+        GaussianCalibrationRegion,
+        GroupPrivacy,
+        Moment,
+        NoisyMeanVariance,
+        PerReportUnbiased,
+        PostProcessing,
+        PrivacyProfile,
+        PureDP,
+        RDPComposition,
+        RDPConversion,
+        RenyiGaussian,
+        SequentialComposition,
+        Unbiased,
+        Variance,
+        ZCDPConversion,
     )
 
     c = claim
@@ -214,8 +245,16 @@ def _gauss_epsilon(mu, delta) -> mp.mpf:
 def _boundary_mutants(c) -> list[tuple[str, Any]]:
     """Loose claims moved to 99% of their slack: false by the oracle's own evaluation."""
     from proofs import (
-        ApproxDP, ChebyshevTail, ComposedDP, DistanceBound, GaussianCalibration,
-        GaussianCalibrationRegion, PureDP, RDPComposition, RDPConversion, Variance,
+        ApproxDP,
+        ChebyshevTail,
+        ComposedDP,
+        DistanceBound,
+        GaussianCalibration,
+        GaussianCalibrationRegion,
+        PureDP,
+        RDPComposition,
+        RDPConversion,
+        Variance,
         ZCDPConversion,
     )
 

@@ -1,0 +1,68 @@
+"""The true epsilon of a mechanism description, computed by the proof checker.
+
+:func:`true_epsilon` answers with the value and its basis, strongest first:
+
+- ``proved, attained``: the upper bound is proved (or certified) by the pure-DP checker and the
+  privacy loss attains it at a stated point (:func:`proofs.checkers.pure.tight_epsilon`);
+- ``proved, supremum``: the upper bound is proved and the loss tends to it along a stated
+  family of inputs (the limit is computed by SymPy), so no smaller epsilon works;
+- ``certified at delta``: for the Gaussian mechanism at delta > 0, the exact epsilon of its
+  privacy profile (Balle and Wang 2018, Thm 8), enclosed with arb (the upper end is reported);
+- ``published``: a :class:`proofs.mechanisms.Published` description, whose value is cited.
+
+None when none of these applies.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import sympy as sp
+
+from proofs.mechanisms import Gaussian, Published
+
+__all__ = ["TrueEpsilon", "true_epsilon"]
+
+
+@dataclass(frozen=True, slots=True)
+class TrueEpsilon:
+    """A mechanism's epsilon (``math.inf``: no finite epsilon; None while it depends on free
+    symbols), the exact value when known, and how the proof checker knows it."""
+
+    value: float | None
+    basis: str
+    exact: Any = None
+
+    @property
+    def proved(self) -> bool:
+        return not self.basis.startswith("published")
+
+
+def true_epsilon(mech: Any, delta: Any = 0) -> TrueEpsilon | None:
+    """The true epsilon of `mech` (at `delta` for the Gaussian), or None when unknown."""
+    if isinstance(mech, Published):
+        mech.validate()
+        return TrueEpsilon(float(mech.epsilon), f"published: {mech.source}")
+    if isinstance(mech, Gaussian) and float(delta) > 0:
+        from proofs.checkers.profiles import gaussian_epsilon
+
+        _lo, hi = gaussian_epsilon(mech.sigma, delta, mech.sensitivity)
+        return TrueEpsilon(hi, "certified at delta: the exact Gaussian profile (Balle-Wang), arb")
+    from proofs.checkers.pure import supremum_epsilon, tight_epsilon
+
+    value, how = tight_epsilon(mech)
+    if value is not None:
+        return TrueEpsilon(_float(value), f"proved, attained: {how}", value)
+    value, how = supremum_epsilon(mech)
+    if value is not None:
+        return TrueEpsilon(_float(value), f"proved, supremum: {how}", value)
+    return None
+
+
+def _float(value: sp.Expr) -> float | None:
+    v = sp.sympify(value)
+    if v.free_symbols:
+        return None
+    return math.inf if v is sp.oo else float(v)

@@ -1,0 +1,94 @@
+"""`dpaudit closeness` through `auditor.cli.main.main`: verdict, JSON, one-line errors, exit
+codes."""
+
+import json
+
+import pytest
+
+from auditor.cli import main
+
+
+def _csv(tmp_path, text, name="t.csv"):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+SMALL = "age,zip,disease,income\n30,1,flu,3\n30,1,cancer,4\n40,2,flu,5\n\n40,2,flu,6\n50,1,hiv,11\n"
+
+
+def test_cli_reports_worst_class_verdict_and_json(tmp_path, capsys):
+    path, out = _csv(tmp_path, SMALL), tmp_path / "r.json"
+    rc = main(
+        [
+            "closeness",
+            path,
+            "--qi",
+            "age,zip",
+            "--sensitive",
+            "disease",
+            "--epsilon",
+            "0.5",
+            "--json",
+            str(out),
+            "--top",
+            "2",
+        ]
+    )
+    assert rc == 1
+    data = json.loads(out.read_text())
+    assert data["schema_version"] == "1.0" and data["verdict"] == "not t-close"
+    assert data["closeness"] == pytest.approx(0.8) and data["rows"] == 5
+    assert data["worst"][0]["qi_values"] == {"age": "50", "zip": "1"}
+    assert len(data["worst"]) == 2
+    assert "not t-close" in capsys.readouterr().out
+    assert main(["closeness", path, "--qi", "age", "--sensitive", "disease", "-t", "0.9"]) == 0
+
+
+BAD = {
+    "missing column": (
+        "age,zip\n1,2\n",
+        ["--qi", "age", "--sensitive", "disease"],
+        "'disease' is not in the header",
+    ),
+    "empty file": ("", ["--qi", "a", "--sensitive", "b"], "is empty"),
+    "header only": ("a,b\n", ["--qi", "a", "--sensitive", "b"], "no data rows"),
+    "non-numeric ordered": (
+        "a,b\n1,2\n1,high\n",
+        ["--qi", "a", "--sensitive", "b", "--ordered"],
+        "'high'",
+    ),
+    "short row": ("a,b,c\n1,2,3\n1\n", ["--qi", "a", "--sensitive", "c"], "data row 2"),
+    "duplicate column": ("a,a,b\n1,2,3\n", ["--qi", "a", "--sensitive", "b"], "appears 2 times"),
+    "sensitive is a QI": ("a,b\n1,2\n", ["--qi", "a,b", "--sensitive", "b"], "also a quasi"),
+    "n too large": ("a,b\n1,2\n", ["--qi", "a", "--sensitive", "b", "--n", "5"], "n=5"),
+    "n with kl": (
+        "a,b\n1,2\n",
+        ["--qi", "a", "--sensitive", "b", "--n", "1", "--distance", "kl"],
+        "tv/l1/emd",
+    ),
+    "negative t": ("a,b\n1,2\n", ["--qi", "a", "--sensitive", "b", "--epsilon", "-1"], "t=-1"),
+    "not utf-8": (None, ["--qi", "a", "--sensitive", "b"], "not UTF-8"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_input_is_one_line_and_exit_2(case, tmp_path, capsys):
+    text, args, needle = BAD[case]
+    path = tmp_path / "bad.csv"
+    if text is None:
+        path.write_bytes(b"a,b\n1,\xff\xfe\n")
+    else:
+        path.write_text(text)
+    assert main(["closeness", str(path), *args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("dpaudit: error:") and "\n" not in err and "Traceback" not in err
+    assert needle in err
+
+
+def test_unreadable_paths_exit_2(tmp_path, capsys):
+    for path in (tmp_path / "missing.csv", tmp_path):
+        assert main(["closeness", str(path), "--qi", "a", "--sensitive", "b"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "cannot be read" in err and "\n" not in err
+

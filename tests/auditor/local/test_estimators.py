@@ -1,0 +1,115 @@
+"""Estimators: known answers, unbiasedness and interval coverage (seeded, binomial tolerances)."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import binom
+
+from auditor.local.estimators import (
+    Estimate,
+    forced_response_count,
+    one_bit_mean,
+    randomize_forced_response,
+    randomize_one_bit,
+    randomize_rr,
+    rappor_frequency,
+    rr_proportion,
+)
+from auditor.local.rappor import RapporParams, decode, simulate_aggregate
+from proofs.errors import InputError
+
+REPEATS = 400
+CONFIDENCE = 0.95
+
+
+def _coverage_floor(repeats, confidence):
+    """Fewest covering intervals consistent with coverage >= confidence (1e-6 error rate)."""
+    return binom.ppf(1e-6, repeats, confidence)
+
+
+def _coverage_ceiling(repeats, confidence):
+    return binom.ppf(1 - 1e-6, repeats, confidence)
+
+
+def test_known_answers_from_the_notes_and_closed_forms():
+    # Notes 003: n = 18, alpha = 1/2, nine 1s -> p_hat = 1/2.
+    est = rr_proportion([1] * 9 + [0] * 9, alpha=0.5)
+    assert est.estimate == pytest.approx(0.5)
+    assert est.standard_error == pytest.approx(math.sqrt((1 - 0.25) / (4 * 0.25 * 18)))
+    # Fair-coin forced response: n_true_hat = 2 n_obs - N/2.
+    assert forced_response_count([1] * 30 + [0] * 70).estimate == pytest.approx(2 * 30 - 50)
+    # One-bit, every report 1: mean_hat = (m/n) n (e^eps + 1 - 1)/(e^eps - 1) = m e^eps/(e^eps - 1).
+    e = math.exp(1.0)
+    assert one_bit_mean([1] * 10, 1.0, 4.0).estimate == pytest.approx(4 * e / (e - 1))
+    assert isinstance(est, Estimate) and est.to_dict()["schema_version"] == "1.0"
+    assert "interval" in est.summary()
+
+
+def _simulate(name, rng, method):
+    n = 400
+    if name == "rr":
+        x = (rng.random(n) < 0.3).astype(int)
+        return x.mean(), rr_proportion(randomize_rr(x, 0.4, rng), 0.4, CONFIDENCE, method)
+    if name == "rr-bernoulli":
+        x = (rng.random(n) < 0.3).astype(int)
+        est = rr_proportion(randomize_rr(x, 0.4, rng), 0.4, CONFIDENCE, method, "bernoulli")
+        return 0.3, est
+    if name == "forced":
+        x = (rng.random(n) < 0.2).astype(int)
+        return x.sum(), forced_response_count(randomize_forced_response(x, rng),
+                                              confidence=CONFIDENCE, method=method)
+    x = rng.uniform(0, 10, n)
+    return x.mean(), one_bit_mean(randomize_one_bit(x, 1.0, 10.0, rng), 1.0, 10.0, CONFIDENCE,
+                                  method)
+
+
+@pytest.mark.parametrize("name", ["rr", "rr-bernoulli", "forced", "one-bit"])
+@pytest.mark.parametrize("method", ["clopper-pearson", "normal"])
+def test_unbiased_and_coverage_at_the_stated_rate(name, method):
+    rng = np.random.default_rng(11)
+    errors, covered, z = [], 0, []
+    for _ in range(REPEATS):
+        truth, est = _simulate(name, rng, method)
+        errors.append(est.estimate - truth)
+        z.append((est.estimate - truth) / est.standard_error)
+        covered += est.covers(truth)
+    errors = np.array(errors)
+    # unbiased: the mean error is within 4.5 of its own standard error
+    assert abs(errors.mean()) < 4.5 * errors.std() / math.sqrt(REPEATS)
+    # the stated standard error matches the spread of the estimates
+    assert 0.8 < np.std(z) < 1.2
+    assert covered >= _coverage_floor(REPEATS, CONFIDENCE)
+    if method == "normal":  # Wald is not conservative: it should not over-cover grossly either
+        assert covered <= _coverage_ceiling(REPEATS, CONFIDENCE)
+
+
+def test_rappor_frequency_intervals_cover_at_the_stated_rate():
+    rng = np.random.default_rng(5)
+    params = RapporParams(k=32, h=2, cohorts=4)
+    candidates = [f"v{i}" for i in range(10)]
+    weights = 1 / np.arange(1, 11)
+    covered = total = 0
+    for _ in range(30):
+        population = rng.choice(10, 5_000, p=weights / weights.sum())
+        truth = np.bincount(population, minlength=10) / population.size
+        decoded = decode(simulate_aggregate(population, candidates, params, rng), candidates)
+        for i, value in enumerate(candidates):
+            covered += rappor_frequency(decoded, value).covers(truth[i])
+            total += 1
+    # 300 intervals in 30 correlated groups of 10: a loose two-sided band around 95%
+    assert 0.88 * total <= covered <= total
+
+
+@pytest.mark.parametrize("call, needle", [
+    (lambda: rr_proportion([1, 0], alpha=0), "alpha=0"),
+    (lambda: rr_proportion([1, 2], alpha=0.5), "0/1"),
+    (lambda: rr_proportion([], alpha=0.5), "non-empty"),
+    (lambda: rr_proportion([1], alpha=0.5, confidence=1.5), "confidence=1.5"),
+    (lambda: forced_response_count([1], p_truth=0.9, p_yes=0.2), "p_truth=0.9"),
+    (lambda: one_bit_mean([1], epsilon=0, m=1), "epsilon=0"),
+    (lambda: one_bit_mean([1], epsilon=1, m=1, method="wilson"), "method='wilson'"),
+])
+def test_bad_arguments_raise_input_error_naming_the_value(call, needle):
+    with pytest.raises(InputError, match=needle):
+        call()

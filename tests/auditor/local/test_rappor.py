@@ -1,0 +1,146 @@
+"""RAPPOR: privacy parameters, Bloom filter, memoized PRR, IRR rates, and the decoder's accuracy."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import binom
+
+from auditor.local.rappor import (
+    RapporAggregate,
+    RapporClient,
+    RapporParams,
+    bloom_filter,
+    bloom_indices,
+    decode,
+    epsilon_infinity,
+    epsilon_one,
+    instantaneous_response,
+    permanent_response,
+    repeated_reports,
+    reported_bit_probabilities,
+    simulate_aggregate,
+)
+from proofs.errors import InputError
+
+
+def _zipf_population(clients, values, rng, s=1.1):
+    weights = 1 / np.arange(1, values + 1) ** s
+    return rng.choice(values, clients, p=weights / weights.sum())
+
+
+def test_privacy_parameters_closed_forms():
+    # eps_inf = 2 h ln((1 - f/2)/(f/2)); h = 2, f = 1/2 gives 4 ln 3 = 4.394 (the notes' "~4.4").
+    assert epsilon_infinity(2, 0.5) == pytest.approx(4 * math.log(3))
+    assert epsilon_infinity(2, 0.0) == math.inf
+    # eps_1 with h = 2, f = 1/2, p = 1/2, q = 3/4: q* = 11/16, p* = 9/16 (hand computation).
+    q_star, p_star = reported_bit_probabilities(0.5, 0.5, 0.75)
+    assert (q_star, p_star) == (pytest.approx(11 / 16), pytest.approx(9 / 16))
+    assert epsilon_one(2, 0.5, 0.5, 0.75) == pytest.approx(2 * math.log((11 * 7) / (9 * 5)))
+    assert epsilon_one(2, 0.5, 0.5, 0.75) < epsilon_infinity(2, 0.5)
+
+
+def test_bloom_filter_is_deterministic_and_cohort_dependent():
+    params = RapporParams(k=64, h=3, cohorts=4)
+    assert bloom_indices("chrome://settings", params, 1) == bloom_indices("chrome://settings",
+                                                                         params, 1)
+    assert 1 <= bloom_filter("x", params, 0).sum() <= 3
+    by_cohort = {bloom_indices("x", params, j) for j in range(4)}
+    assert len(by_cohort) > 1
+    with pytest.raises(InputError, match="cohort=4"):
+        bloom_indices("x", params, 4)
+
+
+@pytest.mark.parametrize("kwargs, needle", [
+    ({"k": 0}, "k=0"), ({"h": 5, "k": 4}, "h=5"), ({"f": 1.0}, "f=1.0"),
+    ({"p": 0.8, "q": 0.7}, "p=0.8"), ({"cohorts": 0}, "cohorts=0")])
+def test_bad_parameters_name_the_value(kwargs, needle):
+    with pytest.raises(InputError, match=needle):
+        RapporParams(**kwargs)
+
+
+def test_permanent_response_is_memoized_per_client_and_value():
+    params = RapporParams(k=128, h=2, f=0.5)
+    client = RapporClient(params, secret=12345)
+    assert np.array_equal(client.memo("a"), client.memo("a"))
+    other = RapporClient(params, secret=54321)
+    assert not np.array_equal(client.memo("a"), other.memo("a"))
+    rng = np.random.default_rng(0)
+    reports = np.array([client.report("a", rng) for _ in range(4000)])
+    # repeated reports average to the memo's IRR rates, not the raw Bloom filter's
+    memo = client.memo("a")
+    rate = reports.mean(axis=0)
+    assert np.all(np.abs(rate - np.where(memo, params.q, params.p)) < 0.05)
+
+
+def test_reported_bit_rates_match_q_star_and_p_star():
+    f, p, q, n = 0.5, 0.5, 0.75, 200_000
+    rng = np.random.default_rng(1)
+    ones = np.ones(n, dtype=bool)
+    sent_one = instantaneous_response(permanent_response(ones, f, rng), p, q, rng).sum()
+    sent_zero = instantaneous_response(permanent_response(~ones, f, rng), p, q, rng).sum()
+    q_star, p_star = reported_bit_probabilities(f, p, q)
+    for count, prob in ((sent_one, q_star), (sent_zero, p_star)):
+        assert binom.ppf(1e-7, n, prob) <= count <= binom.ppf(1 - 1e-7, n, prob)
+
+
+@pytest.mark.parametrize("params", [RapporParams(k=128, h=2, cohorts=1),
+                                    RapporParams(k=32, h=2, cohorts=8)])
+def test_decoder_recovers_zipf_population_within_standard_errors(params):
+    rng = np.random.default_rng(2024)
+    values = 50
+    candidates = [f"value-{i}" for i in range(values)]
+    population = _zipf_population(50_000, values, rng)
+    truth = np.bincount(population, minlength=values)
+    estimate = decode(simulate_aggregate(population, candidates, params, rng), candidates)
+    z = (estimate.counts - truth) / estimate.standard_errors
+    assert np.all(np.abs(z[:10]) < 4.5), z[:10]  # top values: P(|z| > 4.5) ~ 7e-6 each
+    assert np.all(np.abs(z) < 5.0)
+    assert abs(z.mean()) < 1.5
+    assert estimate.frequencies.sum() == pytest.approx(1.0, abs=0.2)
+    assert estimate.to_dict()["schema_version"] == "1.0"
+    assert "RAPPOR decode" in estimate.summary()
+
+
+def test_standard_errors_are_calibrated_over_repeated_populations():
+    """Across 40 independent simulations, z-scores have variance near 1 (chi-square tolerance)."""
+    rng = np.random.default_rng(7)
+    params = RapporParams(k=32, h=2, cohorts=4)
+    candidates = [str(i) for i in range(10)]
+    z = []
+    for _ in range(40):
+        population = _zipf_population(5_000, 10, rng)
+        estimate = decode(simulate_aggregate(population, candidates, params, rng), candidates)
+        z.append((estimate.counts - np.bincount(population, minlength=10))
+                 / estimate.standard_errors)
+    z = np.concatenate(z)
+    assert 0.75 < z.std() < 1.3
+    assert np.mean(np.abs(z) < 1.96) > 0.9
+
+
+def test_nnls_is_non_negative_and_rank_deficiency_is_rejected():
+    rng = np.random.default_rng(3)
+    params = RapporParams(k=16, h=2, cohorts=2)
+    candidates = [str(i) for i in range(8)]
+    population = rng.choice(3, 4_000)  # only three of the eight candidates occur
+    aggregate = simulate_aggregate(population, candidates, params, rng)
+    estimate = decode(aggregate, candidates, method="nnls")
+    assert np.all(estimate.counts >= 0)
+    with pytest.raises(InputError, match="rank"):
+        decode(aggregate, candidates + ["0"])
+    empty = RapporAggregate(params, np.zeros((2, 16), dtype=np.int64), np.zeros(2, np.int64))
+    with pytest.raises(InputError, match="method"):
+        decode(empty, candidates, method="lasso")
+
+
+def test_repeated_reports_share_one_memo_per_client():
+    params = RapporParams(k=16, h=2, f=0.5)
+    rng = np.random.default_rng(4)
+    sent = repeated_reports(np.zeros(200, dtype=np.int64), ["v"], params, 400, rng)
+    assert sent.shape == (200, 400, 16)
+    rate = sent.mean(axis=1)  # per client and bit: q or p, by the client's memo bit
+    near_q, near_p = np.abs(rate - params.q) < 0.1, np.abs(rate - params.p) < 0.1
+    assert np.all(near_q | near_p)
+    # about f/2 of the bits outside the Bloom filter are memoized as 1
+    outside = ~bloom_filter("v", params, 0)
+    assert 0.15 < near_q[:, outside].mean() < 0.35

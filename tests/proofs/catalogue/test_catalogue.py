@@ -1,0 +1,71 @@
+"""The built-in catalogue: every required id with its stated verdict, sources, speed."""
+
+import time
+
+import pytest
+
+from proofs import Verdict, check
+from proofs.catalogue import CATALOGUE
+
+PROVED = [
+    "rr.alpha_coin.exact", "rr.forced_response.ln3", "rr.k_ary.exact", "laplace.scalar",
+    "laplace.vector_l1", "geometric.two_sided", "exponential.half_factor",
+    "exponential.monotone_no_half", "report_noisy_max.laplace", "histogram.replace_one",
+    "histogram.add_remove", "one_bit.telemetry",
+]
+REFUTED = [
+    "rr.alpha_coin.two_alpha", "exponential.no_half_non_monotone",
+    "histogram.replace_one.sensitivity_one", "gaussian.as_pure", "one_bit.product_form",
+]
+BY_ID = {t.id: t for t in CATALOGUE}
+
+
+@pytest.fixture(scope="module")
+def results():
+    start = time.perf_counter()
+    out = {t.id: check(t) for t in CATALOGUE}
+    return out, time.perf_counter() - start
+
+
+def test_ids_are_unique_and_every_entry_names_its_source():
+    assert len(BY_ID) == len(CATALOGUE)
+    for t in CATALOGUE:
+        assert len(t.source) > 10, t.id
+
+
+@pytest.mark.parametrize("entry", PROVED)
+def test_true_entries_are_proved(results, entry):
+    result = results[0][entry]
+    assert result.verdict is Verdict.PROVED, result.summary()
+    assert BY_ID[entry].expect == "holds"
+
+
+@pytest.mark.parametrize("entry", REFUTED)
+def test_false_entries_are_refuted_with_a_counterexample(results, entry):
+    result = results[0][entry]
+    assert result.verdict is Verdict.REFUTED, result.summary()
+    assert result.counterexample is not None
+    assert result.counterexample.check  # says how it was re-checked
+    assert BY_ID[entry].expect == "refuted"
+
+
+def test_every_entry_is_as_expected_and_the_run_is_fast(results):
+    out, seconds = results
+    assert all(r.as_expected for r in out.values()), [
+        r.id for r in out.values() if not r.as_expected]
+    assert seconds < 30
+
+
+def test_tight_epsilon_is_reported_for_the_alpha_coin(results):
+    r = results[0]["rr.alpha_coin.two_alpha"]
+    assert "log((alpha + 1)/(1 - alpha))" in r.tight_epsilon
+    assert "below the true epsilon" in r.reason
+
+
+def test_result_round_trips_to_json(results):
+    import json
+
+    for r in results[0].values():
+        d = json.loads(json.dumps(r.to_dict()))
+        assert d["verdict"] in {"proved", "certified", "refuted", "unknown"}
+        assert set(d) >= {"id", "statement", "verdict", "method", "counterexample", "seconds"}

@@ -1,0 +1,340 @@
+"""Soundness of the approximate-DP, composition, group-privacy, post-processing and estimator
+checkers: mutants of every true entry of proofs.catalogue.approximate are never proved or certified
+(each is refuted with a counterexample), and property tests (Hypothesis) on random finite
+mechanisms."""
+
+import pytest
+import sympy as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from proofs import (
+    D1,
+    D2,
+    DEL,
+    E0,
+    E1,
+    E2,
+    EPS,
+    N1,
+    AlphaCoinRR,
+    ApproxDP,
+    CalibrationMinimal,
+    ChebyshevTail,
+    ComposedDP,
+    FiniteMechanism,
+    Gaussian,
+    GaussianCalibration,
+    GaussianCalibrationRegion,
+    GroupPrivacy,
+    K,
+    KAryRR,
+    Laplace,
+    LinearEstimator,
+    N,
+    OneBitTelemetry,
+    PerReportUnbiased,
+    PostProcessing,
+    PrivacyProfile,
+    RDPComposition,
+    RDPConversion,
+    RenyiGaussian,
+    SequentialComposition,
+    T,
+    Unbiased,
+    Variance,
+    Verdict,
+    ZCDPConversion,
+    chain_delta,
+    check,
+    classical_sigma,
+    compose,
+    compose_adaptive,
+    drv_epsilon,
+    finite_delta,
+    finite_ratio,
+    forced_response_estimator,
+    notes_sigma,
+    one_bit_term,
+    post_process,
+    rr_estimator,
+    sym,
+)
+from proofs.catalogue.approximate import EXAMPLE_MECHANISMS as M
+from proofs.catalogue.approximate import theorems
+from proofs.formulas import phi
+from proofs.symbols import DELTA, EPSILON, SENSITIVITY
+
+R = sp.Rational
+a, s_, D_ = sym("alpha"), sym("sigma"), sym("Delta")
+b_ = sym("b")
+d5 = R(1, 10**5)
+rho, dl = sp.Symbol("rho", positive=True), sp.Symbol("delta", positive=True)
+rdp = sp.Symbol("rdp", positive=True)
+i_ = sp.Symbol("i", integer=True, nonnegative=True)
+rr3, rr2, rr32 = M["rr3"], M["rr2"], M["rr3/2"]
+asym, three, leaky = M["asymmetric"], M["three_rr"], M["leaky"]
+BASIC = ((rr3, rr2), (rr2, rr32), (three, three), (asym, asym), (asym, rr3))
+ADAPTIVE = ((rr3, {0: rr2, 1: rr32}), (asym, {"a": rr2, "b": rr3, "c": rr32}))
+DELTA_PAIRS = ((leaky, rr2), (leaky, leaky))
+DELTA_AT = ((sp.log(R(10, 9)), sp.log(2)), (sp.log(R(10, 9)), 0))
+c5 = sp.sqrt(2 * sp.log(R(5, 4) / DELTA))
+
+# At least two mutations per true entry of the approximate catalogue: a constant nudged the wrong
+# way, a factor dropped, a bound tightened past the truth.
+APPROXIMATE_MUTANTS = {
+    "gaussian.analytic_balle_wang": [
+        PrivacyProfile(formula=phi(D_ / s_ - EPSILON * s_ / D_)
+                       - sp.exp(EPSILON) * phi(-D_ / (2 * s_) - EPSILON * s_ / D_)),
+        PrivacyProfile(formula=phi(D_ / (2 * s_) - EPSILON * s_ / D_)
+                       - sp.exp(EPSILON / 2) * phi(-D_ / (2 * s_) - EPSILON * s_ / D_)),
+    ],
+    "laplace.privacy_profile": [
+        PrivacyProfile("laplace", 1 - sp.exp(EPSILON - D_ / b_)),
+        PrivacyProfile("laplace", 1 - sp.exp((EPSILON - D_ / b_) / 3)),
+    ],
+    "gaussian.classical_calibration.eps_below_1": [
+        GaussianCalibration(d5, 0, 1, sigma=c5 * SENSITIVITY / (4 * EPSILON)),
+        GaussianCalibration(d5, 0, 1, sigma=sp.sqrt(sp.log(R(5, 4) / DELTA)) * SENSITIVITY
+                            / (2 * EPSILON)),
+    ],
+    "gaussian.classical_calibration.eps_below_1.delta_1e-10": [
+        GaussianCalibration(R(1, 10**10), 0, 1, sigma=c5 * SENSITIVITY / (4 * EPSILON)),
+        GaussianCalibration(R(1, 10**10), 0, 1, sigma=sp.sqrt(sp.log(R(5, 4) / DELTA))
+                            * SENSITIVITY / (2 * EPSILON)),
+    ],
+    "gaussian.classical_calibration.eps_below_1.all_delta": [
+        GaussianCalibrationRegion(R(1, 10**12), R(1, 2), sigma=classical_sigma() / 2),
+        GaussianCalibrationRegion(R(1, 10**12), R(1, 2), sigma=sp.sqrt(sp.log(R(5, 4) / DELTA))
+                                  * SENSITIVITY / (2 * EPSILON)),
+    ],
+    "gaussian.classical_calibration.eps_2": [
+        GaussianCalibration(d5, 0, 2, sigma=c5 * SENSITIVITY / (2 * EPSILON)),
+        GaussianCalibration(d5, 0, 9),
+    ],
+    "gaussian.notes_calibration": [
+        GaussianCalibration(d5, 0, 1, sigma=notes_sigma() / 10),
+        GaussianCalibration(d5, 0, 1, sigma=notes_sigma() / (5 * sp.log(R(5, 4) / DELTA))),
+    ],
+    "gaussian.notes_calibration.actual": [
+        ApproxDP(Gaussian(notes_sigma(R(1, 2), d5, 1), 1), R(628, 10**4), d5),
+        ApproxDP(Gaussian(notes_sigma(R(1, 2), d5, 1), 1), R(629, 10**4), R(1, 10**6)),
+    ],
+    "gaussian.calibrator": [
+        CalibrationMinimal(1, d5, R(373063, 10**5)),  # below the smallest sigma
+        CalibrationMinimal(1, d5, R(37307, 10**4)),  # valid but not the smallest
+    ],
+    "laplace.approx_dp": [
+        ApproxDP(Laplace(10, 1), R(1, 20), R(1, 50)),
+        ApproxDP(Laplace(9, 1), R(1, 20), R(247, 10**4)),
+    ],
+    "finite.approx_dp.leaky": [
+        ApproxDP(leaky, sp.log(R(10, 9)), R(9, 100)),
+        ApproxDP(leaky, 0, R(1, 20)),
+    ],
+    "composition.basic": [
+        SequentialComposition(BASIC, rule=E1 + E2 / 2),
+        SequentialComposition(BASIC, rule=sp.Max(E1, E2)),
+    ],
+    "composition.basic_delta": [
+        SequentialComposition(DELTA_PAIRS, at=DELTA_AT, delta_rule=(D1 + D2) / 2),
+        SequentialComposition(DELTA_PAIRS, at=DELTA_AT, delta_rule=D1),
+    ],
+    "composition.adaptive": [
+        SequentialComposition(ADAPTIVE, rule=E1 + E2 / 2),
+        SequentialComposition(ADAPTIVE, rule=sp.Max(E1, E2)),
+    ],
+    "composition.advanced_drv": [
+        ComposedDP(R(1, 10), 100, R(7, 10) * drv_epsilon(R(1, 10), 100, d5), d5),
+        ComposedDP(R(1, 10), 100, drv_epsilon(R(1, 10), 100, d5), R(1, 10**9)),
+    ],
+    "composition.advanced_drv.k_1000": [
+        ComposedDP(R(1, 10), 1000, R(7, 10) * drv_epsilon(R(1, 10), 1000, R(1, 10**6)),
+                   R(1, 10**6)),
+        ComposedDP(R(1, 10), 1000, drv_epsilon(R(1, 10), 1000, R(1, 10**6)), R(1, 10**13)),
+    ],
+    "composition.kov_optimal": [
+        ComposedDP(R(1, 10), 100, R(21, 5), d5),
+        ComposedDP(R(1, 10), 100, R(22, 5), R(5, 10**6)),
+    ],
+    "composition.gaussian_exact": [
+        ApproxDP(Gaussian(3 / sp.sqrt(10), 1), R(46529, 10**4), d5),
+        ApproxDP(Gaussian(3 / sp.sqrt(11), 1), R(46530, 10**4), d5),
+    ],
+    "rdp.gaussian": [
+        RenyiGaussian(a * D_**2 / (3 * s_**2)),
+        RenyiGaussian(D_**2 / (2 * s_**2)),
+    ],
+    "rdp.gaussian_conversion": [
+        RDPConversion(3, 10, d5, formula=rdp + sp.log(1 / dl) / (4 * (a - 1))),
+        RDPConversion(3, 10, d5, formula=rdp / 2 + sp.log(1 / dl) / (a - 1)),
+    ],
+    "rdp.improved_conversion": [
+        RDPComposition(((Gaussian(3, 1), 10),), R(46, 10), d5),
+        RDPComposition(((Gaussian(R(27, 10), 1), 10),), R(50240, 10**4), d5),
+    ],
+    "rdp.mixed_composition": [
+        RDPComposition(((Laplace(10, 1), 5), (KAryRR(1, 4), 3), (Gaussian(5, 1), 10)), 2,
+                       R(1, 10**6)),
+        RDPComposition(((Laplace(10, 1), 5), (KAryRR(1, 4), 3), (Gaussian(1, 1), 10)), 6,
+                       R(1, 10**6)),
+    ],
+    "zcdp.gaussian": [
+        RenyiGaussian(D_**2 / (4 * s_**2), per_alpha=True),
+        RenyiGaussian(D_**2 / (3 * s_**2), per_alpha=True),
+    ],
+    "zcdp.conversion": [
+        ZCDPConversion(3, 10, d5, formula=rho + R(3, 2) * sp.sqrt(rho * sp.log(1 / dl))),
+        ZCDPConversion(3, 10, d5, formula=2 * sp.sqrt(rho * sp.log(1 / dl)) - rho),
+    ],
+    "group.pure": [
+        GroupPrivacy((K - R(1, 2)) * EPS, pure=True),
+        GroupPrivacy(K * EPS / 2, pure=True),
+    ],
+    "group.chain_delta": [
+        GroupPrivacy(K * EPS, DEL * sp.Sum(sp.exp(i_ * EPS), (i_, 0, K - 2))),
+        GroupPrivacy(K * EPS, chain_delta() / 2),
+    ],
+    "group.standard_delta": [
+        GroupPrivacy(K * EPS, K * sp.exp((K - 2) * EPS) * DEL),
+        GroupPrivacy(K * EPS, (K - 1) * sp.exp((K - 1) * EPS) * DEL),
+    ],
+    "group.notes_stated": [
+        GroupPrivacy(K * EPS, K * sp.exp(K * EPS) * DEL / 4),
+        GroupPrivacy((K - R(1, 2)) * EPS, K * sp.exp(K * EPS) * DEL),
+    ],
+    "postprocessing.finite": [
+        PostProcessing(((rr3, {0: 1, 1: 0}), (asym, {"a": "ab", "b": "ab", "c": "c"})),
+                       rule=E0 / 2),
+        PostProcessing(((three, {"a": "a", "b": "bc", "c": "bc"}),), rule=E0 - R(1, 10)),
+    ],
+    "estimator.rr.unbiased": [
+        Unbiased(LinearEstimator(AlphaCoinRR(a), 1 / (a * N), -(1 - a) / a, N1 / N)),
+        Unbiased(LinearEstimator(AlphaCoinRR(a), 1 / (2 * a * N), -(1 - a) / (2 * a), N1 / N)),
+    ],
+    "estimator.rr.variance_exact": [
+        Variance(rr_estimator(), (1 - a**2) / (2 * a**2 * N), "=="),
+        Variance(rr_estimator(), (1 - a) / (4 * a**2 * N), "=="),
+    ],
+    "estimator.rr.variance_quarter": [
+        Variance(rr_estimator(), 1 / (8 * a**2 * N)),
+        Variance(rr_estimator(), 1 / (4 * a * N)),
+    ],
+    "estimator.rr.variance_notes": [
+        Variance(rr_estimator(), 1 / (5 * a**2 * N)),
+        Variance(rr_estimator(), 1 / (a * N)),
+    ],
+    "estimator.rr.chebyshev": [
+        ChebyshevTail(rr_estimator(), 1 / (40 * a**2 * N * T**2)),
+        ChebyshevTail(rr_estimator(), 1 / (4 * a**2 * N * T**2) / 20),
+    ],
+    "estimator.forced_response": [
+        Unbiased(forced_response_estimator(2, -N / 4)),
+        Unbiased(forced_response_estimator(3, -N / 2)),
+    ],
+    "estimator.forced_response.variance": [
+        Variance(forced_response_estimator(), N / 4, "=="),
+        Variance(forced_response_estimator(), 3 * N / 8, "=="),
+    ],
+    "estimator.one_bit": [
+        PerReportUnbiased(OneBitTelemetry(), sym("m") * (sp.Symbol("b", integer=True,
+                          nonnegative=True) * (sp.exp(EPSILON) + 1) - 1) / sp.exp(EPSILON)),
+        PerReportUnbiased(OneBitTelemetry(), one_bit_term(), sp.Symbol("x", nonnegative=True) / 2),
+    ],
+}
+CASES = [(entry, i, claim) for entry, claims in APPROXIMATE_MUTANTS.items()
+         for i, claim in enumerate(claims)]
+
+
+@pytest.mark.parametrize("entry,index,claim", CASES, ids=[f"{e}[{i}]" for e, i, _ in CASES])
+def test_approximate_catalogue_mutants_are_refuted(entry, index, claim):
+    result = check(claim)
+    assert not result.verdict.holds, result.summary()
+    assert result.verdict is Verdict.REFUTED, result.summary()
+    assert result.counterexample is not None
+
+
+def test_every_true_approximate_catalogue_entry_has_mutants():
+    true_ids = {t.id for t in theorems() if t.expect == "holds"}
+    assert true_ids <= set(APPROXIMATE_MUTANTS), sorted(true_ids - set(APPROXIMATE_MUTANTS))
+    assert all(len(APPROXIMATE_MUTANTS[i]) >= 2 for i in true_ids)
+
+
+# --- Hypothesis: post-processing and composition on random finite mechanisms ---------------
+
+SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def finite_mechanisms(draw, inputs=(0, 1), max_outputs=4):
+    """Random rational pmfs with full support (so every exact epsilon is finite)."""
+    k = draw(st.integers(2, max_outputs))
+    pmf = {}
+    for x in inputs:
+        weights = draw(st.lists(st.integers(1, 9), min_size=k, max_size=k))
+        total = sum(weights)
+        pmf[x] = {y: R(w, total) for y, w in enumerate(weights)}
+    return FiniteMechanism(pmf)
+
+
+@st.composite
+def maps(draw, outputs):
+    """A deterministic or randomised post-processing map on `outputs`."""
+    targets = ["u", "v", "w"]
+    if draw(st.booleans()):
+        return {y: draw(st.sampled_from(targets)) for y in outputs}
+    out = {}
+    for y in outputs:
+        weights = draw(st.lists(st.integers(0, 5), min_size=3, max_size=3).filter(any))
+        out[y] = {t: R(w, sum(weights)) for t, w in zip(targets, weights)}
+    return out
+
+
+@SETTINGS
+@given(data=st.data())
+def test_post_processing_never_increases_epsilon_or_delta(data):
+    mech = data.draw(finite_mechanisms())
+    f = data.draw(maps(list(mech.pmf[0])))
+    post = post_process(mech, f)
+    assert finite_ratio(post)[0] <= finite_ratio(mech)[0]
+    for e in (0, sp.log(R(3, 2)), sp.log(3)):
+        assert finite_delta(post, e)[0] <= finite_delta(mech, e)[0]
+    assert check(PostProcessing(((mech, f),), at=(sp.log(2),))).verdict is Verdict.PROVED
+
+
+@SETTINGS
+@given(m1=finite_mechanisms(), m2=finite_mechanisms(max_outputs=3),
+       m3=finite_mechanisms(max_outputs=3))
+def test_composition_epsilon_is_at_most_the_sum_and_at_least_the_max(m1, m2, m3):
+    r1, r2, r3 = (finite_ratio(m)[0] for m in (m1, m2, m3))
+    rc = finite_ratio(compose(m1, m2))[0]
+    assert max(r1, r2) <= rc <= r1 * r2
+    ra = finite_ratio(compose_adaptive(m1, {y: (m2 if y % 2 else m3) for y in m1.pmf[0]}))[0]
+    assert ra <= r1 * max(r2, r3)
+    # composition is monotone: adding a third mechanism never lowers the epsilon
+    assert finite_ratio(compose(m1, m2, m3))[0] >= rc
+
+
+@SETTINGS
+@given(mech=finite_mechanisms(), e=st.fractions(min_value=1, max_value=4, max_denominator=10))
+def test_approx_dp_on_finite_mechanisms_matches_brute_force_over_events(mech, e):
+    import itertools
+
+    factor = R(e.numerator, e.denominator)
+    outputs = list(mech.pmf[0])
+    brute = max(sum(mech.pmf[x][y] for y in S) - factor * sum(mech.pmf[xp][y] for y in S)
+                for x, xp in ((0, 1), (1, 0))
+                for r in range(len(outputs) + 1) for S in itertools.combinations(outputs, r))
+    assert finite_delta(mech, sp.log(factor))[0] == brute
+    claim = ApproxDP(mech, sp.log(factor), brute)
+    assert check(claim).verdict is Verdict.PROVED
+    if brute > 0:
+        assert check(ApproxDP(mech, sp.log(factor), brute * R(99, 100))).verdict is Verdict.REFUTED
+
+
+def test_single_group_size_follows_from_the_chain_bound():
+    assert check(GroupPrivacy(K * EPS, K * sp.exp((K - 1) * EPS) * DEL, k=3)).verdict \
+        is Verdict.PROVED
+    wrong = check(GroupPrivacy(K * EPS, K * DEL, k=3))
+    assert wrong.verdict is Verdict.REFUTED and "z0" in wrong.counterexample.inputs

@@ -1,0 +1,235 @@
+"""Soundness: mutated versions of every proved entry are never proved or certified, and
+proved verdicts agree with brute-force evaluation of the privacy loss."""
+
+import math
+from fractions import Fraction
+
+import pytest
+import sympy as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from proofs import (
+    AlphaCoinRR,
+    ExponentialMechanism,
+    FiniteMechanism,
+    ForcedResponse,
+    Histogram,
+    KAryRR,
+    Laplace,
+    LaplaceVector,
+    OneBitTelemetry,
+    PureDP,
+    ReportNoisyMax,
+    TwoSidedGeometric,
+    Verdict,
+    check,
+    sym,
+)
+from proofs.catalogue.local import CHROME as _CHROME
+from proofs.catalogue.local import rappor_eps_one as _rappor_eps_one
+from proofs.mechanisms import Rappor, RepeatedOneBit
+
+a, eps, D = sym("alpha"), sym("epsilon"), sym("Delta")
+n = sp.Symbol("n", integer=True, positive=True)
+Du = sp.Symbol("Delta", integer=True, positive=True)
+r910 = sp.Rational(9, 10)
+f, h = sym("f"), sp.Symbol("h", integer=True, positive=True)
+T = sp.Symbol("T", integer=True, positive=True)
+eps_inf = 2 * h * sp.log((1 - f / 2) / (f / 2))
+
+# Two or more mutations per proved catalogue entry: a constant nudged the wrong way, a
+# factor dropped, a tightness claim made loose.
+MUTANTS = {
+    "rr.alpha_coin.exact": [
+        PureDP(AlphaCoinRR(a), r910 * sp.log((1 + a) / (1 - a))),
+        PureDP(AlphaCoinRR(a), sp.log(1 / (1 - a))),  # the factor (1 + alpha) dropped
+        PureDP(AlphaCoinRR(a), sp.log((1 + a) / (1 - a)) + sp.Rational(1, 10), exact=True),
+    ],
+    "rr.forced_response.ln3": [
+        PureDP(ForcedResponse(), sp.log(sp.Rational(29, 10))),
+        PureDP(ForcedResponse(p_truth=sp.Rational(3, 5)), sp.log(3)),
+        PureDP(ForcedResponse(), sp.log(4), exact=True),
+    ],
+    "rr.k_ary.exact": [
+        PureDP(KAryRR(), r910 * eps),
+        PureDP(KAryRR(), eps / 2),
+    ],
+    "laplace.scalar": [
+        PureDP(Laplace(scale=r910 * D / eps, sensitivity=D), eps),
+        PureDP(Laplace(scale=1 / eps, sensitivity=D), eps),  # sensitivity dropped
+    ],
+    "laplace.vector_l1": [
+        PureDP(LaplaceVector(scale=r910 * D / eps, sensitivity=D), eps),
+        PureDP(LaplaceVector(scale=D / eps, sensitivity=D), eps / 2),
+    ],
+    "geometric.two_sided": [
+        PureDP(TwoSidedGeometric(scale=Du / (2 * eps), sensitivity=Du), eps),
+        PureDP(TwoSidedGeometric(scale=Du / eps, sensitivity=Du), r910 * eps),
+    ],
+    "exponential.half_factor": [
+        PureDP(ExponentialMechanism(half_factor=False), eps),  # the 1/2 dropped
+        PureDP(ExponentialMechanism(), r910 * eps),
+    ],
+    "exponential.monotone_no_half": [
+        PureDP(ExponentialMechanism(half_factor=False, monotone=False), eps),
+        PureDP(ExponentialMechanism(half_factor=False, monotone=True), r910 * eps),
+    ],
+    "report_noisy_max.laplace": [
+        PureDP(ReportNoisyMax(scale=1 / (2 * eps)), eps),
+        PureDP(ReportNoisyMax(scale=1 / eps), r910 * eps),
+    ],
+    "report_noisy_max.laplace.any_queries": [
+        PureDP(ReportNoisyMax(scale=1 / eps, monotone=False), eps),  # the 2 of Lap(2/eps) dropped
+        PureDP(ReportNoisyMax(scale=2 / eps, monotone=False), r910 * eps),
+    ],
+    "histogram.replace_one": [
+        PureDP(Histogram(scale=1 / eps, neighbours="replace_one"), eps),  # factor 2 dropped
+        PureDP(Histogram(scale=2 / eps, neighbours="replace_one"), r910 * eps),
+    ],
+    "histogram.add_remove": [
+        PureDP(Histogram(scale=1 / (2 * eps)), eps),
+        PureDP(Histogram(scale=1 / eps), r910 * eps),
+    ],
+    "one_bit.telemetry": [
+        PureDP(OneBitTelemetry(), r910 * eps),
+        PureDP(OneBitTelemetry(form="product"), eps),
+        PureDP(OneBitTelemetry(), sp.Rational(11, 10) * eps, exact=True),
+    ],
+    "rappor.eps_inf": [
+        PureDP(Rappor(reports="unlimited"), eps_inf / 2),  # the factor 2 dropped
+        PureDP(Rappor(reports="unlimited"), r910 * eps_inf),
+        PureDP(Rappor(reports="unlimited"), eps_inf + sp.Rational(1, 10), exact=True),
+    ],
+    "rappor.eps_one": [
+        PureDP(Rappor(), r910 * _rappor_eps_one()),
+        PureDP(Rappor(), _rappor_eps_one() / h),  # h dropped
+    ],
+    "rappor.notes_each_two_dp": [
+        PureDP(Rappor(**_CHROME), r910 * 2 * sp.log(sp.Rational(77, 45))),
+        PureDP(Rappor(**_CHROME), 1),
+    ],
+    "rappor.notes_each_two_dp.exact_value": [
+        PureDP(Rappor(**_CHROME), r910 * 2 * sp.log(sp.Rational(77, 45))),
+        PureDP(Rappor(**_CHROME), 2, exact=True),
+    ],
+    "rappor.notes_budget_4_4": [
+        PureDP(Rappor(**_CHROME, reports="unlimited"), 4 * sp.log(sp.Rational(29, 10))),
+        PureDP(Rappor(**_CHROME, reports="unlimited"), sp.Rational(44, 10), exact=True),
+    ],
+    "one_bit.memoized": [
+        PureDP(RepeatedOneBit(memoized=True), r910 * eps),
+        PureDP(RepeatedOneBit(memoized=True), sp.Rational(11, 10) * eps, exact=True),
+    ],
+    "one_bit.repeated_composes": [
+        PureDP(RepeatedOneBit(), r910 * T * eps),
+        PureDP(RepeatedOneBit(), (T + 1) * eps, exact=True),
+    ],
+    "laplace.mean_of_bits": [
+        PureDP(Laplace(scale=1 / (2 * eps * n), sensitivity=1 / n), eps),
+        PureDP(Laplace(scale=1 / (eps * n), sensitivity=2 / n), eps),
+    ],
+}
+CASES = [(entry, i, claim) for entry, claims in MUTANTS.items() for i, claim in enumerate(claims)]
+
+
+@pytest.mark.parametrize("entry,index,claim", CASES, ids=[f"{e}[{i}]" for e, i, _ in CASES])
+def test_mutants_are_never_proved(entry, index, claim):
+    result = check(claim)
+    assert not result.verdict.holds, result.summary()
+    # every one of these is false, and the checker should say so with evidence
+    assert result.verdict is Verdict.REFUTED, result.summary()
+    assert result.counterexample is not None
+
+
+def test_every_proved_catalogue_entry_has_mutants():
+    # the approximate catalogue (approximate DP, composition, ...) has its own mutants in
+    # test_approximate_soundness.py
+    from proofs.catalogue import local, pure
+
+    proved_ids = {t.id for t in pure.theorems() + local.theorems() if t.expect == "holds"}
+    assert proved_ids <= set(MUTANTS)
+    assert all(len(MUTANTS[i]) >= 2 for i in proved_ids)
+
+
+def test_unsupported_algebra_is_unknown_not_proved():
+    t = sym("t")
+    mech = FiniteMechanism(
+        {0: {0: sp.sin(t) ** 2, 1: sp.cos(t) ** 2}, 1: {0: sp.cos(t) ** 2, 1: sp.sin(t) ** 2}},
+        assumptions=(t > sp.Rational(1, 2), t < 1),
+    )
+    result = check(PureDP(mech, 5))
+    # the claim is true (the loss is at most ln cot^2(1/2) < 5) but z3 cannot take sin:
+    # the honest answer is unknown, with the reason
+    assert result.verdict is Verdict.UNKNOWN, result.summary()
+    assert "outside the SMT fragment" in result.reason
+
+
+# --- Hypothesis: proved/refuted agrees with brute force on a grid --------------------------
+
+fractions = st.fractions(min_value=Fraction(1, 20), max_value=Fraction(19, 20), max_denominator=50)
+claims = st.fractions(min_value=Fraction(0), max_value=Fraction(4), max_denominator=40)
+SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+def _agree(result, brute_max: float, claim: float) -> None:
+    if result.verdict.holds:
+        assert brute_max <= claim + 1e-9, result.summary()
+    if result.verdict is Verdict.REFUTED:
+        assert brute_max > claim - 1e-9, result.summary()
+
+
+@SETTINGS
+@given(alpha=fractions, claim=claims)
+def test_alpha_coin_matches_brute_force(alpha, claim):
+    result = check(PureDP(AlphaCoinRR(sp.Rational(alpha)), sp.Rational(claim)))
+    al = float(alpha)
+    brute = max(math.log((1 + al) / (1 - al)), math.log((1 - al) / (1 + al)))
+    _agree(result, brute, float(claim))
+    assert result.verdict in (Verdict.PROVED, Verdict.CERTIFIED, Verdict.REFUTED)
+
+
+@SETTINGS
+@given(scale=fractions, sens=fractions, claim=claims)
+def test_laplace_matches_brute_force(scale, sens, claim):
+    mech = Laplace(scale=sp.Rational(scale), sensitivity=sp.Rational(sens))
+    result = check(PureDP(mech, sp.Rational(claim)))
+    b, d = float(scale), float(sens)
+    grid = [i * d / 8 for i in range(-40, 41)]
+    brute = max((abs(y - s) - abs(y)) / b for y in grid for s in (d, -d, d / 2))
+    _agree(result, brute, float(claim))
+    assert result.verdict in (Verdict.PROVED, Verdict.REFUTED)
+
+
+@SETTINGS
+@given(e=fractions, m=st.integers(1, 10), claim=claims)
+def test_one_bit_matches_brute_force(e, m, claim):
+    result = check(PureDP(OneBitTelemetry(sp.Rational(e), m), sp.Rational(claim)))
+    E = math.exp(float(e))
+    p1 = lambda x: 1 / (E + 1) + (x / m) * (E - 1) / (E + 1)  # noqa: E731
+    xs = [m * i / 10 for i in range(11)]
+    brute = max(math.log(max(p1(x) / p1(xp), (1 - p1(x)) / (1 - p1(xp)))) for x in xs for xp in xs)
+    _agree(result, brute, float(claim))
+    assert result.verdict is not Verdict.UNKNOWN
+
+
+@SETTINGS
+@given(e=fractions, half=st.booleans(), monotone=st.booleans(), claim=claims)
+def test_exponential_matches_brute_force(e, half, monotone, claim):
+    mech = ExponentialMechanism(sp.Rational(e), 1, half_factor=half, monotone=monotone)
+    result = check(PureDP(mech, sp.Rational(claim)))
+    c = float(e) / (2 if half else 1)
+    brute = 0.0
+    for k in (2, 3, 5, 20, 200):
+        for shift_r in (-1, 0, 1):
+            for shift_o in (-1, 0, 1):
+                if monotone and shift_r * shift_o < 0:
+                    continue
+                # k outcomes of utility 0 under x; r moves by shift_r, the others by shift_o
+                p = 1 / k
+                q = math.exp(c * shift_r) / (
+                    math.exp(c * shift_r) + (k - 1) * math.exp(c * shift_o))
+                brute = max(brute, math.log(p / q))
+    _agree(result, brute, float(claim))
+    assert result.verdict in (Verdict.PROVED, Verdict.CERTIFIED, Verdict.REFUTED), result.summary()
