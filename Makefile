@@ -19,6 +19,8 @@ demo: install
 	$(VENV)/bin/dpaudit demo
 
 test: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(PY) -m pytest -q
 	$(VENV)/bin/dpaudit prove --quiet --baseline reports/proofs.json
 

@@ -8,11 +8,15 @@ on first use, so ``import auditor`` loads no NumPy, SciPy, SymPy or matplotlib.
 
 from proofs.lazy import lazy_exports
 
-__all__, __getattr__, __dir__ = lazy_exports(__name__, {
-    "auditor.engine.adapter": ("Mechanism", "as_mechanism"),
-    "auditor.engine.run": ("AuditConfig", "audit", "minimum_samples"),
-    "auditor.engine.pairs": ("Pair", "check_pair", "generate_pairs"),
-    "auditor.engine.relations": ("RELATIONS",),
-    "auditor.engine.result": ("SCHEMA_VERSION", "AuditResult", "Witness"),
-    "auditor.catalogue.entries": ("CATALOGUE", "CatalogueEntry"),
-}, globals())
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "auditor.engine.adapter": ("Mechanism", "as_mechanism"),
+        "auditor.engine.run": ("AuditConfig", "audit", "minimum_samples"),
+        "auditor.engine.pairs": ("Pair", "check_pair", "generate_pairs"),
+        "auditor.engine.relations": ("RELATIONS",),
+        "auditor.engine.result": ("SCHEMA_VERSION", "AuditResult", "Witness"),
+        "auditor.catalogue.entries": ("CATALOGUE", "CatalogueEntry"),
+    },
+    globals(),
+)

@@ -12,7 +12,7 @@ of coordinate thresholds for product distributions.
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from scipy import special, stats
@@ -20,7 +20,7 @@ from scipy import special, stats
 from auditor.catalogue import entries as samplers
 from auditor.engine.stats import cp_lower, cp_upper, epsilon_bound
 
-__all__ = ["oracle_bound", "ORACLES"]
+__all__ = ["ORACLES", "oracle_bound"]
 
 
 def _bound(px: np.ndarray, py: np.ndarray, n: int, a: float, delta: float) -> float:
@@ -40,8 +40,9 @@ def _intervals(Fx: np.ndarray, Fy: np.ndarray, coarse: int = 300):
     return px, py
 
 
-def _scalar_oracle(cdf_x: Callable, cdf_y: Callable, lo: float, hi: float, n: int, a: float,
-                   delta: float) -> float:
+def _scalar_oracle(
+    cdf_x: Callable, cdf_y: Callable, lo: float, hi: float, n: int, a: float, delta: float
+) -> float:
     t = np.linspace(lo, hi, 4001)
     return _bound(*_intervals(cdf_x(t), cdf_y(t)), n, a, delta)
 
@@ -59,7 +60,9 @@ def _laplace_cdf(mu: float, b: float) -> Callable:
 
 
 def _laplace_shift(b: float, shift: float = 1.0) -> Callable[[int, float, float], float]:
-    return lambda n, a, d: _scalar_oracle(_laplace_cdf(0, b), _laplace_cdf(shift, b), -60 * b, 60 * b, n, a, d)
+    return lambda n, a, d: _scalar_oracle(
+        _laplace_cdf(0, b), _laplace_cdf(shift, b), -60 * b, 60 * b, n, a, d
+    )
 
 
 def _two_coordinate_box(b: float) -> Callable[[int, float, float], float]:
@@ -81,8 +84,15 @@ def _rnm3(eps: float, m: int = 5) -> Callable[[int, float, float], float]:
     b = 2 / eps
 
     def oracle(n: int, a: float, d: float) -> float:
-        return _scalar_oracle(lambda t: stats.laplace.cdf(t, 1, b) ** m,
-                              lambda t: stats.laplace.cdf(t, 2, b) ** m, -40 * b, 40 * b, n, a, d)
+        return _scalar_oracle(
+            lambda t: stats.laplace.cdf(t, 1, b) ** m,
+            lambda t: stats.laplace.cdf(t, 2, b) ** m,
+            -40 * b,
+            40 * b,
+            n,
+            a,
+            d,
+        )
 
     return oracle
 
@@ -94,7 +104,9 @@ def _geometric_pmf(eps: float, x: int, support: np.ndarray) -> np.ndarray:
 
 def _geometric(eps: float) -> Callable[[int, float, float], float]:
     s = np.arange(-2000, 2001)
-    return lambda n, a, d: _discrete_oracle(_geometric_pmf(eps, 0, s), _geometric_pmf(eps, 1, s), n, a, d)
+    return lambda n, a, d: _discrete_oracle(
+        _geometric_pmf(eps, 0, s), _geometric_pmf(eps, 1, s), n, a, d
+    )
 
 
 def _truncated(eps: float, top: int = 5) -> Callable[[int, float, float], float]:
@@ -108,8 +120,12 @@ def _truncated(eps: float, top: int = 5) -> Callable[[int, float, float], float]
     def oracle(n, a, d):
         best = 0.0
         for x, y in ((1, 0), (1, 2)):
-            best = max(best, _discrete_oracle(clamp(_geometric_pmf(eps, x, s)),
-                                              clamp(_geometric_pmf(eps, y, s)), n, a, d))
+            best = max(
+                best,
+                _discrete_oracle(
+                    clamp(_geometric_pmf(eps, x, s)), clamp(_geometric_pmf(eps, y, s)), n, a, d
+                ),
+            )
         return best
 
     return oracle
@@ -119,7 +135,7 @@ def _softmax_pairs(factor: float, eps: float) -> Callable[[int, float, float], f
     pairs = [([1, 0, 0, 0], [0, 1, 1, 1]), ([0, 0, 0, 0], [1, 0, 0, 0])]
 
     def oracle(n, a, d):
-        sm = lambda u: special.softmax(factor * eps * np.asarray(u, float))  # noqa: E731
+        sm = lambda u: special.softmax(factor * eps * np.asarray(u, float))
         return max(_discrete_oracle(sm(u), sm(v), n, a, d) for u, v in pairs)
 
     return oracle
@@ -139,13 +155,20 @@ def _k_ary(eps: float, k: int = 4) -> Callable[[int, float, float], float]:
 
 def _gaussian(eps: float, delta: float) -> Callable[[int, float, float], float]:
     s = math.sqrt(2 * math.log(1.25 / delta)) / eps
-    return lambda n, a, d: _scalar_oracle(lambda t: stats.norm.cdf(t, 0, s), lambda t: stats.norm.cdf(t, 1, s),
-                                          -12 * s, 12 * s, n, a, d)
+    return lambda n, a, d: _scalar_oracle(
+        lambda t: stats.norm.cdf(t, 0, s),
+        lambda t: stats.norm.cdf(t, 1, s),
+        -12 * s,
+        12 * s,
+        n,
+        a,
+        d,
+    )
 
 
 def _oracles() -> dict[str, Callable[[float], Callable[[int, float, float], float]]]:
-    alpha = lambda e: math.tanh(e / 2)  # noqa: E731
-    tele = lambda e: 1 / (math.exp(e) + 1)  # noqa: E731
+    alpha = lambda e: math.tanh(e / 2)
+    tele = lambda e: 1 / (math.exp(e) + 1)
     return {
         "laplace.scalar": lambda e: _laplace_shift(1 / e),
         "laplace.vector_l1": lambda e: _laplace_shift(1 / e),

@@ -30,12 +30,22 @@ QUICK = os.environ.get("BENCH_QUICK") == "1"
 SCALE = 100 if QUICK else 1
 
 # DP-Sniper (Bichsel et al. 2021, Table 2) certified lower bounds at claimed eps = 0.1
-DPSNIPER = {("laplace.scalar", 0.1): 0.0968, ("noisy_hist2", 0.1): 4.602, ("rnm3", 0.1): 0.248,
-            ("rnm4", 0.1): 0.346, ("svt3", 0.1): 0.172, ("svt4", 0.1): 0.169, ("svt5", 0.1): 1.761}
+DPSNIPER = {
+    ("laplace.scalar", 0.1): 0.0968,
+    ("noisy_hist2", 0.1): 4.602,
+    ("rnm3", 0.1): 0.248,
+    ("rnm4", 0.1): 0.346,
+    ("svt3", 0.1): 0.172,
+    ("svt4", 0.1): 0.169,
+    ("svt5", 0.1): 1.761,
+}
 
 # rows: (catalogue name, epsilon (None: the entry's claim), samples per dataset)
-SPECIAL = [("laplace.scalar", 1.0, 1_000_000), ("laplace.scalar", 0.1, 2_000_000),
-           ("laplace.scalar", 0.1, 20_000_000)]
+SPECIAL = [
+    ("laplace.scalar", 1.0, 1_000_000),
+    ("laplace.scalar", 0.1, 2_000_000),
+    ("laplace.scalar", 0.1, 20_000_000),
+]
 SIZES = {"rnm3": 300_000_000, "svt4": 100_000_000, "svt3": 10_000_000, "rnm4": 10_000_000}
 CONFIDENCE = 0.95
 
@@ -52,21 +62,39 @@ def _row(name: str, eps: float | None, samples: int) -> list[str]:
     e = CATALOGUE[name]
     eps = e.claimed_epsilon if eps is None else eps
     samples = max(samples // SCALE, 20_000)
-    r = audit(e.sampler(eps), e.pairs, epsilon=eps, delta=e.delta, samples=samples,
-              confidence=CONFIDENCE, seed=2026, name=name)
+    r = audit(
+        e.sampler(eps),
+        e.pairs,
+        epsilon=eps,
+        delta=e.delta,
+        samples=samples,
+        confidence=CONFIDENCE,
+        seed=2026,
+        name=name,
+    )
     a = (1 - CONFIDENCE) / 2
     oracle = oracle_bound(name, eps, r.certification_samples, a, e.delta)
     ratio = r.epsilon_lower_bound / oracle if oracle else None
     drawn = 2 * (r.certification_samples + r.selection_samples * r.pairs_searched)
     lb = f"{r.epsilon_lower_bound:.4f}" + ("*" if r.unbounded_witness else "")
-    return [name, _fmt(eps, ".3g"), _fmt(e.true_epsilon_of(eps)), lb, _fmt(oracle),
-            _fmt(ratio, ".3f"), f"{samples:.0e}", f"{r.seconds:.1f}", f"{drawn / r.seconds:.2e}",
-            _fmt(DPSNIPER.get((name, eps))), "VIOLATION" if r.violation else "ok"]
+    return [
+        name,
+        _fmt(eps, ".3g"),
+        _fmt(e.true_epsilon_of(eps)),
+        lb,
+        _fmt(oracle),
+        _fmt(ratio, ".3f"),
+        f"{samples:.0e}",
+        f"{r.seconds:.1f}",
+        f"{drawn / r.seconds:.2e}",
+        _fmt(DPSNIPER.get((name, eps))),
+        "VIOLATION" if r.violation else "ok",
+    ]
 
 
 def _print_table(rows: list[list[str]], head: list[str]) -> None:
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
-    line = lambda cells: "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"  # noqa: E731
+    line = lambda cells: "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"
     print(line(head))
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
     for r in rows:
@@ -76,19 +104,32 @@ def _print_table(rows: list[list[str]], head: list[str]) -> None:
 
 def table() -> None:
     print(f"## 3. Certified epsilon lower bounds (confidence {CONFIDENCE}, seed 2026)\n")
-    head = ["mechanism", "claimed eps", "true eps", "our eps_lb", "oracle", "lb/oracle",
-            "samples/side", "wall s", "samples/s", "DP-Sniper", "verdict"]
+    head = [
+        "mechanism",
+        "claimed eps",
+        "true eps",
+        "our eps_lb",
+        "oracle",
+        "lb/oracle",
+        "samples/side",
+        "wall s",
+        "samples/s",
+        "DP-Sniper",
+        "verdict",
+    ]
     rows = [_row(n, e, s) for n, e, s in SPECIAL]
     for name in CATALOGUE:
         if name != "laplace.scalar":
             rows.append(_row(name, None, SIZES.get(name, 1_000_000)))
             print(f"  done {name}", file=sys.stderr, flush=True)
     _print_table(rows, head)
-    print("\n`*`: zero-probability witness (event never seen under one dataset). oracle: best bound"
-          " any sampling audit could certify with the same certification samples and CP split"
-          " (exact distributions, expected counts); '-' where no closed form is implemented."
-          " samples/s counts every output drawn (selection over all candidate pairs +"
-          " certification, both datasets).\n")
+    print(
+        "\n`*`: zero-probability witness (event never seen under one dataset). oracle: best bound"
+        " any sampling audit could certify with the same certification samples and CP split"
+        " (exact distributions, expected counts); '-' where no closed form is implemented."
+        " samples/s counts every output drawn (selection over all candidate pairs +"
+        " certification, both datasets).\n"
+    )
 
 
 def _scalar_mechanism(x):
@@ -110,9 +151,11 @@ def overhead(repeats: int = 3) -> None:
         r = audit(f, [(0.0, 1.0)], epsilon=1.0, samples=n, seed=1)
         t_audit.append(time.perf_counter() - t0)
     a, b = min(t_call), min(t_audit)
-    print(f"calling the mechanism {2 * n:.0e} times: {a:.2f} s; full audit ({n:.0e} per side, "
-          f"selection + certification): {b:.2f} s; ratio {b / a:.3f} (acceptance <= 1.5; "
-          f"min of {repeats} alternating runs); eps_lb {r.epsilon_lower_bound:.4f}\n")
+    print(
+        f"calling the mechanism {2 * n:.0e} times: {a:.2f} s; full audit ({n:.0e} per side, "
+        f"selection + certification): {b:.2f} s; ratio {b / a:.3f} (acceptance <= 1.5; "
+        f"min of {repeats} alternating runs); eps_lb {r.epsilon_lower_bound:.4f}\n"
+    )
 
 
 _MEM_SCRIPT = """
@@ -132,16 +175,26 @@ print(int(hwm), peak_py, r.epsilon_lower_bound, r.seconds)
 
 def memory() -> None:
     sizes = [1_000_000, 100_000_000 // SCALE]
-    print(f"## 1. Memory: peak RSS of certification at {sizes[0]:.0e} vs {sizes[1]:.0e} samples per side\n")
+    print(
+        f"## 1. Memory: peak RSS of certification at {sizes[0]:.0e} vs {sizes[1]:.0e} samples per "
+        "side\n"
+    )
     out = {}
     env = dict(os.environ, PYTHONPATH=os.getcwd() + os.pathsep + os.environ.get("PYTHONPATH", ""))
     for n in sizes:
-        res = subprocess.run([sys.executable, "-c", _MEM_SCRIPT, str(n)], capture_output=True, text=True,
-                             check=True, env=env)
+        res = subprocess.run(
+            [sys.executable, "-c", _MEM_SCRIPT, str(n)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=env,
+        )
         hwm, peak_py, lb, secs = res.stdout.split()
         out[n] = int(hwm)
-        print(f"samples {n:.0e}: peak RSS (VmHWM) {int(hwm) / 1024:.1f} MiB, peak traced allocations "
-              f"{int(peak_py) / 2**20:.1f} MiB, eps_lb {float(lb):.4f}, {float(secs):.1f} s")
+        print(
+            f"samples {n:.0e}: peak RSS (VmHWM) {int(hwm) / 1024:.1f} MiB, peak traced allocations "
+            f"{int(peak_py) / 2**20:.1f} MiB, eps_lb {float(lb):.4f}, {float(secs):.1f} s"
+        )
     print(f"RSS ratio {out[sizes[1]] / out[sizes[0]]:.3f} (acceptance <= 1.2)\n")
 
 
@@ -152,8 +205,17 @@ def false_alarms() -> None:
     for name, e in CATALOGUE.items():
         if not e.correct:
             continue
-        hits = sum(audit(e.sampler(), e.pairs, epsilon=e.claimed_epsilon, delta=e.delta,
-                         samples=20_000, seed=s).violation for s in seeds)
+        hits = sum(
+            audit(
+                e.sampler(),
+                e.pairs,
+                epsilon=e.claimed_epsilon,
+                delta=e.delta,
+                samples=20_000,
+                seed=s,
+            ).violation
+            for s in seeds
+        )
         total += len(seeds)
         bad += hits
         print(f"{name}: {hits}/{len(seeds)} violations")
@@ -184,8 +246,14 @@ def local_protocols() -> None:
     # in a child of its own: peak RSS of children is a maximum over every child this process
     # has had, and the memory section above already ran a 1e8-sample one
     rows = 10_000 if QUICK else 1_000_000
-    subprocess.run([sys.executable, "-c", f"from bench import closeness_bench; closeness_bench.run(rows={rows})"],
-                   check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"from bench import closeness_bench; closeness_bench.run(rows={rows})",
+        ],
+        check=True,
+    )
     ldp_bench.run()  # prints its own lines
     print()
 
@@ -196,17 +264,26 @@ def proofs() -> None:
     proofs_bench.run()
 
 
-SECTIONS = {"memory": memory, "overhead": overhead, "table": table, "false_alarms": false_alarms,
-            "longitudinal": longitudinal, "third_party": third_party,
-            "local_protocols": local_protocols, "proofs": proofs}
+SECTIONS = {
+    "memory": memory,
+    "overhead": overhead,
+    "table": table,
+    "false_alarms": false_alarms,
+    "longitudinal": longitudinal,
+    "third_party": third_party,
+    "local_protocols": local_protocols,
+    "proofs": proofs,
+}
 
 
 def main(argv: list[str] | None = None) -> int:
     names = sys.argv[1:] if argv is None else argv
     unknown = [n for n in names if n not in SECTIONS]
     if unknown:
-        print(f"unknown bench section {unknown[0]!r}; choose from {', '.join(SECTIONS)}",
-              file=sys.stderr)
+        print(
+            f"unknown bench section {unknown[0]!r}; choose from {', '.join(SECTIONS)}",
+            file=sys.stderr,
+        )
         return 2
     t0 = time.perf_counter()
     print("# dpaudit benchmark" + (" (QUICK)" if QUICK else "") + "\n")

@@ -37,9 +37,11 @@ from auditor.local.rappor import (
 
 __all__ = ["run"]
 
-CONFIGS = (RapporParams(k=128, h=2, f=0.5, p=0.5, q=0.75, cohorts=1),
-           RapporParams(k=32, h=2, f=0.5, p=0.5, q=0.75, cohorts=8),
-           RapporParams(k=128, h=2, f=0.5, p=0.5, q=0.75, cohorts=64))
+CONFIGS = (
+    RapporParams(k=128, h=2, f=0.5, p=0.5, q=0.75, cohorts=1),
+    RapporParams(k=32, h=2, f=0.5, p=0.5, q=0.75, cohorts=8),
+    RapporParams(k=128, h=2, f=0.5, p=0.5, q=0.75, cohorts=64),
+)
 
 
 def _zipf(clients: int, values: int, rng: np.random.Generator, s: float = 1.1) -> np.ndarray:
@@ -56,10 +58,12 @@ def _rappor_recovery(params: RapporParams, seed: int) -> str:
     est = decode(simulate_aggregate(population, candidates, params, rng), candidates)
     seconds = time.perf_counter() - started
     z = (est.counts - truth) / est.standard_errors
-    return (f"  k={params.k:<3} h={params.h} cohorts={params.cohorts:<2}  max|z| top10 "
-            f"{np.abs(z[:10]).max():4.2f}  max|z| all50 {np.abs(z).max():4.2f}  rms z "
-            f"{math.sqrt(np.mean(z**2)):4.2f}  |z|<1.96: {np.mean(np.abs(z) < 1.96):4.0%}  "
-            f"s.e.(top freq) {est.frequency_standard_errors[0]:.4f}  ({seconds:.1f} s)")
+    return (
+        f"  k={params.k:<3} h={params.h} cohorts={params.cohorts:<2}  max|z| top10 "
+        f"{np.abs(z[:10]).max():4.2f}  max|z| all50 {np.abs(z).max():4.2f}  rms z "
+        f"{math.sqrt(np.mean(z**2)):4.2f}  |z|<1.96: {np.mean(np.abs(z) < 1.96):4.0%}  "
+        f"s.e.(top freq) {est.frequency_standard_errors[0]:.4f}  ({seconds:.1f} s)"
+    )
 
 
 def _rappor_calibration(repeats: int = 40) -> list[str]:
@@ -72,11 +76,15 @@ def _rappor_calibration(repeats: int = 40) -> list[str]:
         truth = np.bincount(population, minlength=50)
         est = decode(simulate_aggregate(population, candidates, params, rng), candidates)
         z.append((est.counts - truth) / est.standard_errors)
-        covered += sum(rappor_frequency(est, v).covers(truth[i] / truth.sum())
-                       for i, v in enumerate(candidates))
+        covered += sum(
+            rappor_frequency(est, v).covers(truth[i] / truth.sum())
+            for i, v in enumerate(candidates)
+        )
     z = np.concatenate(z)
-    return [f"  {repeats} populations x 50 values (k=32, 8 cohorts): sd(z) {z.std():.3f}, "
-            f"mean(z) {z.mean():+.3f}, 95% CI coverage {covered / z.size:.3f}"]
+    return [
+        f"  {repeats} populations x 50 values (k=32, 8 cohorts): sd(z) {z.std():.3f}, "
+        f"mean(z) {z.mean():+.3f}, 95% CI coverage {covered / z.size:.3f}"
+    ]
 
 
 def _estimator_case(name: str, method: str, repeats: int, rng: np.random.Generator):
@@ -105,21 +113,27 @@ def _estimator_case(name: str, method: str, repeats: int, rng: np.random.Generat
 def _estimators(repeats: int = 5000) -> list[str]:
     rng = np.random.default_rng(2017)
     lo, hi = binom.ppf(0.0005, repeats, 0.95) / repeats, binom.ppf(0.9995, repeats, 0.95) / repeats
-    lines = [f"  {repeats} repetitions, n = 1000 each; a 95% interval's coverage should be >= "
-             f"{lo:.3f} (Wald: within [{lo:.3f}, {hi:.3f}]); bias in s.e. units within +-3.3"]
+    lines = [
+        f"  {repeats} repetitions, n = 1000 each; a 95% interval's coverage should be >= "
+        f"{lo:.3f} (Wald: within [{lo:.3f}, {hi:.3f}]); bias in s.e. units within +-3.3"
+    ]
     for name in ("rr alpha=0.4", "forced response", "one-bit eps=1 m=10"):
         for method in ("clopper-pearson", "normal"):
             coverage, bias_z, sd_z = _estimator_case(name, method, repeats, rng)
-            lines.append(f"  {name:<20} {method:<16} coverage {coverage:.4f}  "
-                         f"bias {bias_z:+5.2f} s.e.  sd(z) {sd_z:.3f}")
+            lines.append(
+                f"  {name:<20} {method:<16} coverage {coverage:.4f}  "
+                f"bias {bias_z:+5.2f} s.e.  sd(z) {sd_z:.3f}"
+            )
     return lines
 
 
 def run() -> list[str]:
-    lines = ["RAPPOR privacy (Erlingsson et al. 2014), h=2 f=0.5 p=0.5 q=0.75: "
-             f"eps_inf = {epsilon_infinity(2, 0.5):.4f} (= 4 ln 3), "
-             f"eps_1 = {epsilon_one(2, 0.5, 0.5, 0.75):.4f}",
-             "RAPPOR decoder, 100k clients, 50 values Zipf(1.1), least squares:"]
+    lines = [
+        "RAPPOR privacy (Erlingsson et al. 2014), h=2 f=0.5 p=0.5 q=0.75: "
+        f"eps_inf = {epsilon_infinity(2, 0.5):.4f} (= 4 ln 3), "
+        f"eps_1 = {epsilon_one(2, 0.5, 0.5, 0.75):.4f}",
+        "RAPPOR decoder, 100k clients, 50 values Zipf(1.1), least squares:",
+    ]
     lines += [_rappor_recovery(params, seed) for seed, params in enumerate(CONFIGS)]
     lines += ["RAPPOR standard-error calibration:", *_rappor_calibration()]
     lines += ["Estimator unbiasedness and interval coverage:", *_estimators()]

@@ -66,24 +66,42 @@ def run(samples: int = 200_000, ts=TS, rappor_ts=(1, 2, 4, 8, 16)) -> list[dict]
         pair = (1.0, 0.0) if kind == "one-bit" else (1, 2)
         claimed = EPS if kind == "one-bit" else proved_bounds("rappor", 1, True)
         start = time.perf_counter()
-        result = audit(make(T, memoized), [pair], epsilon=claimed, samples=samples, seed=7,
-                       name=f"{kind} T={T}")
-        rows.append(dict(kind=kind, T=T, memoized=memoized, claimed=claimed,
-                         proved=proved_bounds(kind, T, memoized), eps_lb=result.epsilon_lower_bound,
-                         violation=result.violation, seconds=time.perf_counter() - start))
+        result = audit(
+            make(T, memoized),
+            [pair],
+            epsilon=claimed,
+            samples=samples,
+            seed=7,
+            name=f"{kind} T={T}",
+        )
+        rows.append(
+            dict(
+                kind=kind,
+                T=T,
+                memoized=memoized,
+                claimed=claimed,
+                proved=proved_bounds(kind, T, memoized),
+                eps_lb=result.epsilon_lower_bound,
+                violation=result.violation,
+                seconds=time.perf_counter() - start,
+            )
+        )
     return rows
 
 
 def table(rows: list[dict]) -> str:
-    head = (f"{'protocol':<8} {'T':>3} {'memoized':>8} {'claimed/report':>14} {'proved eps':>10} "
-            f"{'audited eps_lb':>14} {'violation':>9} {'seconds':>8}")
+    head = (
+        f"{'protocol':<8} {'T':>3} {'memoized':>8} {'claimed/report':>14} {'proved eps':>10} "
+        f"{'audited eps_lb':>14} {'violation':>9} {'seconds':>8}"
+    )
     lines = [head, "-" * len(head)]
     for r in rows:
-        lines.append(f"{r['kind']:<8} {r['T']:>3} {str(r['memoized']):>8} {r['claimed']:>14.4f} "
-                     f"{r['proved']:>10.4f} {r['eps_lb']:>14.4f} {str(r['violation']):>9} "
-                     f"{r['seconds']:>8.2f}")
+        lines.append(
+            f"{r['kind']:<8} {r['T']:>3} {r['memoized']!s:>8} {r['claimed']:>14.4f} "
+            f"{r['proved']:>10.4f} {r['eps_lb']:>14.4f} {r['violation']!s:>9} "
+            f"{r['seconds']:>8.2f}"
+        )
     return "\n".join(lines)
-
 
 
 def plot(rows: list[dict], path: str) -> None:
@@ -103,8 +121,17 @@ def plot(rows: list[dict], path: str) -> None:
                 continue
             ts = [r["T"] for r in sel]
             label = "memoized" if memoized else "fresh each report"
-            ax.plot(ts, [r["eps_lb"] for r in sel], "o-", color=colour, label=f"audited eps_lb, {label}")
-            ax.plot(ts, [r["proved"] for r in sel], "--", color=colour, alpha=0.6, label=f"proved eps, {label}")
+            ax.plot(
+                ts, [r["eps_lb"] for r in sel], "o-", color=colour, label=f"audited eps_lb, {label}"
+            )
+            ax.plot(
+                ts,
+                [r["proved"] for r in sel],
+                "--",
+                color=colour,
+                alpha=0.6,
+                label=f"proved eps, {label}",
+            )
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("reports per client T")

@@ -30,8 +30,9 @@ def mutation() -> None:
     for line in result.false_passed:
         print(f"  FALSE MUTANT PASSED: {line}")
     if result.theorems_without_false_mutant:
-        print("  theorems without a false mutant: "
-              + ", ".join(result.theorems_without_false_mutant))
+        print(
+            "  theorems without a false mutant: " + ", ".join(result.theorems_without_false_mutant)
+        )
     print(f"{time.perf_counter() - start:.0f} s\n")
 
 
@@ -56,8 +57,13 @@ def fuzz(examples: int = 2000) -> None:
     counts: collections.Counter = collections.Counter()
     internal: list[str] = []
 
-    @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(st.data())
     def run(data):
         try:

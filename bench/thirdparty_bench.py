@@ -24,19 +24,40 @@ def run(scale: float = 1.0) -> list[dict]:
         start = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            r = audit(m.function, [m.pair], epsilon=m.epsilon, delta=m.delta, samples=samples,
-                      seed=0, name=f"{m.library} {m.name}")
+            r = audit(
+                m.function,
+                [m.pair],
+                epsilon=m.epsilon,
+                delta=m.delta,
+                samples=samples,
+                seed=0,
+                name=f"{m.library} {m.name}",
+            )
         witness = r.witness.event if r.witness is not None else "none"
-        rows.append(dict(library=m.library, name=m.name, epsilon=m.epsilon, delta=m.delta,
-                         pair=m.pair, samples=samples, eps_lb=r.epsilon_lower_bound,
-                         violation=r.violation, unbounded=r.unbounded_witness, event=witness,
-                         seconds=time.perf_counter() - start, note=m.note))
+        rows.append(
+            dict(
+                library=m.library,
+                name=m.name,
+                epsilon=m.epsilon,
+                delta=m.delta,
+                pair=m.pair,
+                samples=samples,
+                eps_lb=r.epsilon_lower_bound,
+                violation=r.violation,
+                unbounded=r.unbounded_witness,
+                event=witness,
+                seconds=time.perf_counter() - start,
+                note=m.note,
+            )
+        )
     return rows
 
 
 def table(rows: list[dict]) -> str:
-    head = ("| library | mechanism | claim (eps, delta) | pair | samples/side | eps_lb (95%) | "
-            "verdict | witness event | seconds |")
+    head = (
+        "| library | mechanism | claim (eps, delta) | pair | samples/side | eps_lb (95%) | "
+        "verdict | witness event | seconds |"
+    )
     lines = [head, "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if "skipped" in r:
@@ -46,9 +67,11 @@ def table(rows: list[dict]) -> str:
         if r["unbounded"]:
             verdict += " (unbounded witness)"
         a, b = r["pair"]
-        lines.append(f"| {r['library']} | {r['name']} | ({r['epsilon']:.4g}, {r['delta']:g}) | "
-                     f"{a} vs {b} | {r['samples']} | {r['eps_lb']:.4f} | {verdict} | "
-                     f"{r['event']} | {r['seconds']:.1f} |")
+        lines.append(
+            f"| {r['library']} | {r['name']} | ({r['epsilon']:.4g}, {r['delta']:g}) | "
+            f"{a} vs {b} | {r['samples']} | {r['eps_lb']:.4f} | {verdict} | "
+            f"{r['event']} | {r['seconds']:.1f} |"
+        )
     return "\n".join(lines)
 
 

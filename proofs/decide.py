@@ -24,8 +24,20 @@ from proofs.expr import rationalize
 from proofs.numeric import certainly_greater
 from proofs.smt import prove_forall
 
-__all__ = ["Outcome", "algebraically_equal", "closed_compare", "compare", "discharge", "free_symbols",
-           "differ", "greater", "holds_at", "hyperbolic_to_exp", "is_zero", "show"]
+__all__ = [
+    "Outcome",
+    "algebraically_equal",
+    "closed_compare",
+    "compare",
+    "differ",
+    "discharge",
+    "free_symbols",
+    "greater",
+    "holds_at",
+    "hyperbolic_to_exp",
+    "is_zero",
+    "show",
+]
 
 
 def free_symbols(expr_list) -> set:
@@ -143,17 +155,23 @@ def is_zero(expr: sp.Expr) -> bool:
             return True
         if expr.has(HyperbolicFunction) and sp.simplify(hyperbolic_to_exp(expr)) == 0:
             return True
-        return (sp.simplify(sp.expand(sp.powsimp(sp.expand(expr)))) == 0
-                or _exp_rational_zero(expr))
-    except (OverflowError, ValueError, TypeError, RecursionError, ZeroDivisionError,
-            NotImplementedError):
+        return sp.simplify(sp.expand(sp.powsimp(sp.expand(expr)))) == 0 or _exp_rational_zero(expr)
+    except (
+        OverflowError,
+        ValueError,
+        TypeError,
+        RecursionError,
+        ZeroDivisionError,
+        NotImplementedError,
+    ):
         return False  # SymPy (or mpmath inside it) gave up: not shown
 
 
 def hyperbolic_to_exp(e: sp.Expr) -> sp.Expr:
     """cosh, sinh, tanh, ... written with exp (arb and the rules below know exp only)."""
-    return sp.sympify(e).replace(lambda x: isinstance(x, HyperbolicFunction),
-                                 lambda x: x.rewrite(sp.exp))
+    return sp.sympify(e).replace(
+        lambda x: isinstance(x, HyperbolicFunction), lambda x: x.rewrite(sp.exp)
+    )
 
 
 def _exp_rational_zero(e: sp.Expr) -> bool:
@@ -178,8 +196,12 @@ def _exp_rational_zero(e: sp.Expr) -> bool:
 def greater(lhs: sp.Expr, rhs: sp.Expr) -> tuple[bool, str]:
     """Certainly lhs > rhs, for closed finite values? (True, how) or (False, ...)."""
     lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
-    if lhs.free_symbols or rhs.free_symbols or lhs.has(sp.oo, -sp.oo, sp.zoo, sp.nan) \
-            or rhs.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
+    if (
+        lhs.free_symbols
+        or rhs.free_symbols
+        or lhs.has(sp.oo, -sp.oo, sp.zoo, sp.nan)
+        or rhs.has(sp.oo, -sp.oo, sp.zoo, sp.nan)
+    ):
         return False, ""
     out = closed_compare(hyperbolic_to_exp(lhs), hyperbolic_to_exp(rhs))
     return out.status == "violated", out.detail

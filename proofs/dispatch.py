@@ -22,10 +22,17 @@ from proofs.results import ProofResult, ProofRun, Verdict
 __all__ = ["CHECKERS", "check", "check_isolated", "checker_for", "error_result", "run_theorems"]
 
 CHECKERS = (
-    "proofs.checkers.pure", "proofs.checkers.profiles", "proofs.checkers.calibration",
-    "proofs.checkers.composition", "proofs.checkers.group", "proofs.checkers.postprocessing",
-    "proofs.checkers.renyi", "proofs.checkers.rdp", "proofs.checkers.estimators",
-    "proofs.checkers.densities", "proofs.checkers.distances",
+    "proofs.checkers.pure",
+    "proofs.checkers.profiles",
+    "proofs.checkers.calibration",
+    "proofs.checkers.composition",
+    "proofs.checkers.group",
+    "proofs.checkers.postprocessing",
+    "proofs.checkers.renyi",
+    "proofs.checkers.rdp",
+    "proofs.checkers.estimators",
+    "proofs.checkers.densities",
+    "proofs.checkers.distances",
 )
 
 
@@ -39,8 +46,10 @@ def checker_for(claim: Any):
     for checker in _checkers():
         if checker.supports(claim):
             return checker
-    raise InputError(f"{type(claim).__name__} is not a claim dpaudit can check; use proofs.PureDP "
-                     "(or another claim class from proofs; see docs/claims.md).")
+    raise InputError(
+        f"{type(claim).__name__} is not a claim dpaudit can check; use proofs.PureDP "
+        "(or another claim class from proofs; see docs/claims.md)."
+    )
 
 
 def check(item: Theorem | Any) -> ProofResult:
@@ -50,20 +59,42 @@ def check(item: Theorem | Any) -> ProofResult:
     start = time.perf_counter()
     finding = checker.check(theorem.claim)
     return ProofResult(
-        id=theorem.id, statement=theorem.statement or theorem.claim.statement(),
-        verdict=finding.verdict, method=finding.method, reason=finding.reason,
-        counterexample=finding.counterexample, tight_epsilon=finding.tight_epsilon,
-        source=theorem.source, expect=theorem.expect, steps=tuple(finding.steps),
-        seconds=time.perf_counter() - start, file=theorem.file)
+        id=theorem.id,
+        statement=theorem.statement or theorem.claim.statement(),
+        verdict=finding.verdict,
+        method=finding.method,
+        reason=finding.reason,
+        counterexample=finding.counterexample,
+        tight_epsilon=finding.tight_epsilon,
+        source=theorem.source,
+        expect=theorem.expect,
+        steps=tuple(finding.steps),
+        seconds=time.perf_counter() - start,
+        file=theorem.file,
+    )
 
 
-def error_result(id: str, message: str, *, file: str = "", source: str = "",
-                 expect: str = "holds", internal: bool = False) -> ProofResult:
+def error_result(
+    id: str,
+    message: str,
+    *,
+    file: str = "",
+    source: str = "",
+    expect: str = "holds",
+    internal: bool = False,
+) -> ProofResult:
     """The `error` result of a claim that could not be checked."""
-    return ProofResult(id=id, statement="", verdict=Verdict.ERROR,
-                       method="internal error" if internal else "bad input",
-                       reason=" ".join(message.split()), source=source, expect=expect,
-                       file=file, internal=internal)
+    return ProofResult(
+        id=id,
+        statement="",
+        verdict=Verdict.ERROR,
+        method="internal error" if internal else "bad input",
+        reason=" ".join(message.split()),
+        source=source,
+        expect=expect,
+        file=file,
+        internal=internal,
+    )
 
 
 def check_isolated(item: Theorem | Any) -> ProofResult:
@@ -76,21 +107,30 @@ def check_isolated(item: Theorem | Any) -> ProofResult:
     except InputError as exc:
         return error_result(theorem.id, str(exc), **meta)
     except NotImplementedError as exc:
-        return replace(error_result(theorem.id, "", **meta), verdict=Verdict.UNKNOWN,
-                       statement=_statement(theorem), method="none",
-                       reason=f"SymPy cannot handle this claim: {exc}")
+        return replace(
+            error_result(theorem.id, "", **meta),
+            verdict=Verdict.UNKNOWN,
+            statement=_statement(theorem),
+            method="none",
+            reason=f"SymPy cannot handle this claim: {exc}",
+        )
     except RecursionError:
-        return error_result(theorem.id, "the claim is too deeply nested to check; simplify it.",
-                            **meta)
-    except Exception as exc:  # noqa: BLE001 - isolate the claim; the run reports exit 3
-        return error_result(theorem.id, f"internal error ({type(exc).__name__}: {exc}); please "
-                                        "report it.", internal=True, **meta)
+        return error_result(
+            theorem.id, "the claim is too deeply nested to check; simplify it.", **meta
+        )
+    except Exception as exc:
+        return error_result(
+            theorem.id,
+            f"internal error ({type(exc).__name__}: {exc}); please report it.",
+            internal=True,
+            **meta,
+        )
 
 
 def _statement(theorem: Theorem) -> str:
     try:
         return theorem.statement or theorem.claim.statement()
-    except Exception:  # noqa: BLE001 - a statement is only for display
+    except Exception:
         return type(theorem.claim).__name__
 
 

@@ -8,7 +8,12 @@ the command line turns them into a one-line message and exit code 2.
 from __future__ import annotations
 
 __all__ = [
-    "DPAuditError", "EXIT_BAD_INPUT", "EXIT_FOUND", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK",
+    "EXIT_BAD_INPUT",
+    "EXIT_FOUND",
+    "EXIT_INTERNAL",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "DPAuditError",
     "InputError",
 ]
 

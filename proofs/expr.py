@@ -27,16 +27,26 @@ from __future__ import annotations
 
 import numbers
 import re
+from collections.abc import Mapping
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any
 
 import sympy as sp
 
 from proofs.errors import InputError
 
-__all__ = ["FUNCTIONS", "KNOWN_SYMBOLS", "MAX_LENGTH", "as_expr", "by_name", "parse",
-           "rationalize", "rule_expr", "symbols_of"]
+__all__ = [
+    "FUNCTIONS",
+    "KNOWN_SYMBOLS",
+    "MAX_LENGTH",
+    "as_expr",
+    "by_name",
+    "parse",
+    "rationalize",
+    "rule_expr",
+    "symbols_of",
+]
 
 MAX_LENGTH = 400
 _MAX_DEPTH = 40
@@ -89,8 +99,9 @@ class _Parser:
 
     def fail(self, why: str) -> InputError:
         shown = self.text if len(self.text) <= 80 else self.text[:77] + "..."
-        return InputError(f"{self.field}={shown!r} is not a formula dpaudit reads: {why}; "
-                          f"use {_ALLOWED}.")
+        return InputError(
+            f"{self.field}={shown!r} is not a formula dpaudit reads: {why}; use {_ALLOWED}."
+        )
 
     def _tokenize(self, text: str) -> list[tuple[str, str]]:
         tokens, i = [], 0
@@ -226,8 +237,9 @@ class _Parser:
         return func(*args)
 
 
-def parse(text: str, field: str = "value", symbols: Mapping[str, sp.Symbol] | None = None
-          ) -> sp.Expr:
+def parse(
+    text: str, field: str = "value", symbols: Mapping[str, sp.Symbol] | None = None
+) -> sp.Expr:
     """Read a formula written by a user into a SymPy expression, without evaluating any code.
 
     `symbols` maps names to the symbols a caller wants them to be (for example the ones a
@@ -237,8 +249,10 @@ def parse(text: str, field: str = "value", symbols: Mapping[str, sp.Symbol] | No
     if not isinstance(text, str):
         raise InputError(f"{field}={text!r} is not text; give a formula as a string.")
     if len(text) > MAX_LENGTH:
-        raise InputError(f"{field} is {len(text)} characters long; formulas are limited to "
-                         f"{MAX_LENGTH} characters.")
+        raise InputError(
+            f"{field} is {len(text)} characters long; formulas are limited to "
+            f"{MAX_LENGTH} characters."
+        )
     return _Parser(text, field, symbols or {}).parse()
 
 
@@ -251,8 +265,9 @@ def as_expr(value: Any, name: str, symbols: Mapping[str, sp.Symbol] | None = Non
     """
     if isinstance(value, sp.Basic):
         if not isinstance(value, sp.Expr):
-            raise InputError(f"{name}={value!r} must be a number or a formula, not "
-                             f"{type(value).__name__}.")
+            raise InputError(
+                f"{name}={value!r} must be a number or a formula, not {type(value).__name__}."
+            )
         return _finite_real(value, name)
     if isinstance(value, bool):
         raise InputError(f"{name}={value!r} must be a number or a SymPy expression, not a bool.")
@@ -273,16 +288,21 @@ def as_expr(value: Any, name: str, symbols: Mapping[str, sp.Symbol] | None = Non
             raise InputError(f"{name}={value!r} must be a finite number.")
         f = Fraction(repr(v))
         return sp.Rational(f.numerator, f.denominator)
-    raise InputError(f"{name}={value!r} must be a number or a SymPy expression, not "
-                     f"{type(value).__name__}.")
+    raise InputError(
+        f"{name}={value!r} must be a number or a SymPy expression, not {type(value).__name__}."
+    )
 
 
 def _finite_real(value: sp.Expr, name: str) -> sp.Expr:
     """Refuse nan, infinities and non-real numbers: no parameter of a DP claim is one."""
-    if value.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or value.has(sp.I) or (
-            value.is_number and value.is_real is False):
-        raise InputError(f"{name}={value} must be a finite real number or a formula in real "
-                         "parameters.")
+    if (
+        value.has(sp.nan, sp.zoo, sp.oo, -sp.oo)
+        or value.has(sp.I)
+        or (value.is_number and value.is_real is False)
+    ):
+        raise InputError(
+            f"{name}={value} must be a finite real number or a formula in real parameters."
+        )
     return value
 
 
@@ -330,6 +350,7 @@ def rule_expr(value: Any, name: str, allowed: Mapping[str, sp.Symbol]) -> sp.Exp
     expr = as_expr(value, name, symbols=allowed)
     extra = sorted({s.name for s in expr.free_symbols} - set(allowed))
     if extra:
-        raise InputError(f"{name}={value} uses {', '.join(extra)}; write it in "
-                         f"{', '.join(allowed)} only.")
+        raise InputError(
+            f"{name}={value} uses {', '.join(extra)}; write it in {', '.join(allowed)} only."
+        )
     return expr.xreplace({s: allowed[s.name] for s in expr.free_symbols})

@@ -16,7 +16,8 @@ irrational terms):
 from __future__ import annotations
 
 import itertools
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import sympy as sp
 
@@ -25,8 +26,15 @@ from proofs.expr import as_expr, rationalize
 from proofs.mechanisms import FiniteMechanism
 from proofs.numeric import certainly_greater
 
-__all__ = ["canonical_mechanism", "compose", "compose_adaptive", "finite_delta", "finite_ratio",
-           "post_process", "rr_table"]
+__all__ = [
+    "canonical_mechanism",
+    "compose",
+    "compose_adaptive",
+    "finite_delta",
+    "finite_ratio",
+    "post_process",
+    "rr_table",
+]
 
 
 def rr_table(ratio) -> FiniteMechanism:
@@ -47,16 +55,20 @@ def canonical_mechanism(ratio, delta=0) -> FiniteMechanism:
     if d == 0:
         return rr_table(r)
     hi, lo = (1 - d) * r / (1 + r), (1 - d) / (1 + r)
-    pmf = {0: {"a": d, "b": hi, "c": lo, "d": sp.Integer(0)},
-           1: {"a": sp.Integer(0), "b": lo, "c": hi, "d": d}}
+    pmf = {
+        0: {"a": d, "b": hi, "c": lo, "d": sp.Integer(0)},
+        1: {"a": sp.Integer(0), "b": lo, "c": hi, "d": d},
+    }
     return FiniteMechanism(pmf, name=f"canonical(e^eps={r}, delta={d})")
 
 
 def _p(mech: FiniteMechanism, x, y) -> sp.Expr:
     value = rationalize(as_expr(mech.pmf[x][y], f"pmf[{x!r}][{y!r}]"))
     if value.free_symbols:
-        raise InputError(f"pmf[{x!r}][{y!r}] = {value} has symbols; the exact finite-mechanism "
-                         "algebra needs numbers (give numeric probabilities).")
+        raise InputError(
+            f"pmf[{x!r}][{y!r}] = {value} has symbols; the exact finite-mechanism "
+            "algebra needs numbers (give numeric probabilities)."
+        )
     return value
 
 
@@ -70,8 +82,10 @@ def finite_ratio(mech: FiniteMechanism) -> tuple[sp.Expr, tuple | None]:
         for y in mech.pmf[x]:
             p, q = _p(mech, x, y), _p(mech, xp, y)
             if not (p.is_Rational and q.is_Rational):
-                raise InputError(f"pmf[{x!r}][{y!r}] = {p} is not a rational number; give exact "
-                                 "fractions (sympy.Rational) for composition checks.")
+                raise InputError(
+                    f"pmf[{x!r}][{y!r}] = {p} is not a rational number; give exact "
+                    "fractions (sympy.Rational) for composition checks."
+                )
             ratio = sp.oo if (q == 0 and p > 0) else (p / q if q != 0 else sp.Integer(0))
             if where is None or ratio > best:
                 best, where = ratio, (x, xp, y)
@@ -111,8 +125,10 @@ def _inputs(mechs) -> list:
     keys = list(mechs[0].pmf)
     for m in mechs[1:]:
         if set(m.pmf) != set(keys):
-            raise InputError(f"mechanisms have different inputs {sorted(map(str, m.pmf))} vs "
-                             f"{sorted(map(str, keys))}; describe all on the same inputs.")
+            raise InputError(
+                f"mechanisms have different inputs {sorted(map(str, m.pmf))} vs "
+                f"{sorted(map(str, keys))}; describe all on the same inputs."
+            )
     return keys
 
 
@@ -124,13 +140,16 @@ def compose(*mechs: FiniteMechanism) -> FiniteMechanism:
     pmf = {}
     for x in keys:
         rows = [m.pmf[x] for m in mechs]
-        pmf[x] = {ys: sp.Mul(*(rationalize(as_expr(r[y], "pmf")) for r, y in zip(rows, ys)))
-                  for ys in itertools.product(*rows)}
+        pmf[x] = {
+            ys: sp.Mul(*(rationalize(as_expr(r[y], "pmf")) for r, y in zip(rows, ys)))
+            for ys in itertools.product(*rows)
+        }
     return FiniteMechanism(pmf, mechs[0].neighbours, name="composition")
 
 
-def compose_adaptive(first: FiniteMechanism,
-                     second: Mapping[Any, FiniteMechanism]) -> FiniteMechanism:
+def compose_adaptive(
+    first: FiniteMechanism, second: Mapping[Any, FiniteMechanism]
+) -> FiniteMechanism:
     """The adaptive composition of notes 001: x -> (y, z) with y ~ M1(x), z ~ M2(x, y).
 
     `second[y]` is the mechanism M2(., y) that runs once M1 returned y."""
@@ -140,8 +159,9 @@ def compose_adaptive(first: FiniteMechanism,
         row = {}
         for y in first.pmf[x]:
             if y not in second:
-                raise InputError(f"second has no mechanism for M1's output {y!r}; "
-                                 f"add second[{y!r}].")
+                raise InputError(
+                    f"second has no mechanism for M1's output {y!r}; add second[{y!r}]."
+                )
             for z in second[y].pmf[x]:
                 row[(y, z)] = _p(first, x, y) * _p(second[y], x, z)
         pmf[x] = row
@@ -155,8 +175,10 @@ def _kernel(f: Mapping, y) -> dict:
     if isinstance(target, Mapping):
         row = {z: rationalize(as_expr(p, f"f[{y!r}]")) for z, p in target.items()}
         if any(p.is_negative for p in row.values()) or sum(row.values()) != 1:
-            raise InputError(f"f[{y!r}] = {dict(row)} is not a probability distribution; give "
-                             "non-negative probabilities that sum to 1.")
+            raise InputError(
+                f"f[{y!r}] = {dict(row)} is not a probability distribution; give "
+                "non-negative probabilities that sum to 1."
+            )
         return row
     return {target: sp.Integer(1)}
 
@@ -165,8 +187,10 @@ def post_process(mech: FiniteMechanism, f: Mapping) -> FiniteMechanism:
     """The mechanism x -> f(M(x)) for a deterministic or randomised map f on M's outputs."""
     mech.validate()
     if not isinstance(f, Mapping):
-        raise InputError(f"post-processing map f={f!r} must be a dict output -> output (or -> "
-                         "{output: probability}).")
+        raise InputError(
+            f"post-processing map f={f!r} must be a dict output -> output (or -> "
+            "{output: probability})."
+        )
     outputs = []
     for y in next(iter(mech.pmf.values())):
         for z in _kernel(f, y):

@@ -10,8 +10,16 @@ from proofs.expr import as_expr
 from proofs.symbols import DEL, DELTA, EPS, EPSILON, REPORT_BIT, SENSITIVITY, K
 
 __all__ = [
-    "balle_wang_formula", "chain_delta", "classical_sigma", "drv_epsilon", "geometric_ratio",
-    "laplace_formula", "notes_sigma", "one_bit_term", "phi", "standard_delta",
+    "balle_wang_formula",
+    "chain_delta",
+    "classical_sigma",
+    "drv_epsilon",
+    "geometric_ratio",
+    "laplace_formula",
+    "notes_sigma",
+    "one_bit_term",
+    "phi",
+    "standard_delta",
 ]
 
 _I = sp.Symbol("i", integer=True, nonnegative=True)
@@ -60,8 +68,9 @@ def standard_delta() -> sp.Expr:
     return K * sp.exp((K - 1) * EPS) * DEL
 
 
-def one_bit_term(epsilon: Any = sp.Symbol("epsilon", positive=True),
-                 m: Any = sp.Symbol("m", positive=True)) -> sp.Expr:
+def one_bit_term(
+    epsilon: Any = sp.Symbol("epsilon", positive=True), m: Any = sp.Symbol("m", positive=True)
+) -> sp.Expr:
     """m (b (e^eps + 1) - 1)/(e^eps - 1): one user's term of the mean estimator of one-bit
     telemetry (Ding, Kulkarni, Yekhanin 2017, Sec. 2.1), b the reported bit."""
     e = sp.exp(as_expr(epsilon, "epsilon"))

@@ -62,6 +62,10 @@ def _resolve(g: sp.Expr, s: sp.Expr, binding: dict) -> bool:
 def _respects(sym: sp.Symbol, value: sp.Expr) -> bool:
     """Does `value` satisfy the assumptions of `sym`? (Unknown counts as no.)"""
     value = sp.sympify(value)
-    checks = {"positive": value.is_positive, "nonnegative": value.is_nonnegative,
-              "integer": value.is_integer, "real": value.is_real}
+    checks = {
+        "positive": value.is_positive,
+        "nonnegative": value.is_nonnegative,
+        "integer": value.is_integer,
+        "real": value.is_real,
+    }
     return all(checks[name] is True for name in checks if sym.assumptions0.get(name))

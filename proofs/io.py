@@ -10,7 +10,13 @@ from pathlib import Path
 
 from proofs.errors import InputError
 
-__all__ = ["SCHEMA_VERSION", "finite_or_none", "number_or_text", "write_text_atomic", "write_json_atomic"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "finite_or_none",
+    "number_or_text",
+    "write_json_atomic",
+    "write_text_atomic",
+]
 
 # The version of every JSON document dpaudit writes (audit, prove, closeness, estimates).
 SCHEMA_VERSION = "1.0"
@@ -21,8 +27,9 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
-        raise InputError(f"output folder {str(folder)!r} does not exist; create it or choose "
-                         "another path.")
+        raise InputError(
+            f"output folder {str(folder)!r} does not exist; create it or choose another path."
+        )
     if target.is_dir():
         raise InputError(f"output {str(target)!r} is a folder; give a file name.")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)

@@ -4,13 +4,15 @@ the module is imported on first use, so importing the package stays cheap."""
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 __all__ = ["lazy_exports"]
 
 
-def lazy_exports(package: str, exports: dict[str, tuple[str, ...]], namespace: dict
-                 ) -> tuple[list[str], Callable[[str], Any], Callable[[], list[str]]]:
+def lazy_exports(
+    package: str, exports: dict[str, tuple[str, ...]], namespace: dict
+) -> tuple[list[str], Callable[[str], Any], Callable[[], list[str]]]:
     """(__all__, __getattr__, __dir__) for `package` whose names live in `exports`
     (module -> names). A resolved name is cached in the package's `namespace`."""
     module_of = {name: module for module, names in exports.items() for name in names}

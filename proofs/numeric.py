@@ -10,9 +10,10 @@ None when the two sides cannot be separated.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import contextmanager
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 import sympy as sp
 from flint import arb, ctx
@@ -20,8 +21,17 @@ from flint import arb, ctx
 from proofs.expr import rationalize
 
 __all__ = [
-    "PRECISION", "NotNumeric", "arb_interval", "as_fraction", "ball_of", "certainly_greater",
-    "certainly_less", "compile_ball", "precision", "show_ball", "to_ball",
+    "PRECISION",
+    "NotNumeric",
+    "arb_interval",
+    "as_fraction",
+    "ball_of",
+    "certainly_greater",
+    "certainly_less",
+    "compile_ball",
+    "precision",
+    "show_ball",
+    "to_ball",
 ]
 
 PRECISION = 128
@@ -52,9 +62,20 @@ def _extreme(balls: list[arb], largest: bool) -> arb:
 
 
 _FUNCTIONS: dict[type, Callable] = {
-    sp.exp: arb.exp, sp.log: arb.log, sp.erf: arb.erf, sp.erfc: arb.erfc, sp.sin: arb.sin,
-    sp.cos: arb.cos, sp.Abs: abs, sp.tanh: arb.tanh, sp.sinh: arb.sinh, sp.cosh: arb.cosh,
-    sp.coth: arb.coth, sp.atanh: arb.atanh, sp.asinh: arb.asinh, sp.acosh: arb.acosh,
+    sp.exp: arb.exp,
+    sp.log: arb.log,
+    sp.erf: arb.erf,
+    sp.erfc: arb.erfc,
+    sp.sin: arb.sin,
+    sp.cos: arb.cos,
+    sp.Abs: abs,
+    sp.tanh: arb.tanh,
+    sp.sinh: arb.sinh,
+    sp.cosh: arb.cosh,
+    sp.coth: arb.coth,
+    sp.atanh: arb.atanh,
+    sp.asinh: arb.asinh,
+    sp.acosh: arb.acosh,
 }
 
 
@@ -193,4 +214,3 @@ def as_fraction(v: Any, rounding: str = "down") -> Fraction:
     f = Fraction(end.str(50, radius=False))
     step = abs(f) * Fraction(1, 10**40) + Fraction(1, 10**60)  # covers the decimal rounding
     return f - step if rounding == "down" else f + step
-

@@ -11,20 +11,21 @@ from __future__ import annotations
 import importlib.util
 import json
 import uuid
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Sequence
 
-from proofs.dispatch import error_result, run_theorems
 from proofs.claims import Theorem
+from proofs.dispatch import error_result, run_theorems
 from proofs.errors import InputError
 from proofs.results import ProofResult, ProofRun
 
 __all__ = ["collect", "load_claims_file", "load_or_error", "prove", "regressions"]
 
 
-def prove(files: Sequence[str] = (), progress: Callable[[ProofResult], None] | None = None
-          ) -> ProofRun:
+def prove(
+    files: Sequence[str] = (), progress: Callable[[ProofResult], None] | None = None
+) -> ProofRun:
     """Check the claims of `files` (default: the built-in catalogue), each in isolation."""
     return run_theorems(collect(list(files)), progress=progress)
 
@@ -34,8 +35,10 @@ def load_claims_file(path: str) -> list:
     one-line message when the file cannot be used; see :func:`load_or_error`)."""
     file = Path(path)
     if file.suffix != ".py":
-        raise InputError(f"claims file {path!r} is not a .py file; give a Python file that "
-                         "defines CLAIMS = [...].")
+        raise InputError(
+            f"claims file {path!r} is not a .py file; give a Python file that "
+            "defines CLAIMS = [...]."
+        )
     if not file.is_file():
         raise InputError(f"claims file {path!r} does not exist; check the path.")
     spec = importlib.util.spec_from_file_location(f"dpaudit_claims_{uuid.uuid4().hex}", file)
@@ -45,14 +48,18 @@ def load_claims_file(path: str) -> list:
     except InputError as exc:
         line = _error_line(exc, file)
         raise InputError(f"claims file {path!r}{line}: {exc}") from None
-    except Exception as exc:  # noqa: BLE001 - any import failure is the user's file
+    except Exception as exc:
         line = _error_line(exc, file)
-        raise InputError(f"claims file {path!r} does not import{line}: "
-                         f"{type(exc).__name__}: {exc}; fix the file and retry.") from None
+        raise InputError(
+            f"claims file {path!r} does not import{line}: "
+            f"{type(exc).__name__}: {exc}; fix the file and retry."
+        ) from None
     claims = getattr(module, "CLAIMS", None)
     if claims is None:
-        raise InputError(f"claims file {path!r} defines no CLAIMS; add a module-level list "
-                         "CLAIMS = [Theorem(...) or PureDP(...), ...].")
+        raise InputError(
+            f"claims file {path!r} defines no CLAIMS; add a module-level list "
+            "CLAIMS = [Theorem(...) or PureDP(...), ...]."
+        )
     if not isinstance(claims, (list, tuple)) or not claims:
         raise InputError(f"CLAIMS in {path!r} must be a non-empty list; got {claims!r:.60}.")
     return [_as_theorem(item, i, file.name, path) for i, item in enumerate(claims)]
@@ -89,11 +96,14 @@ def regressions(run: ProofRun, baseline_path: str) -> list[str]:
         saved = json.loads(Path(baseline_path).read_text(encoding="utf-8"))
         old = {r["id"]: r["verdict"] for r in saved["results"]}
     except FileNotFoundError:
-        raise InputError(f"baseline {baseline_path!r} does not exist; create it with "
-                         f"`dpaudit prove --json {baseline_path}`.") from None
+        raise InputError(
+            f"baseline {baseline_path!r} does not exist; create it with "
+            f"`dpaudit prove --json {baseline_path}`."
+        ) from None
     except (json.JSONDecodeError, KeyError, TypeError):
-        raise InputError(f"baseline {baseline_path!r} is not a `dpaudit prove --json` output; "
-                         "regenerate it.") from None
+        raise InputError(
+            f"baseline {baseline_path!r} is not a `dpaudit prove --json` output; regenerate it."
+        ) from None
     changes = []
     for r in run.results:
         before = old.get(r.id)
@@ -117,8 +127,11 @@ def collect(files) -> list:
     for f in files:
         for t in load_or_error(f):
             if isinstance(t, Theorem) and t.id in seen:
-                t = error_result(t.id, f"theorem id {t.id!r} appears twice; give each theorem "
-                                       "its own id.", file=t.file)
+                t = error_result(
+                    t.id,
+                    f"theorem id {t.id!r} appears twice; give each theorem its own id.",
+                    file=t.file,
+                )
             elif isinstance(t, Theorem):
                 seen.add(t.id)
             items.append(t)

@@ -23,8 +23,7 @@ from typing import Any
 
 from proofs.io import SCHEMA_VERSION
 
-__all__ = ["SCHEMA_VERSION", "Verdict", "Counterexample", "Finding", "ProofResult", "ProofRun"]
-
+__all__ = ["SCHEMA_VERSION", "Counterexample", "Finding", "ProofResult", "ProofRun", "Verdict"]
 
 
 class Verdict(str, enum.Enum):
@@ -150,7 +149,9 @@ class ProofResult:
             "verdict": self.verdict.value,
             "method": self.method,
             "reason": self.reason,
-            "counterexample": None if self.counterexample is None else self.counterexample.to_dict(),
+            "counterexample": None
+            if self.counterexample is None
+            else self.counterexample.to_dict(),
             "tight_epsilon": self.tight_epsilon,
             "source": self.source,
             "expect": self.expect,
@@ -187,16 +188,22 @@ class ProofRun:
         lines = [f"{'id':<{width}}  {'verdict':<9}  {'expected':<8}  {'seconds':>7}  method"]
         for r in self.results:
             mark = "" if r.as_expected else "  <-- NOT AS EXPECTED"
-            lines.append(f"{r.id:<{width}}  {r.verdict.value:<9}  {r.expect:<8}  "
-                         f"{r.seconds:7.3f}  {r.method}{mark}")
+            lines.append(
+                f"{r.id:<{width}}  {r.verdict.value:<9}  {r.expect:<8}  "
+                f"{r.seconds:7.3f}  {r.method}{mark}"
+            )
         counts = ", ".join(f"{n} {v}" for v, n in self.counts().items() if n)
         bad = sum(not r.as_expected for r in self.results)
-        lines.append(f"{len(self.results)} claims: {counts}; {bad} not as expected; "
-                     f"{self.seconds:.2f} s")
+        lines.append(
+            f"{len(self.results)} claims: {counts}; {bad} not as expected; {self.seconds:.2f} s"
+        )
         return "\n".join(lines)
 
     def to_dict(self, timings: bool = True) -> dict:
-        return {"schema_version": SCHEMA_VERSION,
-                "seconds": round(self.seconds, 3) if timings else None,
-                "all_as_expected": self.all_as_expected, "counts": self.counts(),
-                "results": [r.to_dict(timings) for r in self.results]}
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "seconds": round(self.seconds, 3) if timings else None,
+            "all_as_expected": self.all_as_expected,
+            "counts": self.counts(),
+            "results": [r.to_dict(timings) for r in self.results],
+        }

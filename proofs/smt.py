@@ -141,8 +141,10 @@ class Translator:
         lo = Fraction(math.nextafter(lo_f, -math.inf))
         hi = Fraction(math.nextafter(hi_f, math.inf))
         c = z3.FreshReal("c")
-        self.side += [c >= z3.RealVal(f"{lo.numerator}/{lo.denominator}"),
-                      c <= z3.RealVal(f"{hi.numerator}/{hi.denominator}")]
+        self.side += [
+            c >= z3.RealVal(f"{lo.numerator}/{lo.denominator}"),
+            c <= z3.RealVal(f"{hi.numerator}/{hi.denominator}"),
+        ]
         return c
 
     def term(self, e: sp.Expr) -> z3.ArithRef:
@@ -248,12 +250,7 @@ def _model_value(v: z3.ArithRef, model: z3.ModelRef) -> sp.Rational | None:
 
 
 def prove_forall(
-    lhs: sp.Expr,
-    rhs: sp.Expr,
-    constraints=(),
-    *,
-    strict: bool = False,
-    timeout_ms: int = 10_000,
+    lhs: sp.Expr, rhs: sp.Expr, constraints=(), *, strict: bool = False, timeout_ms: int = 10_000
 ) -> ForAllResult:
     """Try to prove `lhs <= rhs` (or `lhs < rhs` when strict) wherever `constraints` hold.
 
@@ -263,8 +260,9 @@ def prove_forall(
     """
     tr = Translator()
     # cosh, sinh, tanh, ... as exponentials, which the translation covers
-    hyperbolic = lambda e: sp.sympify(e).replace(  # noqa: E731
-        lambda x: isinstance(x, HyperbolicFunction), lambda x: x.rewrite(sp.exp))
+    hyperbolic = lambda e: sp.sympify(e).replace(
+        lambda x: isinstance(x, HyperbolicFunction), lambda x: x.rewrite(sp.exp)
+    )
     lhs, rhs = hyperbolic(lhs), hyperbolic(rhs)
     constraints = [hyperbolic(c) for c in constraints]
     try:
@@ -282,9 +280,13 @@ def prove_forall(
     if answer == z3.sat:
         model = solver.model()
         values = {s: _model_value(v, model) for s, v in tr.vars.items()}
-        exp_values = {
-            sym: _model_value(x, model) for sym, (x, _q) in tr.exp_vars.items()
-        }
-        return ForAllResult("model", model={"symbols": values, "exp": exp_values, "q": {
-            sym: q for sym, (_x, q) in tr.exp_vars.items()}})
+        exp_values = {sym: _model_value(x, model) for sym, (x, _q) in tr.exp_vars.items()}
+        return ForAllResult(
+            "model",
+            model={
+                "symbols": values,
+                "exp": exp_values,
+                "q": {sym: q for sym, (_x, q) in tr.exp_vars.items()},
+            },
+        )
     return ForAllResult("unknown", reason=f"z3 returned unknown ({solver.reason_unknown()})")

@@ -6,8 +6,25 @@ from __future__ import annotations
 import sympy as sp
 
 __all__ = [
-    "ALPHA", "D1", "D2", "DEL", "DELTA", "E0", "E1", "E2", "EPS", "EPSILON", "K", "N", "N1",
-    "REPORT_BIT", "SENSITIVITY", "T", "X", "Y", "Z",
+    "ALPHA",
+    "D1",
+    "D2",
+    "DEL",
+    "DELTA",
+    "E0",
+    "E1",
+    "E2",
+    "EPS",
+    "EPSILON",
+    "N1",
+    "REPORT_BIT",
+    "SENSITIVITY",
+    "K",
+    "N",
+    "T",
+    "X",
+    "Y",
+    "Z",
 ]
 
 

@@ -13,8 +13,16 @@ from proofs.expr import as_expr
 from proofs.numeric import certainly_greater, certainly_less
 
 __all__ = [
-    "MAX_COMPOSITIONS", "MAX_GROUP", "check_delta", "check_epsilon", "check_eps_value",
-    "check_in_range", "check_k", "check_positive", "group_size", "positive_number",
+    "MAX_COMPOSITIONS",
+    "MAX_GROUP",
+    "check_delta",
+    "check_eps_value",
+    "check_epsilon",
+    "check_in_range",
+    "check_k",
+    "check_positive",
+    "group_size",
+    "positive_number",
 ]
 
 MAX_COMPOSITIONS = 10**5
@@ -35,8 +43,11 @@ def check_in_range(value: sp.Expr, name: str, lo, hi, lo_open=True, hi_open=True
     domain() constrains them)."""
     if value.free_symbols:
         return
-    ok = value.is_real is not False and (lo is None or _below(sp.sympify(lo), value, lo_open)) \
+    ok = (
+        value.is_real is not False
+        and (lo is None or _below(sp.sympify(lo), value, lo_open))
         and (hi is None or _below(value, sp.sympify(hi), hi_open))
+    )
     if not ok:
         left, right = "(" if lo_open else "[", ")" if hi_open else "]"
         span = f"{left}{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}{right}"
@@ -49,8 +60,14 @@ def check_positive(value: sp.Expr, name: str, fix: str = "") -> None:
 
 def check_epsilon(value: sp.Expr, name: str = "epsilon") -> None:
     """Reject a negative numeric epsilon."""
-    check_in_range(value, name, 0, None, lo_open=False,
-                   fix="privacy parameters are non-negative; use e.g. --epsilon 1")
+    check_in_range(
+        value,
+        name,
+        0,
+        None,
+        lo_open=False,
+        fix="privacy parameters are non-negative; use e.g. --epsilon 1",
+    )
 
 
 def _number(value: Any, name: str, fix: str) -> sp.Expr:
@@ -93,8 +110,10 @@ def check_k(k: Any) -> int:
     """The number of mechanisms composed: an integer in [1, MAX_COMPOSITIONS]."""
     value = _integer(k, "k")
     if value is None or not 1 <= value <= MAX_COMPOSITIONS:
-        raise InputError(f"k={k!r} must be an integer in [1, {MAX_COMPOSITIONS}] (the number of "
-                         "mechanisms composed).")
+        raise InputError(
+            f"k={k!r} must be an integer in [1, {MAX_COMPOSITIONS}] (the number of "
+            "mechanisms composed)."
+        )
     return value
 
 
@@ -102,6 +121,8 @@ def group_size(k: Any) -> int:
     """A numeric group size: an integer in [1, MAX_GROUP]."""
     value = _integer(k, "k")
     if value is None or not 1 <= value <= MAX_GROUP:
-        raise InputError(f"k={k!r} must be an integer in [1, {MAX_GROUP}] (the group size); or "
-                         "leave k=None for every k.")
+        raise InputError(
+            f"k={k!r} must be an integer in [1, {MAX_GROUP}] (the group size); or "
+            "leave k=None for every k."
+        )
     return value

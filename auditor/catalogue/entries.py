@@ -15,9 +15,10 @@ value reported, and the textbook floating-point Laplace sampler).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
 
 import sympy as sp
 
@@ -131,8 +132,9 @@ def _exact(eps: float) -> sp.Expr:
 def _gaussian(delta: float) -> Callable[[float], m.Gaussian]:
     from proofs.formulas import classical_sigma
 
-    return lambda eps: m.Gaussian(sigma=classical_sigma(_exact(eps), as_expr(delta, "delta"), 1),
-                                  sensitivity=1)
+    return lambda eps: m.Gaussian(
+        sigma=classical_sigma(_exact(eps), as_expr(delta, "delta"), 1), sensitivity=1
+    )
 
 
 _CHROME = dict(f=0.5, p=0.5, q=0.75, h=2)
@@ -142,138 +144,296 @@ _HIST_PAIRS = _patterns(5, componentwise=False)
 _LSL = "Lyu, Su and Li (2017), Understanding the Sparse Vector Technique for DP, VLDB, Fig. 1"
 _DING18 = "Ding, Wang, Wang, Zhang and Kifer (2018), Detecting Violations of DP (StatDP), CCS"
 _DR14 = "Dwork and Roth (2014)"
-_EXP_PAIRS = _pairs(([1, 0, 0, 0], [0, 1, 1, 1], "one down rest up"),
-                    ([0, 0, 0, 0], [1, 0, 0, 0], "one up"))
-_inf = lambda eps: math.inf  # noqa: E731
+_EXP_PAIRS = _pairs(
+    ([1, 0, 0, 0], [0, 1, 1, 1], "one down rest up"), ([0, 0, 0, 0], [1, 0, 0, 0], "one up")
+)
+_inf = lambda eps: math.inf
 
 
 def _svt(variant: int, epsilon: Callable[[float], float], source: str, **kw) -> dict:
-    return dict(describe=_published(f"sparse vector, Alg. {variant} of Lyu, Su and Li (2017)",
-                                    epsilon, source),
-                make=impl.sparse_vector(variant, **kw), pairs=_SVT_PAIRS, source=source)
+    return dict(
+        describe=_published(
+            f"sparse vector, Alg. {variant} of Lyu, Su and Li (2017)", epsilon, source
+        ),
+        make=impl.sparse_vector(variant, **kw),
+        pairs=_SVT_PAIRS,
+        source=source,
+    )
 
 
 def _entries() -> list[CatalogueEntry]:
     E = CatalogueEntry
     return [
-        E("rr.alpha_coin", lambda e: m.AlphaCoinRR(sp.tanh(_exact(e) / 2)), 0.1,
-          _pairs((0, 1, "bit 0 vs 1")),
-          "Warner (1965); keep w.p. alpha else fair coin: eps = ln((1+alpha)/(1-alpha))",
-          theorems=("rr.alpha_coin.exact",), relation="replace-one"),
-        E("rr.forced_response", lambda e: m.ForcedResponse(), math.log(3),
-          _pairs((0, 1, "bit 0 vs 1")), "Warner (1965) forced response: truth w.p. 3/4, eps = ln 3",
-          theorems=("rr.forced_response.ln3",), relation="replace-one"),
-        E("rr.k_ary", lambda e: m.KAryRR(e, 4), 0.1, _pairs((0, 1, "category 0 vs 1")),
-          "k-ary randomized response (Kairouz, Oh, Viswanath 2014), k=4: eps-LDP",
-          theorems=("rr.k_ary.exact",), relation="replace-one"),
-        E("laplace.scalar", lambda e: m.Laplace.calibrated(e, 1), 0.1,
-          _pairs((0.0, 1.0, "0 vs 1")),
-          f"Laplace mechanism, Dwork, McSherry, Nissim, Smith (2006); {_DR14} Thm 3.6",
-          theorems=("laplace.scalar",), aliases=("laplace",)),
-        E("laplace.float_textbook",
-          _published("textbook floating-point Laplace", _inf,
-                     "Mironov (2012), On significance of the least significant bits for DP"),
-          0.1, _pairs((0.0, 1.0, "0 vs 1")),
-          "Mironov (2012), On significance of the least significant bits for DP: textbook float "
-          "Laplace leaks through its low-order bits",
-          make=lambda e: impl.float_laplace(1 / e),
-          implementation="Laplace(1/eps) returned as a raw double: the proof checker reasons "
-          "about real numbers, so this entry's epsilon is the published one"),
-        E("laplace.vector_l1", lambda e: m.LaplaceVector.calibrated(e, 1, 5), 0.1,
-          _pairs(([0.0] * 5, [1.0, 0, 0, 0, 0], "one coordinate"),
-                 ([0.0] * 5, [0.5, -0.5, 0, 0, 0], "split L1 mass")),
-          f"Laplace mechanism with L1 sensitivity 1, {_DR14} Thm 3.6",
-          theorems=("laplace.vector_l1",), relation="any"),
-        E("laplace_parallel20", lambda e: m.LaplaceVector(20 / _exact(e), 20, 20),
-          0.1, _pairs((0.0, 1.0, "0 vs 1")),
-          "20 Laplace mechanisms with eps/20 each on one input (DP-Sniper's LaplaceParallel, "
-          f"Bichsel et al. 2021); composition, {_DR14} Thm 3.14",
-          theorems=("laplace.vector_l1",),
-          make=lambda e: impl.same_input_everywhere(
-              sampler_for(m.LaplaceVector(20 / _exact(e), 20, 20)), 20),
-          implementation="one number copied to the 20 coordinates: L1 sensitivity 20"),
-        E("gaussian", _gaussian(1e-5), 0.5, _pairs((0.0, 1.0, "0 vs 1")),
-          f"Gaussian mechanism sigma = sqrt(2 ln(1.25/delta))/eps, {_DR14} Thm A.1; true eps at "
-          "delta from the analytic Gaussian, Balle and Wang (2018) Thm 8",
-          theorems=("gaussian.classical_calibration.eps_below_1",), delta=1e-5),
-        E("geometric.two_sided", lambda e: m.TwoSidedGeometric.calibrated(e, 1), 0.1,
-          _pairs((0, 1, "0 vs 1")),
-          "Two-sided geometric mechanism, Ghosh, Roughgarden, Sundararajan (2009)",
-          theorems=("geometric.two_sided",), aliases=("geometric",)),
-        E("truncated_geometric", lambda e: m.TwoSidedGeometric.calibrated(e, 1), 0.1,
-          _pairs((1, 0, "one below"), (1, 2, "one above")),
-          "Truncated geometric on {0..5}, Ghosh, Roughgarden, Sundararajan (2009); clamping is "
-          "post-processing", theorems=("geometric.two_sided",),
-          make=lambda e: impl.clamped(sampler_for(m.TwoSidedGeometric.calibrated(e, 1)), 0, 5),
-          implementation="the two-sided geometric output clamped to {0..5} (post-processing: "
-          "the description's epsilon is an upper bound, attained inside the range)"),
-        E("exponential.half_factor", lambda e: m.ExponentialMechanism(e, 1), 0.1, _EXP_PAIRS,
-          "Exponential mechanism exp(eps u / 2), McSherry and Talwar (2007) Thm 6",
-          theorems=("exponential.half_factor",)),
-        E("exponential.no_half_factor", lambda e: m.ExponentialMechanism(e, 1, half_factor=False),
-          0.1, _EXP_PAIRS,
-          "Exponential mechanism without the 1/2: 2 eps-DP in general (McSherry and Talwar 2007)",
-          refuted_by="exponential.no_half_non_monotone"),
-        E("report_noisy_max.laplace", lambda e: m.ReportNoisyMax(2 / _exact(e),
-                                                                 monotone=False),
-          0.1, _RNM_PAIRS, "Report noisy max, argmax with Lap(2/eps): Alg. 5 of " + _DING18,
-          theorems=("report_noisy_max.laplace.any_queries",), aliases=("rnm1",)),
-        E("rnm2", _published("report noisy max with Exp(2/eps) noise", lambda e: e,
-                             "Alg. 6 of " + _DING18), 0.1, _RNM_PAIRS,
-          "Report noisy max, argmax with Exp(2/eps): Alg. 6 of " + _DING18,
-          make=lambda e: impl.report_noisy_max_exponential(2 / e)),
-        E("rnm3", _published("noisy max value with Lap(2/eps) noise", lambda e: 5 * e / 2,
-                             "Alg. 7 of " + _DING18), 0.1, _RNM_PAIRS,
-          "Max value with Lap(2/eps) (Alg. 7 of " + _DING18 + "): post-processing of 5 Laplace "
-          "answers, (5 eps/2)-DP, attained in the lower tail on 'all above'",
-          make=lambda e: impl.noisy_max_value("laplace", 2 / e)),
-        E("rnm4", _published("noisy max value with Exp(2/eps) noise", _inf,
-                             "Alg. 8 of " + _DING18), 0.1, _RNM_PAIRS,
-          "Max value with Exp(2/eps) (Alg. 8 of " + _DING18 + "): supports shift, unbounded",
-          make=lambda e: impl.noisy_max_value("exponential", 2 / e)),
-        E("noisy_hist1", lambda e: m.LaplaceVector.calibrated(e, 1, 5), 0.1, _HIST_PAIRS,
-          f"Noisy histogram Lap(1/eps), {_DR14} Sec. 3.3; DP-Sniper NoisyHist1",
-          theorems=("laplace.vector_l1",)),
-        E("noisy_hist2", lambda e: m.LaplaceVector(e, 1, 5), 0.1, _HIST_PAIRS,
-          "Noisy histogram with Lap(eps) instead of Lap(1/eps): (1/eps)-DP; DP-Sniper NoisyHist2 "
-          "(Bichsel et al. 2021), StatDP (Ding et al. 2018)",
-          theorems=("laplace.vector_l1",), refuted_by="laplace.vector_l1.scale_eps"),
-        E("histogram.add_remove", lambda e: m.Histogram(1 / _exact(e), bins=5),
-          0.1, _pairs(([0, 1, 2, 3, 4], [0, 1, 2, 3, 4, 0], "add a record in bin 0")),
-          f"Histogram Lap(1/eps) under add/remove: one count moves by 1, {_DR14} Sec. 3.3",
-          theorems=("histogram.add_remove",), relation="add-remove"),
-        E("histogram.replace_one",
-          lambda e: m.Histogram(1 / _exact(e), "replace_one", bins=5), 0.1,
-          _pairs(([0, 1, 2, 3, 4], [1, 1, 2, 3, 4], "move a record from bin 0 to bin 1")),
-          "Histogram Lap(1/eps) under replace-one: two counts move, L1 sensitivity 2, so 2 eps-DP",
-          theorems=("histogram.replace_one",), refuted_by="histogram.replace_one.sensitivity_one",
-          relation="replace-one"),
-        E("svt1", claimed_epsilon=0.1, **_svt(1, lambda e: e, "Alg. 1 of " + _LSL + " (c=1, T=0.5)",
-                                              t=0.5)),
-        E("svt2", claimed_epsilon=0.1,
-          **_svt(2, lambda e: e, "Alg. 2 of " + _LSL + " (Dwork and Roth 2014; c=1)")),
-        E("svt3", claimed_epsilon=0.1, **_svt(3, _inf, "Alg. 3 of " + _LSL + " (Roth 2011): "
-                                              "outputs noisy answers, not eps'-DP for any eps'")),
-        E("svt4", claimed_epsilon=0.1,
-          **_svt(4, lambda e: (1 + 6 * 1) / 4 * e, "Alg. 4 of " + _LSL + " (Lee and Clifton "
-                 "2014): ((1+6c)/4) eps-DP, c=1")),
-        E("svt5", claimed_epsilon=0.1, **_svt(5, _inf, "Alg. 5 of " + _LSL + " (Stoddard et al. "
-                                              "2014): no query noise, infinite")),
-        E("svt6", claimed_epsilon=0.1, **_svt(6, _inf, "Alg. 6 of " + _LSL + " (Chen et al. "
-                                              "2015): no cutoff, infinite")),
-        E("rappor", lambda e: m.Rappor(**_CHROME, reports="one"),
-          float(m.Rappor(**_CHROME, reports="one").epsilon), _pairs((0, 1, "value 0 vs 1")),
-          "RAPPOR, Erlingsson, Pihur, Korolova (2014) Sec. 3.2: eps_1 = h ln(q*(1-p*)/(p*(1-q*))), "
-          "h=2, f=0.5, p=0.5, q=0.75", theorems=("rappor.eps_one",), relation="replace-one"),
-        E("one_time_rappor", lambda e: m.Rappor(**_CHROME, reports="unlimited"),
-          float(m.Rappor(**_CHROME, reports="unlimited").epsilon),
-          _pairs((0, 1, "value 0 vs 1")), "One-time RAPPOR (permanent RR only), Erlingsson et al. "
-          "(2014): eps_inf = 2h ln((1-f/2)/(f/2))", theorems=("rappor.eps_inf",),
-          relation="replace-one"),
-        E("one_bit.telemetry", lambda e: m.OneBitTelemetry(e, 100), 0.1,
-          _pairs((0.0, 100.0, "x=0 vs x=m")),
-          "1-bit telemetry, Ding, Kulkarni, Yekhanin (2017) Sec. 2: eps-LDP",
-          theorems=("one_bit.telemetry",), relation="replace-one"),
+        E(
+            "rr.alpha_coin",
+            lambda e: m.AlphaCoinRR(sp.tanh(_exact(e) / 2)),
+            0.1,
+            _pairs((0, 1, "bit 0 vs 1")),
+            "Warner (1965); keep w.p. alpha else fair coin: eps = ln((1+alpha)/(1-alpha))",
+            theorems=("rr.alpha_coin.exact",),
+            relation="replace-one",
+        ),
+        E(
+            "rr.forced_response",
+            lambda e: m.ForcedResponse(),
+            math.log(3),
+            _pairs((0, 1, "bit 0 vs 1")),
+            "Warner (1965) forced response: truth w.p. 3/4, eps = ln 3",
+            theorems=("rr.forced_response.ln3",),
+            relation="replace-one",
+        ),
+        E(
+            "rr.k_ary",
+            lambda e: m.KAryRR(e, 4),
+            0.1,
+            _pairs((0, 1, "category 0 vs 1")),
+            "k-ary randomized response (Kairouz, Oh, Viswanath 2014), k=4: eps-LDP",
+            theorems=("rr.k_ary.exact",),
+            relation="replace-one",
+        ),
+        E(
+            "laplace.scalar",
+            lambda e: m.Laplace.calibrated(e, 1),
+            0.1,
+            _pairs((0.0, 1.0, "0 vs 1")),
+            f"Laplace mechanism, Dwork, McSherry, Nissim, Smith (2006); {_DR14} Thm 3.6",
+            theorems=("laplace.scalar",),
+            aliases=("laplace",),
+        ),
+        E(
+            "laplace.float_textbook",
+            _published(
+                "textbook floating-point Laplace",
+                _inf,
+                "Mironov (2012), On significance of the least significant bits for DP",
+            ),
+            0.1,
+            _pairs((0.0, 1.0, "0 vs 1")),
+            "Mironov (2012), On significance of the least significant bits for DP: textbook float "
+            "Laplace leaks through its low-order bits",
+            make=lambda e: impl.float_laplace(1 / e),
+            implementation="Laplace(1/eps) returned as a raw double: the proof checker reasons "
+            "about real numbers, so this entry's epsilon is the published one",
+        ),
+        E(
+            "laplace.vector_l1",
+            lambda e: m.LaplaceVector.calibrated(e, 1, 5),
+            0.1,
+            _pairs(
+                ([0.0] * 5, [1.0, 0, 0, 0, 0], "one coordinate"),
+                ([0.0] * 5, [0.5, -0.5, 0, 0, 0], "split L1 mass"),
+            ),
+            f"Laplace mechanism with L1 sensitivity 1, {_DR14} Thm 3.6",
+            theorems=("laplace.vector_l1",),
+            relation="any",
+        ),
+        E(
+            "laplace_parallel20",
+            lambda e: m.LaplaceVector(20 / _exact(e), 20, 20),
+            0.1,
+            _pairs((0.0, 1.0, "0 vs 1")),
+            "20 Laplace mechanisms with eps/20 each on one input (DP-Sniper's LaplaceParallel, "
+            f"Bichsel et al. 2021); composition, {_DR14} Thm 3.14",
+            theorems=("laplace.vector_l1",),
+            make=lambda e: impl.same_input_everywhere(
+                sampler_for(m.LaplaceVector(20 / _exact(e), 20, 20)), 20
+            ),
+            implementation="one number copied to the 20 coordinates: L1 sensitivity 20",
+        ),
+        E(
+            "gaussian",
+            _gaussian(1e-5),
+            0.5,
+            _pairs((0.0, 1.0, "0 vs 1")),
+            f"Gaussian mechanism sigma = sqrt(2 ln(1.25/delta))/eps, {_DR14} Thm A.1; true eps at "
+            "delta from the analytic Gaussian, Balle and Wang (2018) Thm 8",
+            theorems=("gaussian.classical_calibration.eps_below_1",),
+            delta=1e-5,
+        ),
+        E(
+            "geometric.two_sided",
+            lambda e: m.TwoSidedGeometric.calibrated(e, 1),
+            0.1,
+            _pairs((0, 1, "0 vs 1")),
+            "Two-sided geometric mechanism, Ghosh, Roughgarden, Sundararajan (2009)",
+            theorems=("geometric.two_sided",),
+            aliases=("geometric",),
+        ),
+        E(
+            "truncated_geometric",
+            lambda e: m.TwoSidedGeometric.calibrated(e, 1),
+            0.1,
+            _pairs((1, 0, "one below"), (1, 2, "one above")),
+            "Truncated geometric on {0..5}, Ghosh, Roughgarden, Sundararajan (2009); clamping is "
+            "post-processing",
+            theorems=("geometric.two_sided",),
+            make=lambda e: impl.clamped(sampler_for(m.TwoSidedGeometric.calibrated(e, 1)), 0, 5),
+            implementation="the two-sided geometric output clamped to {0..5} (post-processing: "
+            "the description's epsilon is an upper bound, attained inside the range)",
+        ),
+        E(
+            "exponential.half_factor",
+            lambda e: m.ExponentialMechanism(e, 1),
+            0.1,
+            _EXP_PAIRS,
+            "Exponential mechanism exp(eps u / 2), McSherry and Talwar (2007) Thm 6",
+            theorems=("exponential.half_factor",),
+        ),
+        E(
+            "exponential.no_half_factor",
+            lambda e: m.ExponentialMechanism(e, 1, half_factor=False),
+            0.1,
+            _EXP_PAIRS,
+            "Exponential mechanism without the 1/2: 2 eps-DP in general (McSherry and Talwar 2007)",
+            refuted_by="exponential.no_half_non_monotone",
+        ),
+        E(
+            "report_noisy_max.laplace",
+            lambda e: m.ReportNoisyMax(2 / _exact(e), monotone=False),
+            0.1,
+            _RNM_PAIRS,
+            "Report noisy max, argmax with Lap(2/eps): Alg. 5 of " + _DING18,
+            theorems=("report_noisy_max.laplace.any_queries",),
+            aliases=("rnm1",),
+        ),
+        E(
+            "rnm2",
+            _published(
+                "report noisy max with Exp(2/eps) noise", lambda e: e, "Alg. 6 of " + _DING18
+            ),
+            0.1,
+            _RNM_PAIRS,
+            "Report noisy max, argmax with Exp(2/eps): Alg. 6 of " + _DING18,
+            make=lambda e: impl.report_noisy_max_exponential(2 / e),
+        ),
+        E(
+            "rnm3",
+            _published(
+                "noisy max value with Lap(2/eps) noise", lambda e: 5 * e / 2, "Alg. 7 of " + _DING18
+            ),
+            0.1,
+            _RNM_PAIRS,
+            "Max value with Lap(2/eps) (Alg. 7 of " + _DING18 + "): post-processing of 5 Laplace "
+            "answers, (5 eps/2)-DP, attained in the lower tail on 'all above'",
+            make=lambda e: impl.noisy_max_value("laplace", 2 / e),
+        ),
+        E(
+            "rnm4",
+            _published("noisy max value with Exp(2/eps) noise", _inf, "Alg. 8 of " + _DING18),
+            0.1,
+            _RNM_PAIRS,
+            "Max value with Exp(2/eps) (Alg. 8 of " + _DING18 + "): supports shift, unbounded",
+            make=lambda e: impl.noisy_max_value("exponential", 2 / e),
+        ),
+        E(
+            "noisy_hist1",
+            lambda e: m.LaplaceVector.calibrated(e, 1, 5),
+            0.1,
+            _HIST_PAIRS,
+            f"Noisy histogram Lap(1/eps), {_DR14} Sec. 3.3; DP-Sniper NoisyHist1",
+            theorems=("laplace.vector_l1",),
+        ),
+        E(
+            "noisy_hist2",
+            lambda e: m.LaplaceVector(e, 1, 5),
+            0.1,
+            _HIST_PAIRS,
+            "Noisy histogram with Lap(eps) instead of Lap(1/eps): (1/eps)-DP; DP-Sniper NoisyHist2 "
+            "(Bichsel et al. 2021), StatDP (Ding et al. 2018)",
+            theorems=("laplace.vector_l1",),
+            refuted_by="laplace.vector_l1.scale_eps",
+        ),
+        E(
+            "histogram.add_remove",
+            lambda e: m.Histogram(1 / _exact(e), bins=5),
+            0.1,
+            _pairs(([0, 1, 2, 3, 4], [0, 1, 2, 3, 4, 0], "add a record in bin 0")),
+            f"Histogram Lap(1/eps) under add/remove: one count moves by 1, {_DR14} Sec. 3.3",
+            theorems=("histogram.add_remove",),
+            relation="add-remove",
+        ),
+        E(
+            "histogram.replace_one",
+            lambda e: m.Histogram(1 / _exact(e), "replace_one", bins=5),
+            0.1,
+            _pairs(([0, 1, 2, 3, 4], [1, 1, 2, 3, 4], "move a record from bin 0 to bin 1")),
+            "Histogram Lap(1/eps) under replace-one: two counts move, L1 sensitivity 2, so 2 "
+            "eps-DP",
+            theorems=("histogram.replace_one",),
+            refuted_by="histogram.replace_one.sensitivity_one",
+            relation="replace-one",
+        ),
+        E(
+            "svt1",
+            claimed_epsilon=0.1,
+            **_svt(1, lambda e: e, "Alg. 1 of " + _LSL + " (c=1, T=0.5)", t=0.5),
+        ),
+        E(
+            "svt2",
+            claimed_epsilon=0.1,
+            **_svt(2, lambda e: e, "Alg. 2 of " + _LSL + " (Dwork and Roth 2014; c=1)"),
+        ),
+        E(
+            "svt3",
+            claimed_epsilon=0.1,
+            **_svt(
+                3,
+                _inf,
+                "Alg. 3 of " + _LSL + " (Roth 2011): "
+                "outputs noisy answers, not eps'-DP for any eps'",
+            ),
+        ),
+        E(
+            "svt4",
+            claimed_epsilon=0.1,
+            **_svt(
+                4,
+                lambda e: (1 + 6 * 1) / 4 * e,
+                "Alg. 4 of " + _LSL + " (Lee and Clifton 2014): ((1+6c)/4) eps-DP, c=1",
+            ),
+        ),
+        E(
+            "svt5",
+            claimed_epsilon=0.1,
+            **_svt(
+                5, _inf, "Alg. 5 of " + _LSL + " (Stoddard et al. 2014): no query noise, infinite"
+            ),
+        ),
+        E(
+            "svt6",
+            claimed_epsilon=0.1,
+            **_svt(6, _inf, "Alg. 6 of " + _LSL + " (Chen et al. 2015): no cutoff, infinite"),
+        ),
+        E(
+            "rappor",
+            lambda e: m.Rappor(**_CHROME, reports="one"),
+            float(m.Rappor(**_CHROME, reports="one").epsilon),
+            _pairs((0, 1, "value 0 vs 1")),
+            "RAPPOR, Erlingsson, Pihur, Korolova (2014) Sec. 3.2: eps_1 = h "
+            "ln(q*(1-p*)/(p*(1-q*))), "
+            "h=2, f=0.5, p=0.5, q=0.75",
+            theorems=("rappor.eps_one",),
+            relation="replace-one",
+        ),
+        E(
+            "one_time_rappor",
+            lambda e: m.Rappor(**_CHROME, reports="unlimited"),
+            float(m.Rappor(**_CHROME, reports="unlimited").epsilon),
+            _pairs((0, 1, "value 0 vs 1")),
+            "One-time RAPPOR (permanent RR only), Erlingsson et al. "
+            "(2014): eps_inf = 2h ln((1-f/2)/(f/2))",
+            theorems=("rappor.eps_inf",),
+            relation="replace-one",
+        ),
+        E(
+            "one_bit.telemetry",
+            lambda e: m.OneBitTelemetry(e, 100),
+            0.1,
+            _pairs((0.0, 100.0, "x=0 vs x=m")),
+            "1-bit telemetry, Ding, Kulkarni, Yekhanin (2017) Sec. 2: eps-LDP",
+            theorems=("one_bit.telemetry",),
+            relation="replace-one",
+        ),
     ]
 
 
@@ -290,8 +450,9 @@ def get(name: str) -> CatalogueEntry:
     """The entry for a catalogue id or alias (``rnm1``, ``laplace``, ...)."""
     key = ALIASES.get(name, name)
     if key not in CATALOGUE:
-        raise InputError(f"catalogue mechanism {name!r} is unknown; use one of "
-                         f"{', '.join(names())}.")
+        raise InputError(
+            f"catalogue mechanism {name!r} is unknown; use one of {', '.join(names())}."
+        )
     return CATALOGUE[key]
 
 

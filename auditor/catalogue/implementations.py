@@ -8,15 +8,19 @@ Each factory takes the entry's epsilon and returns ``sample(data, size, rng) -> 
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
 from auditor.catalogue.samplers import Sampler, sampler_for, snap
 
 __all__ = [
-    "clamped", "float_laplace", "noisy_max_value", "report_noisy_max_exponential",
-    "same_input_everywhere", "sparse_vector",
+    "clamped",
+    "float_laplace",
+    "noisy_max_value",
+    "report_noisy_max_exponential",
+    "same_input_everywhere",
+    "sparse_vector",
 ]
 
 
@@ -91,8 +95,11 @@ def sparse_vector(variant: int, c: int = 1, t: float = 1.0) -> Callable[[float],
         def sample(data, size, rng):
             q = np.asarray(data, dtype=float)
             rho = rng.laplace(scale=rho_scale, size=size)
-            nu = (rng.laplace(scale=nu_scale, size=(size, q.size)) if nu_scale
-                  else np.zeros((size, q.size)))
+            nu = (
+                rng.laplace(scale=nu_scale, size=(size, q.size))
+                if nu_scale
+                else np.zeros((size, q.size))
+            )
             noisy = q + nu
             if variant == 2:
                 flags = _redrawn_threshold_flags(noisy, rho, rho_scale, c, t, rng)

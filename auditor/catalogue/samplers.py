@@ -29,8 +29,9 @@ the float artefacts of textbook samplers vanish (Mironov 2012).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from functools import singledispatch
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -52,8 +53,10 @@ def snap(y: np.ndarray) -> np.ndarray:
 def _num(mech: Any, name: str) -> float:
     value = getattr(mech, name)
     if getattr(value, "free_symbols", None):
-        raise InputError(f"{type(mech).__name__}.{name}={value} is symbolic; give numbers to "
-                         "sample a description, e.g. Laplace(scale=10, sensitivity=1).")
+        raise InputError(
+            f"{type(mech).__name__}.{name}={value} is symbolic; give numbers to "
+            "sample a description, e.g. Laplace(scale=10, sensitivity=1)."
+        )
     return float(value)
 
 
@@ -64,8 +67,10 @@ def _arr(data: Any) -> np.ndarray:
 @singledispatch
 def sampler_for(mech: Any, **options: Any) -> Sampler:
     """A vectorised sampler of the mechanism `mech` describes (numeric parameters only)."""
-    raise InputError(f"no sampler for {type(mech).__name__}; describe the mechanism with one of "
-                     f"{', '.join(supported_descriptions())}, or audit your own callable.")
+    raise InputError(
+        f"no sampler for {type(mech).__name__}; describe the mechanism with one of "
+        f"{', '.join(supported_descriptions())}, or audit your own callable."
+    )
 
 
 def supported_descriptions() -> list[str]:

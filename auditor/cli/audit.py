@@ -11,8 +11,9 @@ import importlib
 import importlib.util
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from auditor.engine.relations import RELATIONS
 from proofs.errors import EXIT_FOUND, EXIT_OK, InputError
@@ -21,55 +22,78 @@ __all__ = ["add_arguments", "resolve_target", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("target",
-                        help="catalogue name, package.module:callable or path/file.py:callable")
+    parser.add_argument(
+        "target", help="catalogue name, package.module:callable or path/file.py:callable"
+    )
     parser.add_argument("--epsilon", type=float, required=True, help="claimed epsilon")
-    parser.add_argument("--delta", type=float, default=None,
-                        help="claimed delta (default 0; a catalogue entry's own delta)")
-    parser.add_argument("--pair", nargs=2, action="append", metavar=("A", "B"),
-                        help="a neighbouring pair of JSON values (repeatable)")
+    parser.add_argument(
+        "--delta",
+        type=float,
+        default=None,
+        help="claimed delta (default 0; a catalogue entry's own delta)",
+    )
+    parser.add_argument(
+        "--pair",
+        nargs=2,
+        action="append",
+        metavar=("A", "B"),
+        help="a neighbouring pair of JSON values (repeatable)",
+    )
     parser.add_argument("--pairs", metavar="FILE.json", help="JSON file with [[A, B], ...]")
-    parser.add_argument("--relation",
-                        choices=RELATIONS + tuple(r.replace("-", "_") for r in RELATIONS[1:]),
-                        help="neighbouring relation: checks given pairs, or generates candidates")
+    parser.add_argument(
+        "--relation",
+        choices=RELATIONS + tuple(r.replace("-", "_") for r in RELATIONS[1:]),
+        help="neighbouring relation: checks given pairs, or generates candidates",
+    )
     parser.add_argument("--sensitivity", type=float, default=1.0, help="for --relation sensitivity")
     parser.add_argument("--size", type=int, default=5, help="records/answers in generated datasets")
-    parser.add_argument("--search", choices=("patterns", "hypothesis"), default="patterns",
-                        help="with --relation and no pairs: classic input patterns (default) or a "
-                             "Hypothesis search steered by the estimated privacy loss")
-    parser.add_argument("--samples", type=int, default=1_000_000,
-                        help="samples per dataset (total)")
-    parser.add_argument("--confidence", type=float, default=0.95,
-                        help="confidence level (default 0.95)")
+    parser.add_argument(
+        "--search",
+        choices=("patterns", "hypothesis"),
+        default="patterns",
+        help="with --relation and no pairs: classic input patterns (default) or a "
+        "Hypothesis search steered by the estimated privacy loss",
+    )
+    parser.add_argument(
+        "--samples", type=int, default=1_000_000, help="samples per dataset (total)"
+    )
+    parser.add_argument(
+        "--confidence", type=float, default=0.95, help="confidence level (default 0.95)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the audit (default 0)")
     parser.add_argument("--json", metavar="OUT", help="write the result as JSON (atomically)")
-    parser.add_argument("--report", metavar="OUT.html|OUT.md",
-                        help="write an HTML or Markdown report")
-    parser.add_argument("--quiet", action="store_true",
-                        help="print nothing on success (and no progress bar)")
+    parser.add_argument(
+        "--report", metavar="OUT.html|OUT.md", help="write an HTML or Markdown report"
+    )
+    parser.add_argument(
+        "--quiet", action="store_true", help="print nothing on success (and no progress bar)"
+    )
 
 
 def _import_file(path: str, target: str) -> Any:
     p = Path(path)
     if not p.is_file():
-        raise InputError(f"TARGET {target!r}: file {path!r} does not exist; pass "
-                         "path/to/file.py:callable.")
+        raise InputError(
+            f"TARGET {target!r}: file {path!r} does not exist; pass path/to/file.py:callable."
+        )
     spec = importlib.util.spec_from_file_location(f"_dpaudit_target_{p.stem}", p)
     if spec is None or spec.loader is None:
         raise InputError(f"TARGET {target!r}: {path!r} is not importable Python; pass a .py file.")
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:  # noqa: BLE001 - the user's module failed to import
-        raise InputError(f"TARGET {target!r}: importing {path!r} raised {type(exc).__name__}: "
-                         f"{exc}; fix that file.") from None
+    except Exception as exc:
+        raise InputError(
+            f"TARGET {target!r}: importing {path!r} raised {type(exc).__name__}: "
+            f"{exc}; fix that file."
+        ) from None
     return module
 
 
 def _import_module(name: str, target: str) -> Any:
     try:
         return importlib.import_module(name)
-    except Exception as exc:  # noqa: BLE001 - the user's module failed to import
+    except Exception as exc:
         raise InputError(
             f"TARGET {target!r}: module {name!r} cannot be imported ({type(exc).__name__}: {exc}); "
             "check the name and that it is on PYTHONPATH."
@@ -99,11 +123,14 @@ def resolve_target(target: str) -> tuple[Callable[..., Any], str, Any]:
     for part in attr.split("."):
         obj = getattr(obj, part, None)
         if obj is None:
-            raise InputError(f"TARGET {target!r}: {where!r} has no attribute {attr!r}; check the "
-                             "callable's name.")
+            raise InputError(
+                f"TARGET {target!r}: {where!r} has no attribute {attr!r}; check the "
+                "callable's name."
+            )
     if not callable(obj):
-        raise InputError(f"TARGET {target!r}: {attr!r} is not callable; point TARGET at a "
-                         "function.")
+        raise InputError(
+            f"TARGET {target!r}: {attr!r} is not callable; point TARGET at a function."
+        )
     return obj, target, None
 
 
@@ -135,10 +162,21 @@ def run(args: argparse.Namespace) -> int:
         func = entry.sampler(args.epsilon)  # the catalogue mechanism as calibrated for the claim
         if pairs is None and args.relation is None:
             pairs = list(entry.pairs)
-    result = audit(func, pairs, epsilon=args.epsilon, delta=delta, samples=args.samples,
-                   confidence=args.confidence, seed=args.seed, relation=args.relation,
-                   sensitivity=args.sensitivity, size=args.size, name=name,
-                   pair_search=args.search, progress=False if args.quiet else None)
+    result = audit(
+        func,
+        pairs,
+        epsilon=args.epsilon,
+        delta=delta,
+        samples=args.samples,
+        confidence=args.confidence,
+        seed=args.seed,
+        relation=args.relation,
+        sensitivity=args.sensitivity,
+        size=args.size,
+        name=name,
+        pair_search=args.search,
+        progress=False if args.quiet else None,
+    )
     _write_outputs(args, result, func)
     if not args.quiet:
         print(result.summary(), file=sys.stdout)

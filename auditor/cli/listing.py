@@ -13,8 +13,9 @@ __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--names", action="store_true",
-                        help="print the catalogue names (and aliases) only")
+    parser.add_argument(
+        "--names", action="store_true", help="print the catalogue names (and aliases) only"
+    )
 
 
 def _fmt(x: float | None) -> str:
@@ -40,8 +41,10 @@ def run(args: argparse.Namespace) -> int:
         else:
             cover = ", ".join(e.theorems)
         claim = f"({_fmt(e.claimed_epsilon)}, {e.delta:g})"
-        print(f"{name:<27} {claim:<19} {_fmt(None if true is None else true.value):>8}  "
-              f"{status:<7} {cover}")
+        print(
+            f"{name:<27} {claim:<19} {_fmt(None if true is None else true.value):>8}  "
+            f"{status:<7} {cover}"
+        )
     aliases = ", ".join(f"{a} = {n}" for a, n in ALIASES.items())
     print(f"\naliases: {aliases}")
     return EXIT_OK

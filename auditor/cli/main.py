@@ -23,8 +23,15 @@ from proofs.errors import (
     InputError,
 )
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_FOUND", "EXIT_INTERNAL", "EXIT_OK", "build_parser", "entry",
-           "main"]
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "EXIT_FOUND",
+    "EXIT_INTERNAL",
+    "EXIT_OK",
+    "build_parser",
+    "entry",
+    "main",
+]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -45,15 +52,27 @@ def build_parser() -> argparse.ArgumentParser:
     from auditor.cli import closeness as _closeness_cli
 
     _closeness_cli.add_arguments(
-        sub.add_parser("closeness", help="epsilon-closeness of a released table (CSV)"))
+        sub.add_parser("closeness", help="epsilon-closeness of a released table (CSV)")
+    )
     report = sub.add_parser("report", help="re-render a saved `audit --json` result as a report")
-    report.add_argument("result", metavar="RESULT.json", help="a file written by `dpaudit audit --json`")
-    report.add_argument("--report", "-o", dest="out", required=True, metavar="OUT.html|OUT.md",
-                        help="where to write the report")
+    report.add_argument(
+        "result", metavar="RESULT.json", help="a file written by `dpaudit audit --json`"
+    )
+    report.add_argument(
+        "--report",
+        "-o",
+        dest="out",
+        required=True,
+        metavar="OUT.html|OUT.md",
+        help="where to write the report",
+    )
     from auditor.cli import listing as _list_cli
 
-    _list_cli.add_arguments(sub.add_parser(
-        "list", help="the built-in catalogue: claims, true epsilons and covering theorems"))
+    _list_cli.add_arguments(
+        sub.add_parser(
+            "list", help="the built-in catalogue: claims, true epsilons and covering theorems"
+        )
+    )
     demo = sub.add_parser("demo", help="prove and audit the built-in catalogue, write reports/")
     demo.add_argument("--out", default="reports", help="folder for the reports (default reports)")
     demo.add_argument("--quick", action="store_true", help="fewer samples per audit")
@@ -101,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except SystemExit as exc:  # --help and --version
         return int(exc.code or 0)
-    except Exception:  # noqa: BLE001 - the last line of defence: report, exit 3
+    except Exception:
         traceback.print_exc()
         print("dpaudit: internal error (a bug in dpaudit); please report it.", file=sys.stderr)
         return EXIT_INTERNAL

@@ -19,15 +19,28 @@ __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="*", metavar="CLAIMS_FILE.py",
-                        help="Python files defining CLAIMS = [...]; default: the built-in catalogue")
+    parser.add_argument(
+        "files",
+        nargs="*",
+        metavar="CLAIMS_FILE.py",
+        help="Python files defining CLAIMS = [...]; default: the built-in catalogue",
+    )
     parser.add_argument("--json", metavar="OUT", help="write the results as JSON")
-    parser.add_argument("--baseline", metavar="FILE",
-                        help="compare verdicts with a saved `--json` output; exit 1 on a change")
-    parser.add_argument("--report", metavar="OUT.html|OUT.md",
-                        help="write a readable report of the verdicts (HTML or Markdown)")
-    parser.add_argument("--no-timings", action="store_true",
-                        help="write seconds as null in --json (for a baseline kept in git)")
+    parser.add_argument(
+        "--baseline",
+        metavar="FILE",
+        help="compare verdicts with a saved `--json` output; exit 1 on a change",
+    )
+    parser.add_argument(
+        "--report",
+        metavar="OUT.html|OUT.md",
+        help="write a readable report of the verdicts (HTML or Markdown)",
+    )
+    parser.add_argument(
+        "--no-timings",
+        action="store_true",
+        help="write seconds as null in --json (for a baseline kept in git)",
+    )
     parser.add_argument("--quiet", action="store_true", help="print only the final line")
 
 

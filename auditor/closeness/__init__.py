@@ -36,11 +36,15 @@ reference-set solver.
 
 from proofs.lazy import lazy_exports
 
-__all__, __getattr__, __dir__ = lazy_exports(__name__, {
-    "auditor.closeness.analysis": ("closeness",),
-    "auditor.closeness.names": ("DISTANCES", "EXACT_REFERENCE_DISTANCES"),
-    "auditor.closeness.distances": ("distribution_distance",),
-    "auditor.closeness.reference": ("ReferenceSet", "best_reference_set"),
-    "auditor.closeness.result": ("SCHEMA_VERSION", "ClassDistance", "ClosenessResult"),
-    "auditor.closeness.table": ("SensitiveTable", "load_table", "table_from_columns"),
-}, globals())
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "auditor.closeness.analysis": ("closeness",),
+        "auditor.closeness.names": ("DISTANCES", "EXACT_REFERENCE_DISTANCES"),
+        "auditor.closeness.distances": ("distribution_distance",),
+        "auditor.closeness.reference": ("ReferenceSet", "best_reference_set"),
+        "auditor.closeness.result": ("SCHEMA_VERSION", "ClassDistance", "ClosenessResult"),
+        "auditor.closeness.table": ("SensitiveTable", "load_table", "table_from_columns"),
+    },
+    globals(),
+)

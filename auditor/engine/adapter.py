@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import inspect
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from proofs.errors import InputError
 
-__all__ = ["Mechanism", "as_mechanism", "draw", "KINDS"]
+__all__ = ["KINDS", "Mechanism", "as_mechanism", "draw"]
 
 KINDS = ("real", "discrete", "category", "vector")
 
@@ -138,7 +139,9 @@ def _slow_convert(mech: Mechanism, values: list[Any]) -> np.ndarray:
         first_is_str = isinstance(values[0], str)
         i = _first_bad(values, lambda v: isinstance(v, str) != first_is_str)
         if i >= 0:
-            raise _bad_output(mech, i, values[i], f"its type differs from the first output {values[0]!r}")
+            raise _bad_output(
+                mech, i, values[i], f"its type differs from the first output {values[0]!r}"
+            )
         return np.asarray(values, dtype=str)
     i = _first_bad(values, _is_nan_like)
     if i >= 0:
@@ -146,8 +149,13 @@ def _slow_convert(mech: Mechanism, values: list[Any]) -> np.ndarray:
     lengths = [np.size(v) for v in values]
     i = _first_bad(lengths, lambda k: k != lengths[0])
     if i >= 0:
-        raise _bad_output(mech, i, values[i], f"length differs from the first output's {lengths[0]}")
-    i = max(_first_bad(values, lambda v: not isinstance(v, (int, float, bool, np.number, tuple, list))), 0)
+        raise _bad_output(
+            mech, i, values[i], f"length differs from the first output's {lengths[0]}"
+        )
+    i = max(
+        _first_bad(values, lambda v: not isinstance(v, (int, float, bool, np.number, tuple, list))),
+        0,
+    )
     raise _bad_output(mech, i, values[i], "mixed or non-numeric output types")
 
 
@@ -187,4 +195,3 @@ def draw(mech: Mechanism, data: Any, n: int, rng: np.random.Generator) -> np.nda
         random.seed(s)
         np.random.seed(s)
     return _convert(mech, _call(mech, data, n, rng), n)
-

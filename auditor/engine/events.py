@@ -9,23 +9,23 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
 from proofs.io import number_or_text
 
 __all__ = [
-    "Identity",
     "Coordinate",
-    "MinBox",
-    "Linear",
-    "ScoreInterval",
+    "Event",
+    "FloatMultiple",
+    "Identity",
     "KeyFn",
     "KeySet",
-    "FloatMultiple",
-    "Event",
+    "Linear",
+    "MinBox",
     "Score",
+    "ScoreInterval",
 ]
 
 _MULT = np.uint64(0x9E3779B97F4A7C15)
@@ -61,7 +61,8 @@ class Coordinate:
 
 @dataclass(frozen=True, slots=True)
 class MinBox:
-    """``min_i s_i (y[c_i] - m_i) / w_i``: a threshold on it is a product of coordinate thresholds."""
+    """``min_i s_i (y[c_i] - m_i) / w_i``: a threshold on it is a product of coordinate "
+    "thresholds."""
 
     coords: tuple[int, ...]
     signs: tuple[float, ...]
@@ -97,7 +98,7 @@ class Linear:
         return f"{self.label} w.y with w=[{w}{more}]"
 
 
-Score = Union[Identity, Coordinate, MinBox, Linear]
+Score = Identity | Coordinate | MinBox | Linear
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,14 +205,16 @@ class FloatMultiple:
         return f"{what} {verb} a multiple of 2^-{self.k}"
 
 
-Event = Union[ScoreInterval, KeySet, FloatMultiple]
+Event = ScoreInterval | KeySet | FloatMultiple
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
     """A JSON-ready description of an event, enough to replay it."""
     d: dict[str, Any] = {"type": type(event).__name__, "description": event.describe()}
     if isinstance(event, ScoreInterval):
-        d.update(score=event.score.describe(), lo=number_or_text(event.lo), hi=number_or_text(event.hi))
+        d.update(
+            score=event.score.describe(), lo=number_or_text(event.lo), hi=number_or_text(event.hi)
+        )
     elif isinstance(event, KeySet):
         d.update(columns=None if event.key.cols is None else list(event.key.cols))
         d.update(bin_edges=None if event.key.edges is None else [list(e) for e in event.key.edges])
@@ -219,4 +222,3 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     else:
         d.update(k=event.k, negate=event.negate, coordinate=event.coord)
     return d
-

@@ -21,8 +21,14 @@ import numpy as np
 from auditor.engine.relations import RELATIONS
 from proofs.errors import InputError
 
-__all__ = ["Pair", "RELATIONS", "check_pair", "parse_json_value", "load_pairs_file", "generate_pairs"]
-
+__all__ = [
+    "RELATIONS",
+    "Pair",
+    "check_pair",
+    "generate_pairs",
+    "load_pairs_file",
+    "parse_json_value",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +65,8 @@ def parse_json_value(text: str, what: str = "--pair value") -> Any:
         return json.loads(text)
     except (json.JSONDecodeError, TypeError):
         raise InputError(
-            f"{what} {text!r} is not JSON; write numbers as 1.5, lists as [1,2], strings as '\"a\"'."
+            f"{what} {text!r} is not JSON; write numbers as 1.5, lists as [1,2], strings as "
+            "'\"a\"'."
         ) from None
 
 
@@ -69,9 +76,13 @@ def load_pairs_file(path: str) -> list[Pair]:
     try:
         raw = json.loads(p.read_text())
     except OSError as exc:
-        raise InputError(f"--pairs {path!r} cannot be read ({exc.strerror}); pass an existing JSON file.") from None
+        raise InputError(
+            f"--pairs {path!r} cannot be read ({exc.strerror}); pass an existing JSON file."
+        ) from None
     except json.JSONDecodeError as exc:
-        raise InputError(f"--pairs {path!r} is not JSON ({exc.msg} at line {exc.lineno}); fix the file.") from None
+        raise InputError(
+            f"--pairs {path!r} is not JSON ({exc.msg} at line {exc.lineno}); fix the file."
+        ) from None
     if not isinstance(raw, list) or not raw:
         raise InputError(f"--pairs {path!r} must hold a non-empty JSON list of [A, B] pairs.")
     return [_pair_from_json(item, i, path) for i, item in enumerate(raw)]
@@ -82,7 +93,7 @@ def _pair_from_json(item: Any, i: int, path: str) -> Pair:
         return Pair(item["a"], item["b"], str(item.get("label", f"{path}[{i}]")))
     if isinstance(item, list) and len(item) == 2:
         return Pair(item[0], item[1], f"{path}[{i}]")
-    raise InputError(f"--pairs {path!r} entry {i} = {item!r} is not [A, B] or {{\"a\": A, \"b\": B}}.")
+    raise InputError(f'--pairs {path!r} entry {i} = {item!r} is not [A, B] or {{"a": A, "b": B}}.')
 
 
 def _records(x: Any, pair: Pair, relation: str) -> list[Any]:
@@ -168,14 +179,19 @@ def _float_pairs(n: int, s: float) -> list[Pair]:
     return [Pair([a] * n, [b] + [a] * (n - 1), "adversarial float") for a, b in vals]
 
 
-def generate_pairs(relation: str, size: int = 5, sensitivity: float = 1.0, seed: int = 0) -> list[Pair]:
+def generate_pairs(
+    relation: str, size: int = 5, sensitivity: float = 1.0, seed: int = 0
+) -> list[Pair]:
     """Candidate neighbouring pairs under ``relation`` for datasets of ``size`` records/answers."""
     rel = normalise_relation(relation)
     if size < 1:
         raise InputError(f"size={size} must be at least 1; use --size 1 for a single query answer.")
     if rel in ("sensitivity", "any"):
         if size == 1:
-            scalars = [Pair(1.0, 1.0 + sensitivity, "one above"), Pair(1.0, 1.0 - sensitivity, "one below")]
+            scalars = [
+                Pair(1.0, 1.0 + sensitivity, "one above"),
+                Pair(1.0, 1.0 - sensitivity, "one below"),
+            ]
             return scalars + _float_pairs(1, sensitivity)
         return _pattern_pairs(size, sensitivity) + _float_pairs(size, sensitivity)
     rng = np.random.default_rng(seed)
@@ -198,4 +214,3 @@ def generate_pairs(relation: str, size: int = 5, sensitivity: float = 1.0, seed:
     for p in pairs:
         check_pair(p, rel, sensitivity)
     return pairs
-

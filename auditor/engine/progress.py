@@ -22,8 +22,14 @@ def _si(x: float) -> str:
 class Progress:
     """`update(k)` after every batch; `close()` at the end (clears the line)."""
 
-    def __init__(self, total: int, label: str = "certifying", enabled: bool | None = None,
-                 stream=None, min_interval: float = 0.1):
+    def __init__(
+        self,
+        total: int,
+        label: str = "certifying",
+        enabled: bool | None = None,
+        stream=None,
+        min_interval: float = 0.1,
+    ):
         self.stream = stream if stream is not None else sys.stderr
         if enabled is None:
             enabled = bool(getattr(self.stream, "isatty", lambda: False)())
@@ -52,8 +58,10 @@ class Progress:
         eta = (self.total - self.done) / rate if rate > 0 else float("inf")
         bar = "#" * int(24 * frac) + "-" * (24 - int(24 * frac))
         eta_text = f"{eta:.0f}s" if eta != float("inf") else "?"
-        return (f"{self.label} [{bar}] {100 * frac:5.1f}% {_si(self.done)}/{_si(self.total)} "
-                f"samples, {_si(rate)}/s, ETA {eta_text}  ")
+        return (
+            f"{self.label} [{bar}] {100 * frac:5.1f}% {_si(self.done)}/{_si(self.total)} "
+            f"samples, {_si(rate)}/s, ETA {eta_text}  "
+        )
 
     def close(self) -> None:
         if self.enabled:

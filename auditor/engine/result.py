@@ -7,8 +7,7 @@ from typing import Any
 
 from proofs.io import SCHEMA_VERSION, finite_or_none
 
-__all__ = ["SCHEMA_VERSION", "Witness", "AuditResult"]
-
+__all__ = ["SCHEMA_VERSION", "AuditResult", "Witness"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,12 +28,17 @@ class Witness:
     p_upper: float
     selection_prediction: float
 
+    @property
+    def other(self) -> str:
+        """The denominator dataset, 'a' or 'b'."""
+        return "b" if self.numerator == "a" else "a"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "pair": self.pair,
             "event": self.event,
             "event_spec": self.event_spec,
-            "direction": f"P[M({self.numerator}) in E] vs P[M({'b' if self.numerator == 'a' else 'a'}) in E]",
+            "direction": f"P[M({self.numerator}) in E] vs P[M({self.other}) in E]",
             "numerator": self.numerator,
             "counts": {
                 "numerator": self.count_numerator,
@@ -77,26 +81,39 @@ class AuditResult:
     events_certified: int
     method: str = "select-then-certify; one-sided Clopper-Pearson; Bonferroni over certified bounds"
     notes: tuple[str, ...] = field(default=())
-    event: Any = field(default=None, repr=False, compare=False)  # the witness event object (replay, plots)
+    event: Any = field(
+        default=None, repr=False, compare=False
+    )  # the witness event object (replay, plots)
 
     def summary(self) -> str:
         verdict = "VIOLATION" if self.violation else "no violation found"
         lines = [
-            f"{self.mechanism}: {verdict} of the claim epsilon={self.claimed_epsilon:g}, delta={self.delta:g}",
-            f"  certified at confidence {self.confidence:g}: epsilon >= {self.epsilon_lower_bound:.4f}"
-            + (" (event never seen under one dataset: consistent with unbounded privacy loss)"
-               if self.unbounded_witness else ""),
+            f"{self.mechanism}: {verdict} of the claim epsilon={self.claimed_epsilon:g}, "
+            f"delta={self.delta:g}",
+            f"  certified at confidence {self.confidence:g}: epsilon >= "
+            f"{self.epsilon_lower_bound:.4f}"
+            + (
+                " (event never seen under one dataset: consistent with unbounded privacy loss)"
+                if self.unbounded_witness
+                else ""
+            ),
             f"  delta needed at epsilon={self.claimed_epsilon:g}: >= {self.delta_lower_bound:.3g};"
             f" p-value of the claim: {self.p_value:.3g}",
         ]
         if self.witness is not None:
             w = self.witness
-            lines.append(f"  witness: pair {w.pair['a']!r} vs {w.pair['b']!r} ({w.pair.get('label', '')}),"
-                         f" event {w.event}")
-            lines.append(f"  counts: {w.count_numerator} vs {w.count_denominator} of "
-                         f"{w.certification_samples} fresh samples each (numerator dataset {w.numerator})")
-        lines.append(f"  samples per dataset {self.samples} ({self.selection_samples} selection + "
-                     f"{self.certification_samples} certification), seed {self.seed}, {self.seconds:.2f} s")
+            lines.append(
+                f"  witness: pair {w.pair['a']!r} vs {w.pair['b']!r} ({w.pair.get('label', '')}),"
+                f" event {w.event}"
+            )
+            lines.append(
+                f"  counts: {w.count_numerator} vs {w.count_denominator} of "
+                f"{w.certification_samples} fresh samples each (numerator dataset {w.numerator})"
+            )
+        lines.append(
+            f"  samples per dataset {self.samples} ({self.selection_samples} selection + "
+            f"{self.certification_samples} certification), seed {self.seed}, {self.seconds:.2f} s"
+        )
         if not self.violation:
             lines.append("  'no violation found' is not a proof of privacy.")
         return "\n".join(lines)

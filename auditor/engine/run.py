@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -79,15 +80,25 @@ def validate(config: AuditConfig) -> None:
     """Check a configuration at the public boundary (each message names value and fix)."""
     eps = _number("epsilon", config.epsilon, "--epsilon")
     if eps < 0 or math.isinf(eps):
-        raise InputError(f"epsilon={config.epsilon!r} must be finite and >= 0; use e.g. --epsilon 1.")
+        raise InputError(
+            f"epsilon={config.epsilon!r} must be finite and >= 0; use e.g. --epsilon 1."
+        )
     delta = _number("delta", config.delta, "--delta")
     if not 0 <= delta < 1:
         raise InputError(f"delta={config.delta!r} must be in [0, 1); use --delta 0 for pure DP.")
     conf = _number("confidence", config.confidence, "--confidence")
     if not 0 < conf < 1:
-        raise InputError(f"confidence={config.confidence!r} must be in (0, 1); use e.g. --confidence 0.95.")
-    if isinstance(config.samples, bool) or not isinstance(config.samples, (int, np.integer)) or config.samples < 200:
-        raise InputError(f"samples={config.samples!r} must be an integer >= 200; use e.g. --samples 1000000.")
+        raise InputError(
+            f"confidence={config.confidence!r} must be in (0, 1); use e.g. --confidence 0.95."
+        )
+    if (
+        isinstance(config.samples, bool)
+        or not isinstance(config.samples, (int, np.integer))
+        or config.samples < 200
+    ):
+        raise InputError(
+            f"samples={config.samples!r} must be an integer >= 200; use e.g. --samples 1000000."
+        )
     unknown = set(config.families) - set(FAMILIES)
     if unknown or not config.families:
         raise InputError(f"families={config.families!r} must be a non-empty subset of {FAMILIES}.")
@@ -124,7 +135,7 @@ def minimum_samples(epsilon: float, delta: float, confidence: float) -> int | No
     samples = 200
     while samples <= MAX_SAMPLES:
         cfg = AuditConfig(epsilon=epsilon, delta=delta, samples=samples, confidence=confidence)
-        m, n = cfg.split()
+        _m, n = cfg.split()
         if _perfect_bound(n, cfg.alpha_per_bound, delta) > epsilon:
             return samples
         samples *= 2
@@ -134,14 +145,25 @@ def minimum_samples(epsilon: float, delta: float, confidence: float) -> int | No
 PAIR_SEARCHES = ("patterns", "hypothesis")
 
 
-def _as_pairs(pairs: Iterable[Any] | None, relation: str | None, sensitivity: float, size: int,
-              seed: int, search: str = "patterns", mechanism: Any = None) -> list[Pair]:
+def _as_pairs(
+    pairs: Iterable[Any] | None,
+    relation: str | None,
+    sensitivity: float,
+    size: int,
+    seed: int,
+    search: str = "patterns",
+    mechanism: Any = None,
+) -> list[Pair]:
     rel = normalise_relation(relation)
     if search not in PAIR_SEARCHES:
-        raise InputError(f"pair_search={search!r} is unknown; use one of {', '.join(PAIR_SEARCHES)}.")
+        raise InputError(
+            f"pair_search={search!r} is unknown; use one of {', '.join(PAIR_SEARCHES)}."
+        )
     if pairs is None:
         if relation is None:
-            raise InputError("no neighbouring pair given; pass pairs=[(A, B)] (--pair A B) or a relation.")
+            raise InputError(
+                "no neighbouring pair given; pass pairs=[(A, B)] (--pair A B) or a relation."
+            )
         if search == "hypothesis":
             return _searched_pairs(mechanism, rel, sensitivity, size, seed)
         return generate_pairs(rel, size=size, sensitivity=sensitivity, seed=seed)
@@ -155,7 +177,9 @@ def _as_pairs(pairs: Iterable[Any] | None, relation: str | None, sensitivity: fl
     return out
 
 
-def _searched_pairs(mechanism: Any, rel: str, sensitivity: float, size: int, seed: int) -> list[Pair]:
+def _searched_pairs(
+    mechanism: Any, rel: str, sensitivity: float, size: int, seed: int
+) -> list[Pair]:
     """Hypothesis-driven search (`hypothesis.target` on the estimated loss), with the
     pattern pairs as a floor so the search can only add candidates."""
     from hypothesis import strategies as st
@@ -163,10 +187,19 @@ def _searched_pairs(mechanism: Any, rel: str, sensitivity: float, size: int, see
     from auditor.testing.strategies import search_pairs
 
     if rel == "any":
-        raise InputError("pair_search='hypothesis' needs --relation add-remove, replace-one or sensitivity.")
+        raise InputError(
+            "pair_search='hypothesis' needs --relation add-remove, replace-one or sensitivity."
+        )
     elements = st.floats(-2.0, 2.0, allow_nan=False, width=32) if rel != "sensitivity" else None
-    found = search_pairs(mechanism, rel, elements, min_size=max(1, size - 2), max_size=size,
-                         sensitivity=sensitivity, seed=seed)
+    found = search_pairs(
+        mechanism,
+        rel,
+        elements,
+        min_size=max(1, size - 2),
+        max_size=size,
+        sensitivity=sensitivity,
+        seed=seed,
+    )
     for p in found:
         check_pair(p, rel, sensitivity)
     return found + generate_pairs(rel, size=size, sensitivity=sensitivity, seed=seed)[:3]
@@ -189,7 +222,9 @@ def _streams(seed: int, n_pairs: int) -> _Streams:
     # Independent streams per (phase, pair, dataset): selection samples are never reused.
     root = np.random.SeedSequence(seed)
     sel_root, cert_root, misc = root.spawn(3)
-    gen = lambda ss: [tuple(np.random.default_rng(c) for c in s.spawn(2)) for s in ss.spawn(n_pairs)]  # noqa: E731
+    gen = lambda ss: [
+        tuple(np.random.default_rng(c) for c in s.spawn(2)) for s in ss.spawn(n_pairs)
+    ]
     return _Streams(gen(sel_root), gen(cert_root), int(misc.generate_state(1)[0]))
 
 
@@ -203,14 +238,17 @@ def _check_shape(mech: Mechanism, arr: np.ndarray, expected: _Shape | None, data
     got = _Shape(kind_of(arr), arr.shape[1:])
     if expected is not None and got != expected:
         raise InputError(
-            f"mechanism {mech.name} returned {got.kind} outputs of shape {got.tail} on data={data!r} "
-            f"but {expected.kind} outputs of shape {expected.tail} earlier; outputs must have one type."
+            f"mechanism {mech.name} returned {got.kind} outputs of shape {got.tail} on "
+            f"data={data!r} "
+            f"but {expected.kind} outputs of shape {expected.tail} earlier; outputs must have one "
+            "type."
         )
     return got
 
 
-def _select(mech: Mechanism, pairs: Sequence[Pair], cfg: AuditConfig, streams: _Streams
-            ) -> tuple[list[Candidate], _Shape]:
+def _select(
+    mech: Mechanism, pairs: Sequence[Pair], cfg: AuditConfig, streams: _Streams
+) -> tuple[list[Candidate], _Shape]:
     m, n = cfg.split()
     scorer = Scorer(m, n, cfg.alpha_per_bound, float(cfg.delta))
     shape: _Shape | None = None
@@ -235,11 +273,15 @@ def _choose(cands: list[Candidate], k_max: int) -> list[Candidate]:
     """
     if not cands:
         return []
-    key = lambda c: (c.pair_index, c.forward, repr(c.event))  # noqa: E731
+    key = lambda c: (c.pair_index, c.forward, repr(c.event))
     chosen = [max(cands, key=lambda c: c.rank)]
     bold = max(cands, key=lambda c: c.plain)
     # a second event costs a wider union bound: only worth it when clearly better
-    if k_max >= 2 and key(bold) != key(chosen[0]) and bold.plain > chosen[0].plain + 0.03 * abs(chosen[0].plain):
+    if (
+        k_max >= 2
+        and key(bold) != key(chosen[0])
+        and bold.plain > chosen[0].plain + 0.03 * abs(chosen[0].plain)
+    ):
         chosen.append(bold)
     return chosen[:k_max]
 
@@ -252,8 +294,14 @@ def _batch_size(cfg: AuditConfig, mech: Mechanism, shape: _Shape, n: int) -> int
     return max(1, min(n, max(4096, base // width)))
 
 
-def _certify(mech: Mechanism, pairs: Sequence[Pair], chosen: Sequence[Candidate], cfg: AuditConfig,
-             streams: _Streams, shape: _Shape) -> np.ndarray:
+def _certify(
+    mech: Mechanism,
+    pairs: Sequence[Pair],
+    chosen: Sequence[Candidate],
+    cfg: AuditConfig,
+    streams: _Streams,
+    shape: _Shape,
+) -> np.ndarray:
     """Counts[k] = (count under a, count under b) on fresh samples, streamed in batches."""
     _, n = cfg.split()
     counts = np.zeros((len(chosen), 2), dtype=np.int64)
@@ -280,15 +328,28 @@ def _certify(mech: Mechanism, pairs: Sequence[Pair], chosen: Sequence[Candidate]
 def _witness(c: Candidate, pair: Pair, counts: np.ndarray, n: int, lo: float, hi: float) -> Witness:
     num, den = (0, 1) if c.forward else (1, 0)
     return Witness(
-        pair=pair.to_dict(), event=c.event.describe(), event_spec=event_to_dict(c.event),
-        numerator="a" if c.forward else "b", count_numerator=int(counts[num]),
-        count_denominator=int(counts[den]), certification_samples=n, p_lower=lo, p_upper=hi,
+        pair=pair.to_dict(),
+        event=c.event.describe(),
+        event_spec=event_to_dict(c.event),
+        numerator="a" if c.forward else "b",
+        count_numerator=int(counts[num]),
+        count_denominator=int(counts[den]),
+        certification_samples=n,
+        p_lower=lo,
+        p_upper=hi,
         selection_prediction=c.predicted,
     )
 
 
-def _conclude(mech: Mechanism, pairs: Sequence[Pair], chosen: Sequence[Candidate], counts: np.ndarray,
-              cfg: AuditConfig, seed: int, t0: float) -> AuditResult:
+def _conclude(
+    mech: Mechanism,
+    pairs: Sequence[Pair],
+    chosen: Sequence[Candidate],
+    counts: np.ndarray,
+    cfg: AuditConfig,
+    seed: int,
+    t0: float,
+) -> AuditResult:
     m, n = cfg.split()
     a = cfg.level(len(chosen))
     eps, delta = float(cfg.epsilon), float(cfg.delta)
@@ -299,19 +360,37 @@ def _conclude(mech: Mechanism, pairs: Sequence[Pair], chosen: Sequence[Candidate
     best = int(np.argmax(bounds)) if len(chosen) else -1
     eps_lb = float(max(bounds[best], 0.0)) if best >= 0 else 0.0
     d_lb = float(max(np.max(delta_bound(lo, hi, eps)), 0.0)) if best >= 0 else 0.0
-    pv = min((p_value(int(kn[k]), int(kd[k]), n, n, eps, delta, 2 * len(chosen))
-              for k in range(len(chosen))), default=1.0)
+    pv = min(
+        (
+            p_value(int(kn[k]), int(kd[k]), n, n, eps, delta, 2 * len(chosen))
+            for k in range(len(chosen))
+        ),
+        default=1.0,
+    )
     witness = None
     if best >= 0:
         c = chosen[best]
-        witness = _witness(c, pairs[c.pair_index], counts[best], n, float(lo[best]), float(hi[best]))
+        witness = _witness(
+            c, pairs[c.pair_index], counts[best], n, float(lo[best]), float(hi[best])
+        )
     return AuditResult(
-        mechanism=mech.name, claimed_epsilon=eps, delta=delta, confidence=float(cfg.confidence),
+        mechanism=mech.name,
+        claimed_epsilon=eps,
+        delta=delta,
+        confidence=float(cfg.confidence),
         epsilon_lower_bound=eps_lb,
         unbounded_witness=bool(best >= 0 and kd[best] == 0 and kn[best] > 0),
-        delta_lower_bound=d_lb, violation=bool(eps_lb > eps), p_value=pv, witness=witness,
-        samples=int(cfg.samples), selection_samples=m, certification_samples=n, seed=seed,
-        seconds=time.perf_counter() - t0, pairs_searched=len(pairs), events_certified=len(chosen),
+        delta_lower_bound=d_lb,
+        violation=bool(eps_lb > eps),
+        p_value=pv,
+        witness=witness,
+        samples=int(cfg.samples),
+        selection_samples=m,
+        certification_samples=n,
+        seed=seed,
+        seconds=time.perf_counter() - t0,
+        pairs_searched=len(pairs),
+        events_certified=len(chosen),
         event=chosen[best].event if best >= 0 else None,
     )
 
@@ -322,8 +401,12 @@ def _is_scalar(mech: Mechanism, pair: Pair, seed: int) -> bool:
     return probe.ndim == 1
 
 
-def run(mechanism: Callable[..., Any] | Mechanism, pairs: Sequence[Pair], cfg: AuditConfig,
-        name: str | None = None) -> AuditResult:
+def run(
+    mechanism: Callable[..., Any] | Mechanism,
+    pairs: Sequence[Pair],
+    cfg: AuditConfig,
+    name: str | None = None,
+) -> AuditResult:
     """Audit an adapted mechanism on validated pairs (the engine behind :func:`audit`)."""
     t0 = time.perf_counter()
     validate(cfg)
@@ -338,12 +421,25 @@ def run(mechanism: Callable[..., Any] | Mechanism, pairs: Sequence[Pair], cfg: A
     return _conclude(mech, pairs, chosen, counts, cfg, seed, t0)
 
 
-def audit(mechanism: Callable[..., Any], pairs: Iterable[Any] | None = None, *, epsilon: float,
-          delta: float = 0.0, samples: int = 1_000_000, confidence: float = 0.95,
-          seed: int | None = 0, relation: str | None = None, sensitivity: float = 1.0,
-          size: int = 5, selection_samples: int | None = None, max_certified: int = 2,
-          families: Sequence[str] = FAMILIES, name: str | None = None,
-          pair_search: str = "patterns", progress: bool | None = None) -> AuditResult:
+def audit(
+    mechanism: Callable[..., Any],
+    pairs: Iterable[Any] | None = None,
+    *,
+    epsilon: float,
+    delta: float = 0.0,
+    samples: int = 1_000_000,
+    confidence: float = 0.95,
+    seed: int | None = 0,
+    relation: str | None = None,
+    sensitivity: float = 1.0,
+    size: int = 5,
+    selection_samples: int | None = None,
+    max_certified: int = 2,
+    families: Sequence[str] = FAMILIES,
+    name: str | None = None,
+    pair_search: str = "patterns",
+    progress: bool | None = None,
+) -> AuditResult:
     """Audit the claim "``mechanism`` is (epsilon, delta)-DP" on neighbouring ``pairs``.
 
     ``pairs`` are ``(A, B)`` datasets passed as ``data``; with ``pairs=None`` and a ``relation``
@@ -355,10 +451,19 @@ def audit(mechanism: Callable[..., Any], pairs: Iterable[Any] | None = None, *, 
     :class:`AuditResult`; ``violation`` is True with probability at most ``1 - confidence`` when
     the claim holds. ``progress`` shows a bar on stderr (None: only when it is a terminal).
     """
-    cfg = AuditConfig(epsilon=epsilon, delta=delta, samples=samples, confidence=confidence, seed=seed,
-                      selection_samples=selection_samples, max_certified=max_certified,
-                      families=tuple(families), progress=progress)
+    cfg = AuditConfig(
+        epsilon=epsilon,
+        delta=delta,
+        samples=samples,
+        confidence=confidence,
+        seed=seed,
+        selection_samples=selection_samples,
+        max_certified=max_certified,
+        families=tuple(families),
+        progress=progress,
+    )
     validate(cfg)
-    pair_list = _as_pairs(pairs, relation, sensitivity, size, 0 if seed is None else seed,
-                          pair_search, mechanism)
+    pair_list = _as_pairs(
+        pairs, relation, sensitivity, size, 0 if seed is None else seed, pair_search, mechanism
+    )
     return run(mechanism, pair_list, cfg, name=name)

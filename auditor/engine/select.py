@@ -32,7 +32,7 @@ from auditor.engine.events import (
 )
 from auditor.engine.stats import predicted_epsilon
 
-__all__ = ["Candidate", "Scorer", "propose", "FAMILIES"]
+__all__ = ["FAMILIES", "Candidate", "Scorer", "propose"]
 
 MAX_KEYS = 20_000
 N_THRESH = 600
@@ -88,8 +88,15 @@ def _threshold_values(sx: np.ndarray, sy: np.ndarray) -> np.ndarray:
     n = both.size
     tail = np.unique(np.geomspace(1, max(n // 2, 1), N_THRESH // 3).astype(np.int64))
     edges = np.searchsorted(both, [sx[0], sx[-1], sy[0], sy[-1]], side="right") - 1
-    idx = np.concatenate([tail - 1, n - 1 - tail, np.linspace(0, n - 1, N_THRESH // 3).astype(np.int64),
-                          edges, edges - 1])
+    idx = np.concatenate(
+        [
+            tail - 1,
+            n - 1 - tail,
+            np.linspace(0, n - 1, N_THRESH // 3).astype(np.int64),
+            edges,
+            edges - 1,
+        ]
+    )
     idx = np.unique(np.clip(idx, 0, n - 1))
     nxt = both[np.minimum(idx + 1, n - 1)]
     gap = nxt - both[idx]
@@ -98,8 +105,14 @@ def _threshold_values(sx: np.ndarray, sy: np.ndarray) -> np.ndarray:
     return mids, gap[first]
 
 
-def score_candidates(score: Score, sx: np.ndarray, sy: np.ndarray, scorer: Scorer, keep: int = 2,
-                     intervals: bool = True) -> list[Candidate]:
+def score_candidates(
+    score: Score,
+    sx: np.ndarray,
+    sy: np.ndarray,
+    scorer: Scorer,
+    keep: int = 2,
+    intervals: bool = True,
+) -> list[Candidate]:
     """Thresholds ``score <= t``, ``score > t`` and intervals on a grid, in both directions."""
     sx = np.sort(sx)
     sy = np.sort(sy)
@@ -131,7 +144,9 @@ def score_candidates(score: Score, sx: np.ndarray, sy: np.ndarray, scorer: Score
 
 def _label(v) -> str:
     if isinstance(v, np.ndarray):
-        return "[" + ", ".join(f"{x:g}" if isinstance(x, float) else str(x) for x in v.tolist()) + "]"
+        return (
+            "[" + ", ".join(f"{x:g}" if isinstance(x, float) else str(x) for x in v.tolist()) + "]"
+        )
     if isinstance(v, (np.floating, float)):
         return f"{float(v):.17g}"
     return repr(v.item() if hasattr(v, "item") else v)
@@ -140,7 +155,9 @@ def _label(v) -> str:
 PREFIX_MASSES = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.7)
 
 
-def keyset_candidates(key: KeyFn, yx: np.ndarray, yy: np.ndarray, scorer: Scorer) -> list[Candidate]:
+def keyset_candidates(
+    key: KeyFn, yx: np.ndarray, yy: np.ndarray, scorer: Scorer
+) -> list[Candidate]:
     """Atoms and likelihood-ordered prefix sets of discrete outputs, both directions.
 
     Values are ordered by their smoothed empirical likelihood ratio on this (building) sample;
@@ -185,8 +202,9 @@ def _min_k(v: np.ndarray) -> np.ndarray:
     return k
 
 
-def float_candidates(yx: np.ndarray, yy: np.ndarray, scorer: Scorer, coord: int | None = None,
-                     keep: int = 1) -> list[Candidate]:
+def float_candidates(
+    yx: np.ndarray, yy: np.ndarray, scorer: Scorer, coord: int | None = None, keep: int = 1
+) -> list[Candidate]:
     """Is / is not a multiple of 2^-k, for every k in FLOAT_KS, from one pass over the bits."""
     vx = yx if coord is None else yx[:, coord]
     vy = yy if coord is None else yy[:, coord]
@@ -220,8 +238,9 @@ def _logistic_weights(yx: np.ndarray, yy: np.ndarray, seed: int, limit: int = 8_
         grad[:-1] += 2 * lam * w[:-1]
         return val, grad
 
-    res = optimize.minimize(loss, np.zeros(Z.shape[1]), jac=True, method="L-BFGS-B",
-                            options={"maxiter": 60})
+    res = optimize.minimize(
+        loss, np.zeros(Z.shape[1]), jac=True, method="L-BFGS-B", options={"maxiter": 60}
+    )
     return res.x[:-1] / sd
 
 
@@ -233,7 +252,9 @@ def _robust_scale(yx: np.ndarray, yy: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return mx, my, width
 
 
-def vector_scores(yx: np.ndarray, yy: np.ndarray, seed: int, on: set[str] | None = None) -> list[Score]:
+def vector_scores(
+    yx: np.ndarray, yy: np.ndarray, seed: int, on: set[str] | None = None
+) -> list[Score]:
     """Coordinates, threshold products on the most-shifted coordinates, projection, classifier."""
     on = set(FAMILIES) if on is None else on
     d = yx.shape[1]
@@ -245,8 +266,14 @@ def vector_scores(yx: np.ndarray, yy: np.ndarray, seed: int, on: set[str] | None
     for k in range(2, min(d, 6) + 1) if "box" in on else ():
         c = rank[:k]
         signs = np.where(diff[c] + 1e-12 * mean_diff[c] >= 0, 1.0, -1.0)
-        scores.append(MinBox(tuple(int(i) for i in c), tuple(signs.tolist()),
-                             tuple(((mx[c] + my[c]) / 2).tolist()), tuple(width[c].tolist())))
+        scores.append(
+            MinBox(
+                tuple(int(i) for i in c),
+                tuple(signs.tolist()),
+                tuple(((mx[c] + my[c]) / 2).tolist()),
+                tuple(width[c].tolist()),
+            )
+        )
     if "projection" in on and np.any(mean_diff != 0):
         scores.append(Linear(tuple((mean_diff / width).tolist()), "projection"))
     if "classifier" not in on:
@@ -285,8 +312,16 @@ def _histogram_key(yx: np.ndarray, yy: np.ndarray, disc: tuple[int, ...]) -> Key
     return KeyFn(tuple(range(both.shape[1])), tuple(edges))
 
 
-FAMILIES = ("threshold", "atoms", "float", "coordinate", "box", "projection", "classifier",
-            "histogram")
+FAMILIES = (
+    "threshold",
+    "atoms",
+    "float",
+    "coordinate",
+    "box",
+    "projection",
+    "classifier",
+    "histogram",
+)
 
 
 def _vector_score_family(score: Score) -> str:
@@ -297,8 +332,15 @@ def _vector_score_family(score: Score) -> str:
     return "classifier" if score.label.startswith("logistic") else "projection"
 
 
-def propose(kind: str, yx: np.ndarray, yy: np.ndarray, scorer: Scorer, seed: int,
-            families: tuple[str, ...] = FAMILIES, per_family: int = 6) -> list[Candidate]:
+def propose(
+    kind: str,
+    yx: np.ndarray,
+    yy: np.ndarray,
+    scorer: Scorer,
+    seed: int,
+    families: tuple[str, ...] = FAMILIES,
+    per_family: int = 6,
+) -> list[Candidate]:
     """Candidates for one pair from the enabled ``families``, best predicted first.
 
     Families build their events on the first half of the selection sample; every surviving
@@ -314,10 +356,14 @@ def propose(kind: str, yx: np.ndarray, yy: np.ndarray, scorer: Scorer, seed: int
         if len(group) < (4 * per_family if c.family in ("atoms", "histogram") else per_family):
             group.append(c)
     m2 = yx.shape[0] - h
-    judges = (Scorer(m2, scorer.n, scorer.a, scorer.delta, shrink=JUDGE_SHRINK),
-              Scorer(m2, scorer.n, scorer.a, scorer.delta, shrink=0.16))
+    judges = (
+        Scorer(m2, scorer.n, scorer.a, scorer.delta, shrink=JUDGE_SHRINK),
+        Scorer(m2, scorer.n, scorer.a, scorer.delta, shrink=0.16),
+    )
     cache: dict = {}
-    out = [_rescore(c, yx[h:], yy[h:], judges, cache) for group in by_family.values() for c in group]
+    out = [
+        _rescore(c, yx[h:], yy[h:], judges, cache) for group in by_family.values() for c in group
+    ]
     out.sort(key=lambda c: -c.rank)
     return out
 
@@ -330,8 +376,9 @@ def _contains(event: Event, y: np.ndarray, cache: dict, side: int) -> np.ndarray
     return np.isin(keys, values)
 
 
-def _rescore(c: Candidate, yx: np.ndarray, yy: np.ndarray, judges: tuple[Scorer, Scorer],
-             cache: dict) -> Candidate:
+def _rescore(
+    c: Candidate, yx: np.ndarray, yy: np.ndarray, judges: tuple[Scorer, Scorer], cache: dict
+) -> Candidate:
     """Fresh counts are unbiased but noisy, and the best of many noisy scores is optimistic:
     rank by a 1.6-sigma shrunk prediction (when nothing survives, by a 1-sigma one, kept as
     ``plain`` for the engine's optional second event)."""
@@ -348,8 +395,9 @@ def _tag(cands: list[Candidate], family: str) -> list[Candidate]:
     return [replace(c, family=family) for c in cands]
 
 
-def _family_candidates(kind: str, yx: np.ndarray, yy: np.ndarray, scorer: Scorer, seed: int,
-                       on: set[str]) -> list[Candidate]:
+def _family_candidates(
+    kind: str, yx: np.ndarray, yy: np.ndarray, scorer: Scorer, seed: int, on: set[str]
+) -> list[Candidate]:
     out: list[Candidate] = []
     if kind == "category":
         if "atoms" in on:
@@ -380,7 +428,13 @@ def _vector_candidates(yx, yy, scorer: Scorer, seed: int, on: set[str]) -> list[
         out += _tag(float_candidates(yx, yy, scorer, coord=0), "float")
     if on & {"coordinate", "box", "projection", "classifier"}:
         for score in vector_scores(yx, yy, seed, on):
-            found = score_candidates(score, score(yx), score(yy), scorer,
-                                     intervals=isinstance(score, Coordinate) and d <= 4, keep=1)
+            found = score_candidates(
+                score,
+                score(yx),
+                score(yy),
+                scorer,
+                intervals=isinstance(score, Coordinate) and d <= 4,
+                keep=1,
+            )
             out += _tag(found, _vector_score_family(score))
     return out

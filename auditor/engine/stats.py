@@ -17,13 +17,13 @@ __all__ = [
     "cp_interval",
     "cp_lower",
     "cp_upper",
-    "normal_quantile",
-    "epsilon_bound",
     "delta_bound",
+    "epsilon_bound",
+    "normal_quantile",
     "p_value",
+    "predicted_epsilon",
     "wilson_lower",
     "wilson_upper",
-    "predicted_epsilon",
 ]
 
 
@@ -125,7 +125,9 @@ def _single_level(kx: int, ky: int, n_x: int, n_y: int, epsilon: float, delta: f
     return math.exp(root)
 
 
-def p_value(kx: int, ky: int, n_x: int, n_y: int, epsilon: float, delta: float, n_bounds: int) -> float:
+def p_value(
+    kx: int, ky: int, n_x: int, n_y: int, epsilon: float, delta: float, n_bounds: int
+) -> float:
     """Exact p-value of H0 "P_D(E) <= e^eps P_D'(E) + delta" from the CP construction.
 
     Under H0 the event {lower_a(D) - delta > e^eps upper_a(D')} has probability at most 2a

@@ -28,8 +28,9 @@ gives the Wald interval instead (not the default: Clopper-Pearson is exact, Wald
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,15 +43,14 @@ if TYPE_CHECKING:
 __all__ = [
     "SCHEMA_VERSION",
     "Estimate",
-    "rr_proportion",
     "forced_response_count",
     "one_bit_mean",
-    "rappor_frequency",
-    "randomize_rr",
     "randomize_forced_response",
     "randomize_one_bit",
+    "randomize_rr",
+    "rappor_frequency",
+    "rr_proportion",
 ]
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,16 +79,26 @@ class Estimate:
         return self.ci_low <= truth <= self.ci_high
 
     def to_dict(self) -> dict[str, Any]:
-        return {"schema_version": SCHEMA_VERSION, "estimator": self.estimator,
-                "estimate": self.estimate, "standard_error": self.standard_error,
-                "se_kind": self.se_kind, "ci": [self.ci_low, self.ci_high],
-                "confidence": self.confidence, "ci_method": self.ci_method, "n": self.n,
-                "parameters": dict(self.parameters), "counts": dict(self.counts)}
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "estimator": self.estimator,
+            "estimate": self.estimate,
+            "standard_error": self.standard_error,
+            "se_kind": self.se_kind,
+            "ci": [self.ci_low, self.ci_high],
+            "confidence": self.confidence,
+            "ci_method": self.ci_method,
+            "n": self.n,
+            "parameters": dict(self.parameters),
+            "counts": dict(self.counts),
+        }
 
     def summary(self) -> str:
-        return (f"{self.estimator}: {self.estimate:.6g} +- {self.standard_error:.3g} "
-                f"({self.se_kind} s.e.), {self.confidence:.0%} {self.ci_method} interval "
-                f"[{self.ci_low:.6g}, {self.ci_high:.6g}] from n = {self.n}")
+        return (
+            f"{self.estimator}: {self.estimate:.6g} +- {self.standard_error:.3g} "
+            f"({self.se_kind} s.e.), {self.confidence:.0%} {self.ci_method} interval "
+            f"[{self.ci_low:.6g}, {self.ci_high:.6g}] from n = {self.n}"
+        )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -99,8 +109,9 @@ class Estimate:
 def _bits(reports: Any, name: str) -> np.ndarray:
     arr = np.asarray(reports)
     if arr.ndim != 1 or arr.size == 0:
-        raise InputError(f"{name} must be a non-empty 1-D array of 0/1 reports; got shape "
-                         f"{arr.shape}.")
+        raise InputError(
+            f"{name} must be a non-empty 1-D array of 0/1 reports; got shape {arr.shape}."
+        )
     if not np.isin(arr, (0, 1)).all():
         bad = arr[~np.isin(arr, (0, 1))][0]
         raise InputError(f"{name} must hold only 0/1 (or booleans); found {bad!r}.")
@@ -114,8 +125,16 @@ def _check_confidence(confidence: float, method: str) -> None:
         raise InputError(f"method={method!r} must be 'clopper-pearson' or 'normal'.")
 
 
-def _affine_interval(ones: int, n: int, a: float, b: float, se: float, confidence: float,
-                     method: str, bounds: tuple[float, float]) -> tuple[float, float]:
+def _affine_interval(
+    ones: int,
+    n: int,
+    a: float,
+    b: float,
+    se: float,
+    confidence: float,
+    method: str,
+    bounds: tuple[float, float],
+) -> tuple[float, float]:
     """Interval for theta = (pi - b) / a (a > 0) from ``ones`` of ``n`` bits with mean pi."""
     from auditor.engine.stats import cp_interval, normal_quantile
 
@@ -134,8 +153,13 @@ def _affine_interval(ones: int, n: int, a: float, b: float, se: float, confidenc
 # ----------------------------------------------------------------------------------------------
 
 
-def rr_proportion(reports: Sequence[int], alpha: float, confidence: float = 0.95,
-                  method: str = "clopper-pearson", population: str = "fixed") -> Estimate:
+def rr_proportion(
+    reports: Sequence[int],
+    alpha: float,
+    confidence: float = 0.95,
+    method: str = "clopper-pearson",
+    population: str = "fixed",
+) -> Estimate:
     """Proportion of 1s among the respondents' true bits, from alpha-coin randomized response.
 
     ``population="fixed"``: the estimand is the proportion among these n people; the standard error
@@ -155,15 +179,31 @@ def rr_proportion(reports: Sequence[int], alpha: float, confidence: float = 0.95
         p = min(1.0, max(0.0, estimate))
         var += p * (1 - p) / n
     se = math.sqrt(var)
-    low, high = _affine_interval(ones, n, alpha, (1 - alpha) / 2, se, confidence, method,
-                                 (0.0, 1.0))
-    return Estimate("randomized response (alpha-coin) proportion", estimate, se, low, high,
-                    confidence, method, "exact" if population == "fixed" else "plug-in", n,
-                    {"alpha": alpha, "population": population}, {"ones": ones})
+    low, high = _affine_interval(
+        ones, n, alpha, (1 - alpha) / 2, se, confidence, method, (0.0, 1.0)
+    )
+    return Estimate(
+        "randomized response (alpha-coin) proportion",
+        estimate,
+        se,
+        low,
+        high,
+        confidence,
+        method,
+        "exact" if population == "fixed" else "plug-in",
+        n,
+        {"alpha": alpha, "population": population},
+        {"ones": ones},
+    )
 
 
-def forced_response_count(reports: Sequence[int], p_truth: float = 0.5, p_yes: float = 0.25,
-                          confidence: float = 0.95, method: str = "clopper-pearson") -> Estimate:
+def forced_response_count(
+    reports: Sequence[int],
+    p_truth: float = 0.5,
+    p_yes: float = 0.25,
+    confidence: float = 0.95,
+    method: str = "clopper-pearson",
+) -> Estimate:
     """Number of true "yes" among N respondents under forced response.
 
     ``n_true_hat = (n_obs - p_yes N) / p_truth`` (``2 n_obs - N/2`` for fair coins). For a fixed
@@ -172,8 +212,10 @@ def forced_response_count(reports: Sequence[int], p_truth: float = 0.5, p_yes: f
     """
     y = _bits(reports, "reports")
     if not (0 < p_truth <= 1 and 0 <= p_yes and p_truth + p_yes <= 1):
-        raise InputError(f"p_truth={p_truth!r}, p_yes={p_yes!r} must satisfy 0 < p_truth <= 1, "
-                         "p_yes >= 0 and p_truth + p_yes <= 1; fair coins are 0.5 and 0.25.")
+        raise InputError(
+            f"p_truth={p_truth!r}, p_yes={p_yes!r} must satisfy 0 < p_truth <= 1, "
+            "p_yes >= 0 and p_truth + p_yes <= 1; fair coins are 0.5 and 0.25."
+        )
     _check_confidence(confidence, method)
     big_n, ones = y.size, int(y.sum())
     estimate = (ones - p_yes * big_n) / p_truth
@@ -181,14 +223,31 @@ def forced_response_count(reports: Sequence[int], p_truth: float = 0.5, p_yes: f
     v1 = (p_yes + p_truth) * (1 - p_yes - p_truth)
     v0 = p_yes * (1 - p_yes)
     se = math.sqrt(n1 * v1 + (big_n - n1) * v0) / p_truth
-    low, high = _affine_interval(ones, big_n, p_truth / big_n, p_yes, se, confidence,
-                                 method, (0.0, float(big_n)))
-    return Estimate("forced response count", estimate, se, low, high, confidence, method,
-                    "plug-in", big_n, {"p_truth": p_truth, "p_yes": p_yes}, {"yes": ones})
+    low, high = _affine_interval(
+        ones, big_n, p_truth / big_n, p_yes, se, confidence, method, (0.0, float(big_n))
+    )
+    return Estimate(
+        "forced response count",
+        estimate,
+        se,
+        low,
+        high,
+        confidence,
+        method,
+        "plug-in",
+        big_n,
+        {"p_truth": p_truth, "p_yes": p_yes},
+        {"yes": ones},
+    )
 
 
-def one_bit_mean(reports: Sequence[int], epsilon: float, m: float, confidence: float = 0.95,
-                 method: str = "clopper-pearson") -> Estimate:
+def one_bit_mean(
+    reports: Sequence[int],
+    epsilon: float,
+    m: float,
+    confidence: float = 0.95,
+    method: str = "clopper-pearson",
+) -> Estimate:
     """Mean of x_i in [0, m] from one-bit reports (Ding, Kulkarni, Yekhanin 2017, 1BitMean).
 
     ``mean_hat = (m/n) sum_i (b_i (e^eps + 1) - 1) / (e^eps - 1)``; its standard error is the
@@ -208,8 +267,19 @@ def one_bit_mean(reports: Sequence[int], epsilon: float, m: float, confidence: f
     se = m * (e + 1) / (e - 1) * math.sqrt(pi_hat * (1 - pi_hat) / n)
     a = (e - 1) / ((e + 1) * m)
     low, high = _affine_interval(ones, n, a, 1 / (e + 1), se, confidence, method, (0.0, m))
-    return Estimate("one-bit telemetry mean", estimate, se, low, high, confidence, method,
-                    "plug-in", n, {"epsilon": epsilon, "m": m}, {"ones": ones})
+    return Estimate(
+        "one-bit telemetry mean",
+        estimate,
+        se,
+        low,
+        high,
+        confidence,
+        method,
+        "plug-in",
+        n,
+        {"epsilon": epsilon, "m": m},
+        {"ones": ones},
+    )
 
 
 def rappor_frequency(estimate: RapporEstimate, value: str) -> Estimate:
@@ -217,15 +287,24 @@ def rappor_frequency(estimate: RapporEstimate, value: str) -> Estimate:
     try:
         v = estimate.candidates.index(str(value))
     except ValueError:
-        raise InputError(f"value {value!r} is not among the decoded candidates; decode with it "
-                         "in the candidate list.") from None
+        raise InputError(
+            f"value {value!r} is not among the decoded candidates; decode with it "
+            "in the candidate list."
+        ) from None
     total = estimate.total
-    return Estimate("RAPPOR frequency", float(estimate.frequencies[v]),
-                    float(estimate.frequency_standard_errors[v]),
-                    float(estimate.ci_low[v]) / total, float(estimate.ci_high[v]) / total,
-                    estimate.confidence, "normal", "plug-in", total,
-                    {**estimate.params.to_dict(), "decoder": estimate.method, "value": str(value)},
-                    {"reports": total})
+    return Estimate(
+        "RAPPOR frequency",
+        float(estimate.frequencies[v]),
+        float(estimate.frequency_standard_errors[v]),
+        float(estimate.ci_low[v]) / total,
+        float(estimate.ci_high[v]) / total,
+        estimate.confidence,
+        "normal",
+        "plug-in",
+        total,
+        {**estimate.params.to_dict(), "decoder": estimate.method, "value": str(value)},
+        {"reports": total},
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -240,16 +319,18 @@ def randomize_rr(x: Sequence[int], alpha: float, rng: np.random.Generator) -> np
     return np.where(keep, x, rng.integers(0, 2, x.size))
 
 
-def randomize_forced_response(x: Sequence[int], rng: np.random.Generator, p_truth: float = 0.5,
-                              p_yes: float = 0.25) -> np.ndarray:
+def randomize_forced_response(
+    x: Sequence[int], rng: np.random.Generator, p_truth: float = 0.5, p_yes: float = 0.25
+) -> np.ndarray:
     """Truth w.p. p_truth, forced 1 w.p. p_yes, forced 0 otherwise."""
     x = _bits(x, "x")
     u = rng.random(x.size)
     return np.where(u < p_truth, x, (u < p_truth + p_yes).astype(np.int64))
 
 
-def randomize_one_bit(x: Sequence[float], epsilon: float, m: float,
-                      rng: np.random.Generator) -> np.ndarray:
+def randomize_one_bit(
+    x: Sequence[float], epsilon: float, m: float, rng: np.random.Generator
+) -> np.ndarray:
     """b_i = 1 w.p. 1/(e^eps + 1) + (x_i / m)(e^eps - 1)/(e^eps + 1)."""
     x = np.asarray(x, dtype=float)
     if np.any((x < 0) | (x > m)):

@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -40,21 +41,21 @@ from proofs.io import SCHEMA_VERSION
 
 __all__ = [
     "SCHEMA_VERSION",
-    "RapporParams",
-    "RapporClient",
     "RapporAggregate",
+    "RapporClient",
     "RapporEstimate",
-    "bloom_indices",
+    "RapporParams",
     "bloom_filter",
+    "bloom_indices",
     "candidate_matrix",
-    "permanent_response",
-    "instantaneous_response",
-    "simulate_aggregate",
-    "repeated_reports",
     "decode",
     "epsilon_infinity",
     "epsilon_one",
+    "instantaneous_response",
+    "permanent_response",
+    "repeated_reports",
     "reported_bit_probabilities",
+    "simulate_aggregate",
 ]
 
 _BLOCK = 1 << 16
@@ -84,12 +85,19 @@ class RapporParams:
         if not 0 <= self.f < 1:
             raise InputError(f"f={self.f!r} must be in [0, 1); f=1 makes every report pure noise.")
         if not (0 <= self.p < self.q <= 1):
-            raise InputError(f"p={self.p!r}, q={self.q!r} must satisfy 0 <= p < q <= 1; "
-                             "e.g. p=0.5, q=0.75.")
+            raise InputError(
+                f"p={self.p!r}, q={self.q!r} must satisfy 0 <= p < q <= 1; e.g. p=0.5, q=0.75."
+            )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"k": self.k, "h": self.h, "f": self.f, "p": self.p, "q": self.q,
-                "cohorts": self.cohorts}
+        return {
+            "k": self.k,
+            "h": self.h,
+            "f": self.f,
+            "p": self.p,
+            "q": self.q,
+            "cohorts": self.cohorts,
+        }
 
 
 def _check_int(name: str, value: Any, low: int, fix: str) -> None:
@@ -142,8 +150,9 @@ def epsilon_one(h: int, f: float, p: float, q: float) -> float:
 def bloom_indices(value: str, params: RapporParams, cohort: int = 0) -> tuple[int, ...]:
     """The h bit positions ``H_1(v), ..., H_h(v)`` in cohort ``cohort`` (SHA-256 based)."""
     if not 0 <= cohort < params.cohorts:
-        raise InputError(f"cohort={cohort} must be in [0, {params.cohorts}); it indexes the "
-                         "cohorts.")
+        raise InputError(
+            f"cohort={cohort} must be in [0, {params.cohorts}); it indexes the cohorts."
+        )
     out = []
     for i in range(params.h):
         digest = hashlib.sha256(f"{cohort}\x1f{i}\x1f{value}".encode()).digest()
@@ -173,8 +182,9 @@ def permanent_response(bloom: np.ndarray, f: float, rng: np.random.Generator) ->
     return np.where(u < f / 2, True, np.where(u < f, False, bloom.astype(bool)))
 
 
-def instantaneous_response(memo: np.ndarray, p: float, q: float,
-                           rng: np.random.Generator) -> np.ndarray:
+def instantaneous_response(
+    memo: np.ndarray, p: float, q: float, rng: np.random.Generator
+) -> np.ndarray:
     """IRR, vectorised: each bit is 1 w.p. q where the PRR bit is 1 and w.p. p where it is 0."""
     return rng.random(memo.shape) < np.where(memo, q, p)
 
@@ -196,8 +206,7 @@ class RapporClient:
     def memo(self, value: str) -> np.ndarray:
         seed = hashlib.sha256(f"prr\x1f{self.secret}\x1f{value}".encode()).digest()
         rng = np.random.default_rng(int.from_bytes(seed[:16], "big"))
-        return permanent_response(bloom_filter(value, self.params, self.cohort), self.params.f,
-                                  rng)
+        return permanent_response(bloom_filter(value, self.params, self.cohort), self.params.f, rng)
 
     def report(self, value: str, rng: np.random.Generator) -> np.ndarray:
         return instantaneous_response(self.memo(value), self.params.p, self.params.q, rng)
@@ -222,8 +231,12 @@ class RapporAggregate:
         return int(self.reports.sum())
 
 
-def simulate_aggregate(client_values: np.ndarray, candidates: Sequence[str],
-                       params: RapporParams, rng: np.random.Generator) -> RapporAggregate:
+def simulate_aggregate(
+    client_values: np.ndarray,
+    candidates: Sequence[str],
+    params: RapporParams,
+    rng: np.random.Generator,
+) -> RapporAggregate:
     """One report from each client; ``client_values[c]`` indexes ``candidates``.
 
     Each client gets a uniform random cohort, then Bloom filter, PRR and IRR (vectorised, in
@@ -231,28 +244,37 @@ def simulate_aggregate(client_values: np.ndarray, candidates: Sequence[str],
     """
     values = np.asarray(client_values)
     if values.ndim != 1 or values.size == 0 or not np.issubdtype(values.dtype, np.integer):
-        raise InputError("client_values must be a non-empty 1-D integer array of candidate "
-                         "indices; map each client's value to its index in candidates.")
+        raise InputError(
+            "client_values must be a non-empty 1-D integer array of candidate "
+            "indices; map each client's value to its index in candidates."
+        )
     if values.min() < 0 or values.max() >= len(candidates):
-        raise InputError(f"client_values must lie in [0, {len(candidates)}); they index the "
-                         "candidates.")
+        raise InputError(
+            f"client_values must lie in [0, {len(candidates)}); they index the candidates."
+        )
     bloom = candidate_matrix(candidates, params).astype(bool)  # (cohorts, k, values)
     counts = np.zeros((params.cohorts, params.k), dtype=np.int64)
     reports = np.zeros(params.cohorts, dtype=np.int64)
     for start in range(0, values.size, _BLOCK):
-        block = values[start:start + _BLOCK]
+        block = values[start : start + _BLOCK]
         cohort = rng.integers(0, params.cohorts, block.size)
         bits = bloom[cohort, :, block]
-        sent = instantaneous_response(permanent_response(bits, params.f, rng), params.p,
-                                      params.q, rng)
+        sent = instantaneous_response(
+            permanent_response(bits, params.f, rng), params.p, params.q, rng
+        )
         np.add.at(counts, cohort, sent.astype(np.int64))
         reports += np.bincount(cohort, minlength=params.cohorts)
     return RapporAggregate(params, counts, reports)
 
 
-def repeated_reports(client_values: np.ndarray, candidates: Sequence[str], params: RapporParams,
-                     reports: int, rng: np.random.Generator,
-                     cohorts: np.ndarray | None = None) -> np.ndarray:
+def repeated_reports(
+    client_values: np.ndarray,
+    candidates: Sequence[str],
+    params: RapporParams,
+    reports: int,
+    rng: np.random.Generator,
+    cohorts: np.ndarray | None = None,
+) -> np.ndarray:
     """T = ``reports`` reports from each client, shape (clients, T, k), vectorised.
 
     Each client's PRR is drawn once (memoized: its value does not change) and every report
@@ -265,8 +287,9 @@ def repeated_reports(client_values: np.ndarray, candidates: Sequence[str], param
     cohort = np.zeros(values.size, dtype=np.int64) if cohorts is None else np.asarray(cohorts)
     bits = candidate_matrix(candidates, params).astype(bool)[cohort, :, values]
     memo = permanent_response(bits, params.f, rng)
-    return instantaneous_response(np.repeat(memo[:, None, :], reports, axis=1), params.p,
-                                  params.q, rng)
+    return instantaneous_response(
+        np.repeat(memo[:, None, :], reports, axis=1), params.p, params.q, rng
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -311,25 +334,38 @@ class RapporEstimate:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "schema_version": SCHEMA_VERSION, "params": self.params.to_dict(),
-            "method": self.method, "confidence": self.confidence, "reports": self.total,
-            "values": [{"value": v, "count": float(c), "standard_error": float(s),
-                        "frequency": float(c) / self.total,
-                        "ci": [float(lo), float(hi)]}
-                       for v, c, s, lo, hi in zip(self.candidates, self.counts,
-                                                  self.standard_errors, self.ci_low,
-                                                  self.ci_high)],
+            "schema_version": SCHEMA_VERSION,
+            "params": self.params.to_dict(),
+            "method": self.method,
+            "confidence": self.confidence,
+            "reports": self.total,
+            "values": [
+                {
+                    "value": v,
+                    "count": float(c),
+                    "standard_error": float(s),
+                    "frequency": float(c) / self.total,
+                    "ci": [float(lo), float(hi)],
+                }
+                for v, c, s, lo, hi in zip(
+                    self.candidates, self.counts, self.standard_errors, self.ci_low, self.ci_high
+                )
+            ],
         }
 
     def summary(self, top: int = 10) -> str:
         order = np.argsort(-self.counts)[:top]
-        lines = [f"RAPPOR decode ({self.method}) of {self.total} reports, "
-                 f"{len(self.candidates)} candidates, k={self.params.k} h={self.params.h} "
-                 f"f={self.params.f} p={self.params.p} q={self.params.q} "
-                 f"cohorts={self.params.cohorts}; {self.confidence:.0%} normal-approx. CIs"]
+        lines = [
+            f"RAPPOR decode ({self.method}) of {self.total} reports, "
+            f"{len(self.candidates)} candidates, k={self.params.k} h={self.params.h} "
+            f"f={self.params.f} p={self.params.p} q={self.params.q} "
+            f"cohorts={self.params.cohorts}; {self.confidence:.0%} normal-approx. CIs"
+        ]
         for v in order:
-            lines.append(f"  {self.candidates[v]!s:>12}: {self.frequencies[v]:.4f} "
-                         f"+- {self.frequency_standard_errors[v]:.4f}")
+            lines.append(
+                f"  {self.candidates[v]!s:>12}: {self.frequencies[v]:.4f} "
+                f"+- {self.frequency_standard_errors[v]:.4f}"
+            )
         return "\n".join(lines)
 
 
@@ -340,8 +376,12 @@ def _z(confidence: float) -> float:
     return normal_quantile((1 - confidence) / 2)
 
 
-def decode(aggregate: RapporAggregate, candidates: Sequence[str], method: str = "ls",
-           confidence: float = 0.95) -> RapporEstimate:
+def decode(
+    aggregate: RapporAggregate,
+    candidates: Sequence[str],
+    method: str = "ls",
+    confidence: float = 0.95,
+) -> RapporEstimate:
     """Estimate each candidate's count from the bit counts (section 4).
 
     The unbiased bit estimates t (stacked over cohorts) satisfy ``E[t] = X n / m``, where X stacks
@@ -359,17 +399,27 @@ def decode(aggregate: RapporAggregate, candidates: Sequence[str], method: str = 
     design = design / params.cohorts
     rank = int(np.linalg.matrix_rank(design))
     if rank < design.shape[1]:
-        raise InputError(f"the candidates' Bloom matrix has rank {rank} < {design.shape[1]} "
-                         "candidates, so their counts are not identifiable; use more bits k, more "
-                         "cohorts, or fewer candidates.")
+        raise InputError(
+            f"the candidates' Bloom matrix has rank {rank} < {design.shape[1]} "
+            "candidates, so their counts are not identifiable; use more bits k, more "
+            "cohorts, or fewer candidates."
+        )
     t, var_t = _unbiased_bits(aggregate)
     counts, active = _solve(design, t.reshape(-1), method)
     pinv = np.linalg.pinv(design[:, active])
     var = (pinv**2) @ var_t.reshape(-1) + _cohort_variance(pinv, design, counts, params.cohorts)
     se = np.zeros(design.shape[1])
     se[active] = np.sqrt(np.maximum(var, 0.0))
-    return RapporEstimate(params, tuple(str(c) for c in candidates), counts, se,
-                          aggregate.total, method, confidence, rank)
+    return RapporEstimate(
+        params,
+        tuple(str(c) for c in candidates),
+        counts,
+        se,
+        aggregate.total,
+        method,
+        confidence,
+        rank,
+    )
 
 
 def _unbiased_bits(aggregate: RapporAggregate) -> tuple[np.ndarray, np.ndarray]:
@@ -384,8 +434,9 @@ def _unbiased_bits(aggregate: RapporAggregate) -> tuple[np.ndarray, np.ndarray]:
     return t, var_c / scale**2
 
 
-def _cohort_variance(pinv: np.ndarray, design: np.ndarray, counts: np.ndarray,
-                     m: int) -> np.ndarray:
+def _cohort_variance(
+    pinv: np.ndarray, design: np.ndarray, counts: np.ndarray, m: int
+) -> np.ndarray:
     """diag(A C A^T) for C = Cov(t) from the multinomial(n_v, 1/m) split of value v over cohorts.
 
     ``C[r, r'] = sum_v X[r, v] X[r', v] n_v (1[same cohort]/m - 1/m^2)`` with X the raw 0/1 Bloom
@@ -396,8 +447,10 @@ def _cohort_variance(pinv: np.ndarray, design: np.ndarray, counts: np.ndarray,
     n = np.clip(counts, 0, None)
     raw = design * m
     rows = raw.shape[0] // m
-    within = sum(((pinv[:, j * rows:(j + 1) * rows] @ raw[j * rows:(j + 1) * rows]) ** 2) @ n
-                 for j in range(m))
+    within = sum(
+        ((pinv[:, j * rows : (j + 1) * rows] @ raw[j * rows : (j + 1) * rows]) ** 2) @ n
+        for j in range(m)
+    )
     across = ((pinv @ raw) ** 2) @ n
     return within / m - across / m**2
 

@@ -8,6 +8,7 @@ re-renders a saved result without running the mechanism again.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import math
 from pathlib import Path
@@ -17,8 +18,14 @@ from auditor.reports.html import esc, md_cell, page, versions
 from proofs.errors import InputError
 from proofs.io import write_text_atomic
 
-__all__ = ["verdict_sentence", "audit_html", "audit_markdown", "write_audit_report",
-           "load_result", "report_kind"]
+__all__ = [
+    "audit_html",
+    "audit_markdown",
+    "load_result",
+    "report_kind",
+    "verdict_sentence",
+    "write_audit_report",
+]
 
 
 def report_kind(path: str) -> str:
@@ -33,13 +40,21 @@ def verdict_sentence(d: dict[str, Any]) -> str:
     conf = f"{100 * d['confidence']:g}%"
     claim = f"({d['claimed_epsilon']:g}, {d['delta']:g})-DP"
     lb = d["epsilon_lower_bound"]
-    unbounded = (" The witness event never occurred under the other dataset: the evidence is "
-                 "consistent with unbounded privacy loss." if d.get("unbounded_witness") else "")
+    unbounded = (
+        " The witness event never occurred under the other dataset: the evidence is "
+        "consistent with unbounded privacy loss."
+        if d.get("unbounded_witness")
+        else ""
+    )
     if d["violation"]:
-        return (f"Violation: with confidence {conf}, the mechanism's privacy loss on the witness "
-                f"pair is at least epsilon = {lb:.4g}, above the claimed {claim}.{unbounded}")
-    return (f"No violation found: with confidence {conf}, epsilon is at least {lb:.4g}, which "
-            f"does not exceed the claimed {claim}. This is not a proof that the claim holds.")
+        return (
+            f"Violation: with confidence {conf}, the mechanism's privacy loss on the witness "
+            f"pair is at least epsilon = {lb:.4g}, above the claimed {claim}.{unbounded}"
+        )
+    return (
+        f"No violation found: with confidence {conf}, epsilon is at least {lb:.4g}, which "
+        f"does not exceed the claimed {claim}. This is not a proof that the claim holds."
+    )
 
 
 def _short(text: str, width: int = 48) -> str:
@@ -63,18 +78,22 @@ def _svg(plt, fig) -> str:
     fig.savefig(buf, format="svg")
     plt.close(fig)
     text = buf.getvalue()
-    return text[text.index("<svg"):]
+    return text[text.index("<svg") :]
 
 
 def _plot_outputs(p: dict[str, Any]) -> str:
     plt, fig, ax = _figure()
     if p["kind"] == "score":
         edges = p["edges"]
-        centres = [(x + y) / 2 for x, y in zip(edges[:-1], edges[1:])]
+        centres = [(x + y) / 2 for x, y in itertools.pairwise(edges)]
         width = (edges[1] - edges[0]) if len(edges) > 1 else 1.0
         n = p["samples"]
-        ax.step(centres, [c / n for c in p["counts_a"]], where="mid", label="dataset A", color="#1f5fa8")
-        ax.step(centres, [c / n for c in p["counts_b"]], where="mid", label="dataset B", color="#c2410c")
+        ax.step(
+            centres, [c / n for c in p["counts_a"]], where="mid", label="dataset A", color="#1f5fa8"
+        )
+        ax.step(
+            centres, [c / n for c in p["counts_b"]], where="mid", label="dataset B", color="#c2410c"
+        )
         lo, hi = (float(v) for v in p["event"])
         lo = max(lo, edges[0]) if math.isfinite(lo) else edges[0]
         hi = min(hi, edges[-1]) if math.isfinite(hi) else edges[-1]
@@ -85,8 +104,20 @@ def _plot_outputs(p: dict[str, Any]) -> str:
         labels = p["labels"]
         xs = range(len(labels))
         n = p["samples"]
-        ax.bar([x - 0.2 for x in xs], [c / n for c in p["counts_a"]], 0.4, label="dataset A", color="#1f5fa8")
-        ax.bar([x + 0.2 for x in xs], [c / n for c in p["counts_b"]], 0.4, label="dataset B", color="#c2410c")
+        ax.bar(
+            [x - 0.2 for x in xs],
+            [c / n for c in p["counts_a"]],
+            0.4,
+            label="dataset A",
+            color="#1f5fa8",
+        )
+        ax.bar(
+            [x + 0.2 for x in xs],
+            [c / n for c in p["counts_b"]],
+            0.4,
+            label="dataset B",
+            color="#c2410c",
+        )
         for x, marked in zip(xs, p["in_event"]):
             if marked:
                 ax.axvspan(x - 0.45, x + 0.45, color="#999", alpha=0.25)
@@ -101,14 +132,25 @@ def _plot_outputs(p: dict[str, Any]) -> str:
 def _plot_loss(p: dict[str, Any]) -> str:
     plt, fig, ax = _figure()
     if p["kind"] == "score":
-        ax.plot(p["loss_x"], p["loss_y"], color="#1f5fa8",
-                label="eps_lb of {score > t} or {score <= t} (per threshold)")
+        ax.plot(
+            p["loss_x"],
+            p["loss_y"],
+            color="#1f5fa8",
+            label="eps_lb of {score > t} or {score <= t} (per threshold)",
+        )
         ax.set_xlabel(f"threshold t on {_short(p['score'])}")
     else:
         xs = range(len(p["loss_x"]))
         ax.bar(list(xs), p["loss_y"], color="#1f5fa8", label="eps_lb of each output (per output)")
-        ax.set_xticks(list(xs), [lab[:14] for lab in p["loss_x"]], rotation=45, ha="right", fontsize=7)
-    ax.axhline(p["claimed_epsilon"], color="#b91c1c", linestyle="--", label=f"claimed eps = {p['claimed_epsilon']:g}")
+        ax.set_xticks(
+            list(xs), [lab[:14] for lab in p["loss_x"]], rotation=45, ha="right", fontsize=7
+        )
+    ax.axhline(
+        p["claimed_epsilon"],
+        color="#b91c1c",
+        linestyle="--",
+        label=f"claimed eps = {p['claimed_epsilon']:g}",
+    )
     ax.set_ylabel("epsilon lower bound")
     ax.set_title(f"Empirical privacy loss ({p['samples']} illustration samples per dataset)")
     ax.legend(fontsize=8)
@@ -118,13 +160,27 @@ def _plot_loss(p: dict[str, Any]) -> str:
 def _plot_tradeoff(p: dict[str, Any]) -> str:
     plt, fig, ax = _figure()
     t = p["tradeoff"]
-    ax.plot(t["claimed_alpha"], t["claimed_beta"], color="#b91c1c", linestyle="--",
-            label="limit allowed by the claim")
-    ax.plot(t["alpha"], t["beta"], color="#1f5fa8", marker=".", markersize=4, linewidth=2,
-            zorder=3, label="empirical test (type I vs type II)")
+    ax.plot(
+        t["claimed_alpha"],
+        t["claimed_beta"],
+        color="#b91c1c",
+        linestyle="--",
+        label="limit allowed by the claim",
+    )
+    ax.plot(
+        t["alpha"],
+        t["beta"],
+        color="#1f5fa8",
+        marker=".",
+        markersize=4,
+        linewidth=2,
+        zorder=3,
+        label="empirical test (type I vs type II)",
+    )
     ax.fill_betweenx(t["beta"], t["alpha"], t["alpha_hi"], color="#1f5fa8", alpha=0.15)
-    ax.plot(t["alpha"], t["beta_lo"], color="#1f5fa8", alpha=0.4, linewidth=0.8,
-            label="confidence band")
+    ax.plot(
+        t["alpha"], t["beta_lo"], color="#1f5fa8", alpha=0.4, linewidth=0.8, label="confidence band"
+    )
     ax.set_xlim(-0.02, 1.02)  # curves that hug an axis stay visible
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("type I error alpha (reject A when A is true)")
@@ -148,18 +204,33 @@ def _facts(d: dict[str, Any]) -> list[tuple[str, str]]:
     return [
         ("mechanism", d.get("mechanism", "")),
         ("claim", f"epsilon = {d['claimed_epsilon']:g}, delta = {d['delta']:g}"),
-        ("certified epsilon lower bound", f"{d['epsilon_lower_bound']:.6g} at confidence {d['confidence']:g}"),
+        (
+            "certified epsilon lower bound",
+            f"{d['epsilon_lower_bound']:.6g} at confidence {d['confidence']:g}",
+        ),
         ("delta needed at the claimed epsilon", f">= {d['delta_lower_bound']:.4g}"),
         ("p-value of the claim", f"{d['p_value']:.4g}"),
-        ("witness pair", f"A = {json.dumps(pair.get('a'))}, B = {json.dumps(pair.get('b'))}"
-                         f" ({pair.get('label', '')})"),
+        (
+            "witness pair",
+            f"A = {json.dumps(pair.get('a'))}, B = {json.dumps(pair.get('b'))}"
+            f" ({pair.get('label', '')})",
+        ),
         ("witness event", str(w.get("event", "none"))),
         ("direction", str(w.get("direction", ""))),
-        ("certification counts", f"{counts.get('numerator')} vs {counts.get('denominator')} "
-                                 f"of {counts.get('samples_each')} fresh samples each"),
-        ("samples per dataset", f"{d['samples']} ({d.get('selection_samples')} selection + "
-                                f"{d.get('certification_samples')} certification)"),
-        ("pairs searched / events certified", f"{d.get('pairs_searched')} / {d.get('events_certified')}"),
+        (
+            "certification counts",
+            f"{counts.get('numerator')} vs {counts.get('denominator')} "
+            f"of {counts.get('samples_each')} fresh samples each",
+        ),
+        (
+            "samples per dataset",
+            f"{d['samples']} ({d.get('selection_samples')} selection + "
+            f"{d.get('certification_samples')} certification)",
+        ),
+        (
+            "pairs searched / events certified",
+            f"{d.get('pairs_searched')} / {d.get('events_certified')}",
+        ),
         ("seed", str(d.get("seed"))),
         ("method", d.get("method", "")),
         ("seconds", f"{d.get('seconds', 0):.2f}"),
@@ -174,22 +245,27 @@ def audit_html(d: dict[str, Any], title: str | None = None) -> str:
     note = ""
     if d.get("plots"):
         p = d["plots"]
-        note = (f"<p class='small'>Plots use {p['samples']} fresh samples per dataset (seed "
-                f"{p['seed']}), separate from the certification samples; the certified bound "
-                "above comes from the certification samples only. The per-threshold bounds in "
-                "the second plot are one-sided Clopper-Pearson at the audit's confidence without "
-                f"a union bound: an illustration, not a certificate. Score: "
-                f"{esc(p.get('score', p.get('event_text', '')))}.</p>")
+        note = (
+            f"<p class='small'>Plots use {p['samples']} fresh samples per dataset (seed "
+            f"{p['seed']}), separate from the certification samples; the certified bound "
+            "above comes from the certification samples only. The per-threshold bounds in "
+            "the second plot are one-sided Clopper-Pearson at the audit's confidence without "
+            f"a union bound: an illustration, not a certificate. Score: "
+            f"{esc(p.get('score', p.get('event_text', '')))}.</p>"
+        )
     notes = "".join(f"<li>{esc(n)}</li>" for n in d.get("notes", []))
-    body = (f"<h1>{esc(title)}</h1>"
-            f"<p class='lead {cls}-lead'>{esc(verdict_sentence(d))}</p>"
-            f"<table>{rows}</table>{('<ul>' + notes + '</ul>') if notes else ''}"
-            f"<h2>Plots</h2>{note}{figures or '<p>No plot data in this result.</p>'}")
+    body = (
+        f"<h1>{esc(title)}</h1>"
+        f"<p class='lead {cls}-lead'>{esc(verdict_sentence(d))}</p>"
+        f"<table>{rows}</table>{('<ul>' + notes + '</ul>') if notes else ''}"
+        f"<h2>Plots</h2>{note}{figures or '<p>No plot data in this result.</p>'}"
+    )
     return page(title, body)
 
 
-def audit_markdown(d: dict[str, Any], title: str | None = None,
-                   figure_links: list[str] | None = None) -> str:
+def audit_markdown(
+    d: dict[str, Any], title: str | None = None, figure_links: list[str] | None = None
+) -> str:
     title = title or f"dpaudit audit: {d.get('mechanism', '')}"
     lines = [f"# {md_cell(title)}", "", f"**{verdict_sentence(d)}**", "", "| | |", "|---|---|"]
     lines += [f"| {md_cell(k)} | {md_cell(v)} |" for k, v in _facts(d)]
@@ -218,15 +294,28 @@ def load_result(path: str) -> dict[str, Any]:
     try:
         d = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise InputError(f"result {path!r} does not exist; give a file written by "
-                         "`dpaudit audit --json`.") from None
+        raise InputError(
+            f"result {path!r} does not exist; give a file written by `dpaudit audit --json`."
+        ) from None
     except (OSError, json.JSONDecodeError) as exc:
-        raise InputError(f"result {path!r} is not readable JSON ({exc}); give a file written "
-                         "by `dpaudit audit --json`.") from None
-    needed = ("claimed_epsilon", "delta", "confidence", "epsilon_lower_bound", "violation",
-              "p_value", "samples", "delta_lower_bound")
+        raise InputError(
+            f"result {path!r} is not readable JSON ({exc}); give a file written "
+            "by `dpaudit audit --json`."
+        ) from None
+    needed = (
+        "claimed_epsilon",
+        "delta",
+        "confidence",
+        "epsilon_lower_bound",
+        "violation",
+        "p_value",
+        "samples",
+        "delta_lower_bound",
+    )
     missing = [k for k in needed if not isinstance(d, dict) or k not in d]
     if missing:
-        raise InputError(f"result {path!r} lacks {', '.join(missing)}; it is not a "
-                         "`dpaudit audit --json` output.")
+        raise InputError(
+            f"result {path!r} lacks {', '.join(missing)}; it is not a "
+            "`dpaudit audit --json` output."
+        )
     return d

@@ -17,9 +17,17 @@ def with_plots(result, mechanism, samples: int = PLOT_SAMPLES) -> dict[str, Any]
         return d
     pair = result.witness.pair
     a, b = (pair["a"], pair["b"]) if result.witness.numerator == "a" else (pair["b"], pair["a"])
-    d["plots"] = collect_plot_data(mechanism, a, b, event, epsilon=result.claimed_epsilon,
-                                   delta=result.delta, confidence=result.confidence,
-                                   samples=samples, seed=result.seed or 0)
+    d["plots"] = collect_plot_data(
+        mechanism,
+        a,
+        b,
+        event,
+        epsilon=result.claimed_epsilon,
+        delta=result.delta,
+        confidence=result.confidence,
+        samples=samples,
+        seed=result.seed or 0,
+    )
     return d
 
 
@@ -27,6 +35,13 @@ def audit_with_plots(entry, samples: int, seed: int = 0) -> dict[str, Any]:
     from auditor import audit
 
     mech = entry.sampler()
-    result = audit(mech, list((p.a, p.b) for p in entry.pairs), epsilon=entry.claimed_epsilon,
-                   delta=entry.delta, samples=samples, seed=seed, name=entry.name)
+    result = audit(
+        mech,
+        [(p.a, p.b) for p in entry.pairs],
+        epsilon=entry.claimed_epsilon,
+        delta=entry.delta,
+        samples=samples,
+        seed=seed,
+        name=entry.name,
+    )
     return with_plots(result, mech, min(PLOT_SAMPLES, samples))

@@ -27,7 +27,7 @@ from auditor.engine.events import FloatMultiple, KeySet, ScoreInterval
 from auditor.engine.stats import cp_lower, cp_upper, epsilon_bound
 from proofs.io import number_or_text
 
-__all__ = ["collect_plot_data", "claimed_tradeoff"]
+__all__ = ["claimed_tradeoff", "collect_plot_data"]
 
 _BINS = 60
 _TOP = 25
@@ -50,17 +50,27 @@ def _cells_from_scores(sa: np.ndarray, sb: np.ndarray) -> tuple[np.ndarray, np.n
     return edges, ca, cb
 
 
-def _score_data(event: ScoreInterval, ya: np.ndarray, yb: np.ndarray, eps: float, delta: float,
-                a: float) -> dict[str, Any]:
+def _score_data(
+    event: ScoreInterval, ya: np.ndarray, yb: np.ndarray, eps: float, delta: float, a: float
+) -> dict[str, Any]:
     sa, sb = event.score(ya), event.score(yb)
     edges, ca, cb = _cells_from_scores(sa, sb)
     n = len(sa)
     # threshold events at the finite edges, both orientations, both directions
     above_a, above_b = n - np.cumsum(ca)[:-1], n - np.cumsum(cb)[:-1]
     t = edges[1:-1]
-    best = np.max([epsilon_bound(cp_lower(x, n, a), cp_upper(y, n, a), delta)
-                   for x, y in ((above_a, above_b), (above_b, above_a),
-                                (n - above_a, n - above_b), (n - above_b, n - above_a))], axis=0)
+    best = np.max(
+        [
+            epsilon_bound(cp_lower(x, n, a), cp_upper(y, n, a), delta)
+            for x, y in (
+                (above_a, above_b),
+                (above_b, above_a),
+                (n - above_a, n - above_b),
+                (n - above_b, n - above_a),
+            )
+        ],
+        axis=0,
+    )
     finite = edges[1:-1]
     return {
         "kind": "score",
@@ -77,8 +87,9 @@ def _score_data(event: ScoreInterval, ya: np.ndarray, yb: np.ndarray, eps: float
     }
 
 
-def _atom_data(event, ya: np.ndarray, yb: np.ndarray, eps: float, delta: float,
-               a: float) -> dict[str, Any]:
+def _atom_data(
+    event, ya: np.ndarray, yb: np.ndarray, eps: float, delta: float, a: float
+) -> dict[str, Any]:
     key = event.key if isinstance(event, KeySet) else None
     ka = key(ya) if key is not None else _labels(ya)
     kb = key(yb) if key is not None else _labels(yb)
@@ -89,8 +100,10 @@ def _atom_data(event, ya: np.ndarray, yb: np.ndarray, eps: float, delta: float,
     order = np.argsort(-(ca + cb), kind="stable")[:_TOP]
     labels = [_label(values[i], event) for i in order]
     in_event = set(map(str, getattr(event, "keys", ()))) if key is not None else set()
-    eps_atom = np.maximum(epsilon_bound(cp_lower(ca, n, a), cp_upper(cb, n, a), delta),
-                          epsilon_bound(cp_lower(cb, n, a), cp_upper(ca, n, a), delta))
+    eps_atom = np.maximum(
+        epsilon_bound(cp_lower(ca, n, a), cp_upper(cb, n, a), delta),
+        epsilon_bound(cp_lower(cb, n, a), cp_upper(ca, n, a), delta),
+    )
     return {
         "kind": "atoms",
         "labels": labels,
@@ -119,19 +132,29 @@ def _label(value: Any, event) -> str:
     return str(value)
 
 
-def _float_data(event: FloatMultiple, ya: np.ndarray, yb: np.ndarray, eps: float, delta: float,
-                a: float) -> dict[str, Any]:
+def _float_data(
+    event: FloatMultiple, ya: np.ndarray, yb: np.ndarray, eps: float, delta: float, a: float
+) -> dict[str, Any]:
     ina, inb = event.contains(ya), event.contains(yb)
     n = len(ina)
     ca = np.array([int(ina.sum()), int(n - ina.sum())])
     cb = np.array([int(inb.sum()), int(n - inb.sum())])
-    eps_atom = np.maximum(epsilon_bound(cp_lower(ca, n, a), cp_upper(cb, n, a), delta),
-                          epsilon_bound(cp_lower(cb, n, a), cp_upper(ca, n, a), delta))
+    eps_atom = np.maximum(
+        epsilon_bound(cp_lower(ca, n, a), cp_upper(cb, n, a), delta),
+        epsilon_bound(cp_lower(cb, n, a), cp_upper(ca, n, a), delta),
+    )
     labels = [event.describe(), "otherwise"]
-    return {"kind": "atoms", "labels": labels, "counts_a": ca.tolist(), "counts_b": cb.tolist(),
-            "in_event": [True, False], "loss_x": labels,
-            "loss_y": [float(max(v, 0.0)) for v in eps_atom],
-            "cells_a": ca.tolist(), "cells_b": cb.tolist()}
+    return {
+        "kind": "atoms",
+        "labels": labels,
+        "counts_a": ca.tolist(),
+        "counts_b": cb.tolist(),
+        "in_event": [True, False],
+        "loss_x": labels,
+        "loss_y": [float(max(v, 0.0)) for v in eps_atom],
+        "cells_a": ca.tolist(),
+        "cells_b": cb.tolist(),
+    }
 
 
 def _tradeoff(ca: np.ndarray, cb: np.ndarray, eps: float, delta: float, a: float) -> dict[str, Any]:
@@ -158,10 +181,18 @@ def _tradeoff(ca: np.ndarray, cb: np.ndarray, eps: float, delta: float, a: float
     }
 
 
-
-def collect_plot_data(mechanism, pair_a: Any, pair_b: Any, event, *, epsilon: float,
-                      delta: float, confidence: float, samples: int = 50_000,
-                      seed: int = 0) -> dict[str, Any]:
+def collect_plot_data(
+    mechanism,
+    pair_a: Any,
+    pair_b: Any,
+    event,
+    *,
+    epsilon: float,
+    delta: float,
+    confidence: float,
+    samples: int = 50_000,
+    seed: int = 0,
+) -> dict[str, Any]:
     """Draw `samples` fresh outputs per dataset and build the report's plot data."""
     mech: Mechanism = as_mechanism(mechanism)
     rng = np.random.default_rng(np.random.SeedSequence([int(seed) & 0xFFFFFFFF, 0x9107]))
@@ -175,6 +206,12 @@ def collect_plot_data(mechanism, pair_a: Any, pair_b: Any, event, *, epsilon: fl
     else:
         data = _atom_data(event, ya, yb, epsilon, delta, a)
     data["tradeoff"] = _tradeoff(data.pop("cells_a"), data.pop("cells_b"), epsilon, delta, a)
-    data.update(samples=samples, seed=seed, claimed_epsilon=epsilon, delta=delta,
-                confidence=confidence, event_text=event.describe())
+    data.update(
+        samples=samples,
+        seed=seed,
+        claimed_epsilon=epsilon,
+        delta=delta,
+        confidence=confidence,
+        event_text=event.describe(),
+    )
     return data

@@ -20,9 +20,13 @@ def _lead(run: ProofRun) -> str:
     counts = ", ".join(f"{n} {v}" for v, n in run.counts().items() if n)
     bad = [r.id for r in run.results if not r.as_expected]
     if not bad:
-        return f"All {len(run.results)} claims came out as expected ({counts}) in {run.seconds:.1f} s."
-    return (f"{len(bad)} of {len(run.results)} claims did not come out as expected: "
-            f"{', '.join(bad)} ({counts}).")
+        return (
+            f"All {len(run.results)} claims came out as expected ({counts}) in {run.seconds:.1f} s."
+        )
+    return (
+        f"{len(bad)} of {len(run.results)} claims did not come out as expected: "
+        f"{', '.join(bad)} ({counts})."
+    )
 
 
 def proofs_html(run: ProofRun, title: str = "dpaudit proof report") -> str:
@@ -31,8 +35,11 @@ def proofs_html(run: ProofRun, title: str = "dpaudit proof report") -> str:
         cls = r.verdict.value + ("" if r.as_expected else " unexpected")
         detail = "".join(
             f"<div>{esc(label)}: {esc(text)}</div>"
-            for label, text in (("tight epsilon", r.tight_epsilon), ("note", r.reason),
-                                ("counterexample", _cex_text(r)))
+            for label, text in (
+                ("tight epsilon", r.tight_epsilon),
+                ("note", r.reason),
+                ("counterexample", _cex_text(r)),
+            )
             if text
         )
         rows.append(
@@ -56,15 +63,25 @@ def proofs_html(run: ProofRun, title: str = "dpaudit proof report") -> str:
 
 
 def proofs_markdown(run: ProofRun, title: str = "dpaudit proof report") -> str:
-    lines = [f"# {title}", "", _lead(run), "",
-             "| id | verdict | expected | statement | method | seconds |",
-             "|---|---|---|---|---|---|"]
-    lines[4:4] = ["proved: every parameter value; certified: at the stated numbers; checked: the "
-                  "listed instances only (never a pass); unknown: no conclusion; error: not "
-                  "checked.", ""]
+    lines = [
+        f"# {title}",
+        "",
+        _lead(run),
+        "",
+        "| id | verdict | expected | statement | method | seconds |",
+        "|---|---|---|---|---|---|",
+    ]
+    lines[4:4] = [
+        "proved: every parameter value; certified: at the stated numbers; checked: the "
+        "listed instances only (never a pass); unknown: no conclusion; error: not "
+        "checked.",
+        "",
+    ]
     for r in run.results:
-        lines.append(f"| `{md_cell(r.id)}` | **{r.verdict.value}** | {r.expect} | "
-                     f"{md_cell(r.statement)} | {md_cell(r.method)} | {r.seconds:.3f} |")
+        lines.append(
+            f"| `{md_cell(r.id)}` | **{r.verdict.value}** | {r.expect} | "
+            f"{md_cell(r.statement)} | {md_cell(r.method)} | {r.seconds:.3f} |"
+        )
     notes = [r for r in run.results if r.counterexample is not None or r.reason]
     if notes:
         lines += ["", "## Counterexamples and notes", ""]

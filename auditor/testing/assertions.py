@@ -16,9 +16,10 @@ A pass is not a proof of privacy: it means no violation was found with these sam
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
-__all__ = ["assert_dp", "DPViolation"]
+__all__ = ["DPViolation", "assert_dp"]
 
 
 class DPViolation(AssertionError):
@@ -29,24 +30,46 @@ class DPViolation(AssertionError):
         self.result = result
 
 
-def assert_dp(mechanism: Callable[..., Any], pairs: Iterable[Any] | None = None, epsilon: float = 1.0,
-              delta: float = 0.0, *, samples: int = 200_000, confidence: float = 0.999,
-              seed: int | None = 0, relation: str | None = None, **options: Any):
+def assert_dp(
+    mechanism: Callable[..., Any],
+    pairs: Iterable[Any] | None = None,
+    epsilon: float = 1.0,
+    delta: float = 0.0,
+    *,
+    samples: int = 200_000,
+    confidence: float = 0.999,
+    seed: int | None = 0,
+    relation: str | None = None,
+    **options: Any,
+):
     """Fail (raise :class:`DPViolation`, an AssertionError) if the audit finds a violation.
 
     Returns the :class:`auditor.AuditResult` on success so tests can inspect the bound.
     """
     from auditor import audit
 
-    result = audit(mechanism, pairs, epsilon=epsilon, delta=delta, samples=samples,
-                   confidence=confidence, seed=seed, relation=relation, **options)
+    result = audit(
+        mechanism,
+        pairs,
+        epsilon=epsilon,
+        delta=delta,
+        samples=samples,
+        confidence=confidence,
+        seed=seed,
+        relation=relation,
+        **options,
+    )
     if result.violation:
         witness = result.witness.to_dict() if result.witness is not None else {}
         counts = witness.get("counts", {})
+        unbounded = (
+            " (event never seen under the other dataset: consistent with unbounded loss)"
+            if result.unbounded_witness
+            else ""
+        )
         raise DPViolation(
             f"claimed ({epsilon}, {delta})-DP is violated at confidence {confidence}: "
-            f"certified epsilon >= {result.epsilon_lower_bound:.4g}"
-            f"{' (event never seen under the other dataset: consistent with unbounded loss)' if result.unbounded_witness else ''}; "
+            f"certified epsilon >= {result.epsilon_lower_bound:.4g}{unbounded}; "
             f"witness pair {witness.get('pair')}, event {witness.get('event')}, counts {counts}, "
             f"seed {seed}",
             result,

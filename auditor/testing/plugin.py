@@ -1,7 +1,7 @@
 """pytest plugin (entry point `dpaudit`): the `assert_dp` fixture.
 
-    def test_mechanism(assert_dp):
-        assert_dp(my_mechanism, pairs=[(0, 1)], epsilon=0.5)
+def test_mechanism(assert_dp):
+    assert_dp(my_mechanism, pairs=[(0, 1)], epsilon=0.5)
 """
 
 from __future__ import annotations

@@ -22,15 +22,18 @@ from hypothesis import strategies as st
 
 from proofs.errors import InputError
 
-__all__ = ["neighbouring_pairs", "datasets", "search_pairs", "estimated_loss"]
+__all__ = ["datasets", "estimated_loss", "neighbouring_pairs", "search_pairs"]
 
 _RELATIONS = ("add-remove", "replace-one", "sensitivity")
 
 
 def datasets(elements=None, min_size: int = 0, max_size: int = 10):
     """Lists of records (default: small integers)."""
-    return st.lists(elements if elements is not None else st.integers(-5, 5),
-                    min_size=min_size, max_size=max_size)
+    return st.lists(
+        elements if elements is not None else st.integers(-5, 5),
+        min_size=min_size,
+        max_size=max_size,
+    )
 
 
 def _add_remove(elements, min_size: int, max_size: int):
@@ -72,8 +75,14 @@ def _sensitivity(sensitivity: float, min_size: int, max_size: int):
     return build()
 
 
-def neighbouring_pairs(relation: str = "replace-one", elements=None, *, min_size: int = 0,
-                       max_size: int = 10, sensitivity: float = 1.0):
+def neighbouring_pairs(
+    relation: str = "replace-one",
+    elements=None,
+    *,
+    min_size: int = 0,
+    max_size: int = 10,
+    sensitivity: float = 1.0,
+):
     """A strategy of neighbouring pairs `(a, b)` under `relation`.
 
     - ``add-remove``: `b` is `a` with one record added (or removed), anywhere in the list;
@@ -84,7 +93,9 @@ def neighbouring_pairs(relation: str = "replace-one", elements=None, *, min_size
     if rel not in _RELATIONS:
         raise InputError(f"relation={relation!r} is unknown; use one of {', '.join(_RELATIONS)}.")
     if not 0 <= min_size <= max_size:
-        raise InputError(f"min_size={min_size}, max_size={max_size}: need 0 <= min_size <= max_size.")
+        raise InputError(
+            f"min_size={min_size}, max_size={max_size}: need 0 <= min_size <= max_size."
+        )
     elements = elements if elements is not None else st.integers(-5, 5)
     if rel == "add-remove":
         return _add_remove(elements, min_size, max_size)
@@ -115,8 +126,12 @@ def estimated_loss(ya: np.ndarray, yb: np.ndarray) -> float:
             w = w if np.any(w) else np.ones(xa.shape[1])
             xa, xb = xa @ w, xb @ w
         edges = np.unique(np.quantile(np.concatenate([xa, xb]), np.linspace(0, 1, 33)[1:-1]))
-        ca = np.bincount(np.searchsorted(edges, xa, side="right"), minlength=len(edges) + 1).astype(float)
-        cb = np.bincount(np.searchsorted(edges, xb, side="right"), minlength=len(edges) + 1).astype(float)
+        ca = np.bincount(np.searchsorted(edges, xa, side="right"), minlength=len(edges) + 1).astype(
+            float
+        )
+        cb = np.bincount(np.searchsorted(edges, xb, side="right"), minlength=len(edges) + 1).astype(
+            float
+        )
     tails_a = np.concatenate([np.cumsum(ca), np.cumsum(ca[::-1])])
     tails_b = np.concatenate([np.cumsum(cb), np.cumsum(cb[::-1])])
     counts_a = np.concatenate([ca, tails_a])
@@ -125,9 +140,19 @@ def estimated_loss(ya: np.ndarray, yb: np.ndarray) -> float:
     return float(np.max(np.abs(ratio)))
 
 
-def search_pairs(mechanism, relation: str = "replace-one", elements=None, *, min_size: int = 1,
-                 max_size: int = 5, sensitivity: float = 1.0, samples: int = 1000,
-                 max_examples: int = 200, keep: int = 3, seed: int = 0):
+def search_pairs(
+    mechanism,
+    relation: str = "replace-one",
+    elements=None,
+    *,
+    min_size: int = 1,
+    max_size: int = 5,
+    sensitivity: float = 1.0,
+    samples: int = 1000,
+    max_examples: int = 200,
+    keep: int = 3,
+    seed: int = 0,
+):
     """Search neighbouring pairs with Hypothesis, steering by `hypothesis.target` on the
     estimated privacy loss; return the `keep` most promising pairs.
 
@@ -140,15 +165,26 @@ def search_pairs(mechanism, relation: str = "replace-one", elements=None, *, min
     from auditor.engine.pairs import Pair
 
     if not (isinstance(samples, int) and samples >= 50):
-        raise InputError(f"samples={samples!r} must be an integer >= 50 per dataset for the search.")
+        raise InputError(
+            f"samples={samples!r} must be an integer >= 50 per dataset for the search."
+        )
     mech = as_mechanism(mechanism)
     rng = np.random.default_rng(np.random.SeedSequence([int(seed) & 0xFFFFFFFF, 0x5EA2]))
     found: dict[str, tuple[float, object, object]] = {}
 
-    @settings(max_examples=max_examples, deadline=None, database=None, derandomize=True,
-              phases=[Phase.generate, Phase.target], suppress_health_check=list(HealthCheck))
-    @given(neighbouring_pairs(relation, elements, min_size=min_size, max_size=max_size,
-                              sensitivity=sensitivity))
+    @settings(
+        max_examples=max_examples,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        phases=[Phase.generate, Phase.target],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(
+        neighbouring_pairs(
+            relation, elements, min_size=min_size, max_size=max_size, sensitivity=sensitivity
+        )
+    )
     def probe(pair):
         a, b = pair
         loss = estimated_loss(draw(mech, a, samples, rng), draw(mech, b, samples, rng))

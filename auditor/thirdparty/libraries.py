@@ -11,25 +11,29 @@ claim and the neighbouring pair used in `make bench`. Example:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, Callable
+from functools import cache
+from typing import Any
 
-__all__ = ["ThirdPartyMechanism", "THIRD_PARTY", "available",
-           "diffprivlib_laplace",
-           "diffprivlib_gaussian",
-           "diffprivlib_gaussian_analytic",
-           "diffprivlib_geometric",
-           "diffprivlib_snapping",
-           "diffprivlib_exponential",
-           "opendp_laplace",
-           "opendp_gaussian",
-           "opendp_geometric",
-           "opendp_randomized_response",
-           "opendp_count_laplace",
-           "pydp_laplace",
-           "pydp_gaussian",
-           "pydp_count",
+__all__ = [
+    "THIRD_PARTY",
+    "ThirdPartyMechanism",
+    "available",
+    "diffprivlib_exponential",
+    "diffprivlib_gaussian",
+    "diffprivlib_gaussian_analytic",
+    "diffprivlib_geometric",
+    "diffprivlib_laplace",
+    "diffprivlib_snapping",
+    "opendp_count_laplace",
+    "opendp_gaussian",
+    "opendp_geometric",
+    "opendp_laplace",
+    "opendp_randomized_response",
+    "pydp_count",
+    "pydp_gaussian",
+    "pydp_laplace",
 ]
 
 EPSILON = 1.0
@@ -42,7 +46,7 @@ def _diffprivlib():
     return m
 
 
-@lru_cache(maxsize=None)
+@cache
 def _dpl(kind: str):
     m = _diffprivlib()
     if kind == "laplace":
@@ -78,11 +82,15 @@ def diffprivlib_snapping(data):
     return _dpl("snapping").randomise(float(data))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _dpl_exponential(utility: tuple):
     m = _diffprivlib()
-    return m.Exponential(epsilon=EPSILON, sensitivity=1.0, utility=list(utility),
-                         candidates=list(range(len(utility))))
+    return m.Exponential(
+        epsilon=EPSILON,
+        sensitivity=1.0,
+        utility=list(utility),
+        candidates=list(range(len(utility))),
+    )
 
 
 def diffprivlib_exponential(data):
@@ -90,7 +98,7 @@ def diffprivlib_exponential(data):
     return _dpl_exponential(tuple(float(u) for u in data)).randomise()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _opendp(kind: str):
     import opendp.prelude as dp
 
@@ -101,13 +109,15 @@ def _opendp(kind: str):
     if kind == "gaussian":
         return dp.m.make_gaussian(*real, scale=1.0)
     if kind == "geometric":
-        return dp.m.make_geometric(dp.atom_domain(T=int), dp.absolute_distance(T=int),
-                                   scale=1.0 / EPSILON)
+        return dp.m.make_geometric(
+            dp.atom_domain(T=int), dp.absolute_distance(T=int), scale=1.0 / EPSILON
+        )
     if kind == "rr":
         return dp.m.make_randomized_response_bool(prob=math.exp(EPSILON) / (1 + math.exp(EPSILON)))
     if kind == "count_laplace":
-        return (dp.t.make_count(dp.vector_domain(dp.atom_domain(T=int)), dp.symmetric_distance())
-                >> dp.m.then_laplace(scale=1.0 / EPSILON))
+        return dp.t.make_count(
+            dp.vector_domain(dp.atom_domain(T=int)), dp.symmetric_distance()
+        ) >> dp.m.then_laplace(scale=1.0 / EPSILON)
     raise KeyError(kind)
 
 
@@ -143,7 +153,7 @@ def pydp_gaussian(data):
     return _pydp(GaussianMechanism, EPSILON, DELTA).add_noise(float(data))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _pydp(cls, *args):
     return cls(*args, sensitivity=1.0) if len(args) == 1 else cls(args[0], args[1], 1.0)
 
@@ -178,28 +188,95 @@ class ThirdPartyMechanism:
 
 
 THIRD_PARTY: tuple[ThirdPartyMechanism, ...] = (
-    ThirdPartyMechanism("diffprivlib", "Laplace", diffprivlib_laplace, EPSILON, 0.0, (0.0, 1.0), 1_000_000),
-    ThirdPartyMechanism("diffprivlib", "Gaussian", diffprivlib_gaussian, 0.5, DELTA, (0.0, 1.0), 500_000),
-    ThirdPartyMechanism("diffprivlib", "GaussianAnalytic", diffprivlib_gaussian_analytic, EPSILON, DELTA,
-                        (0.0, 1.0), 500_000),
-    ThirdPartyMechanism("diffprivlib", "Geometric", diffprivlib_geometric, EPSILON, 0.0, (0, 1), 500_000),
-    ThirdPartyMechanism("diffprivlib", "Exponential", diffprivlib_exponential, EPSILON, 0.0,
-                        ([0.0, 1.0, 2.0], [1.0, 0.0, 1.0]), 300_000,
-                        note="utilities of 3 candidates, each moved by at most 1"),
-    ThirdPartyMechanism("diffprivlib", "Snapping", diffprivlib_snapping, EPSILON, 0.0, (0.0, 1.0), 500_000,
-                        note="bounded to [-10, 10]"),
-    ThirdPartyMechanism("OpenDP", "make_laplace", opendp_laplace, EPSILON, 0.0, (0.0, 1.0), 200_000),
-    ThirdPartyMechanism("OpenDP", "make_gaussian", opendp_gaussian, _gaussian_zcdp_to_eps(0.5, DELTA), DELTA,
-                        (0.0, 1.0), 200_000, note="scale 1: 0.5-zCDP, converted to (eps, delta)"),
-    ThirdPartyMechanism("OpenDP", "make_geometric", opendp_geometric, EPSILON, 0.0, (0, 1), 200_000),
-    ThirdPartyMechanism("OpenDP", "make_randomized_response_bool", opendp_randomized_response, EPSILON, 0.0,
-                        (True, False), 200_000),
-    ThirdPartyMechanism("OpenDP", "make_count >> then_laplace", opendp_count_laplace, EPSILON, 0.0,
-                        ([1, 2, 3], [1, 2]), 200_000, note="add/remove one record"),
-    ThirdPartyMechanism("python-dp", "LaplaceMechanism", pydp_laplace, EPSILON, 0.0, (0.0, 1.0), 1_000_000),
-    ThirdPartyMechanism("python-dp", "GaussianMechanism", pydp_gaussian, EPSILON, DELTA, (0.0, 1.0), 500_000),
-    ThirdPartyMechanism("python-dp", "Count", pydp_count, EPSILON, 0.0, ([1, 2, 3], [1, 2]), 500_000,
-                        note="add/remove one record"),
+    ThirdPartyMechanism(
+        "diffprivlib", "Laplace", diffprivlib_laplace, EPSILON, 0.0, (0.0, 1.0), 1_000_000
+    ),
+    ThirdPartyMechanism(
+        "diffprivlib", "Gaussian", diffprivlib_gaussian, 0.5, DELTA, (0.0, 1.0), 500_000
+    ),
+    ThirdPartyMechanism(
+        "diffprivlib",
+        "GaussianAnalytic",
+        diffprivlib_gaussian_analytic,
+        EPSILON,
+        DELTA,
+        (0.0, 1.0),
+        500_000,
+    ),
+    ThirdPartyMechanism(
+        "diffprivlib", "Geometric", diffprivlib_geometric, EPSILON, 0.0, (0, 1), 500_000
+    ),
+    ThirdPartyMechanism(
+        "diffprivlib",
+        "Exponential",
+        diffprivlib_exponential,
+        EPSILON,
+        0.0,
+        ([0.0, 1.0, 2.0], [1.0, 0.0, 1.0]),
+        300_000,
+        note="utilities of 3 candidates, each moved by at most 1",
+    ),
+    ThirdPartyMechanism(
+        "diffprivlib",
+        "Snapping",
+        diffprivlib_snapping,
+        EPSILON,
+        0.0,
+        (0.0, 1.0),
+        500_000,
+        note="bounded to [-10, 10]",
+    ),
+    ThirdPartyMechanism(
+        "OpenDP", "make_laplace", opendp_laplace, EPSILON, 0.0, (0.0, 1.0), 200_000
+    ),
+    ThirdPartyMechanism(
+        "OpenDP",
+        "make_gaussian",
+        opendp_gaussian,
+        _gaussian_zcdp_to_eps(0.5, DELTA),
+        DELTA,
+        (0.0, 1.0),
+        200_000,
+        note="scale 1: 0.5-zCDP, converted to (eps, delta)",
+    ),
+    ThirdPartyMechanism(
+        "OpenDP", "make_geometric", opendp_geometric, EPSILON, 0.0, (0, 1), 200_000
+    ),
+    ThirdPartyMechanism(
+        "OpenDP",
+        "make_randomized_response_bool",
+        opendp_randomized_response,
+        EPSILON,
+        0.0,
+        (True, False),
+        200_000,
+    ),
+    ThirdPartyMechanism(
+        "OpenDP",
+        "make_count >> then_laplace",
+        opendp_count_laplace,
+        EPSILON,
+        0.0,
+        ([1, 2, 3], [1, 2]),
+        200_000,
+        note="add/remove one record",
+    ),
+    ThirdPartyMechanism(
+        "python-dp", "LaplaceMechanism", pydp_laplace, EPSILON, 0.0, (0.0, 1.0), 1_000_000
+    ),
+    ThirdPartyMechanism(
+        "python-dp", "GaussianMechanism", pydp_gaussian, EPSILON, DELTA, (0.0, 1.0), 500_000
+    ),
+    ThirdPartyMechanism(
+        "python-dp",
+        "Count",
+        pydp_count,
+        EPSILON,
+        0.0,
+        ([1, 2, 3], [1, 2]),
+        500_000,
+        note="add/remove one record",
+    ),
 )
 
 

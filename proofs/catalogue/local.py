@@ -5,13 +5,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from proofs import (
-    PureDP,
-    Rappor,
-    RepeatedOneBit,
-    Theorem,
-    sym,
-)
+from proofs import PureDP, Rappor, RepeatedOneBit, Theorem, sym
 
 __all__ = ["CHROME", "rappor_eps_one", "theorems"]
 

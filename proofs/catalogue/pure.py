@@ -88,7 +88,8 @@ def theorems() -> list[Theorem]:
             "exponential.half_factor",
             PureDP(ExponentialMechanism(), eps),
             f"McSherry and Talwar (2007); {_DR14}, Thm 3.10",
-            "the exponential mechanism with exp(eps u/(2 Delta_u)) is eps-DP, any number of outcomes",
+            "the exponential mechanism with exp(eps u/(2 Delta_u)) is eps-DP, any number of "
+            "outcomes",
         ),
         Theorem(
             "exponential.monotone_no_half",
@@ -154,7 +155,8 @@ def theorems() -> list[Theorem]:
             "one_bit.telemetry",
             PureDP(OneBitTelemetry(), eps, exact=True),
             "Ding, Kulkarni, Yekhanin (2017), Collecting telemetry data privately, Sec. 2.1",
-            "one-bit telemetry with P[1] = 1/(e^eps+1) + (x/m)(e^eps-1)/(e^eps+1) is exactly eps-LDP",
+            "one-bit telemetry with P[1] = 1/(e^eps+1) + (x/m)(e^eps-1)/(e^eps+1) is exactly "
+            "eps-LDP",
         ),
         Theorem(
             "one_bit.product_form",

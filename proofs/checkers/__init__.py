@@ -1,5 +1,6 @@
 """The checkers: each module decides the claims it `supports` and returns a
-:class:`proofs.results.Finding` from `check(claim)`; :func:`proofs.check` (in :mod:`proofs.dispatch`) dispatches to them.
+:class:`proofs.results.Finding` from `check(claim)`; :func:`proofs.check` (in
+:mod:`proofs.dispatch`) dispatches to them.
 
 - :mod:`.pure`: pure DP (SMT over the formulations of :mod:`.formulations`, structured proofs);
 - :mod:`.profiles`: (eps, delta) at numeric values and privacy profiles;

@@ -108,10 +108,12 @@ class GaussianCalibrationResult:
     classical_sigma: float | None
 
     def summary(self) -> str:
-        text = (f"smallest sigma for ({self.epsilon}, {self.delta})-DP at Delta={self.sensitivity}:"
-                f" {self.sigma:.9g} (within {self.step:.1g}); delta(sigma) in "
-                f"[{self.delta_at_sigma[0]:.6g}, {self.delta_at_sigma[1]:.6g}], delta(sigma - "
-                f"step) in [{self.delta_below[0]:.6g}, {self.delta_below[1]:.6g}]")
+        text = (
+            f"smallest sigma for ({self.epsilon}, {self.delta})-DP at Delta={self.sensitivity}:"
+            f" {self.sigma:.9g} (within {self.step:.1g}); delta(sigma) in "
+            f"[{self.delta_at_sigma[0]:.6g}, {self.delta_at_sigma[1]:.6g}], delta(sigma - "
+            f"step) in [{self.delta_below[0]:.6g}, {self.delta_below[1]:.6g}]"
+        )
         if self.classical_sigma is not None:
             text += f"; classical calibration: {self.classical_sigma:.6g}"
         return text
@@ -119,24 +121,33 @@ class GaussianCalibrationResult:
     def to_dict(self) -> dict:
         from proofs.results import SCHEMA_VERSION
 
-        return {"schema_version": SCHEMA_VERSION, "epsilon": self.epsilon, "delta": self.delta,
-                "sensitivity": self.sensitivity, "sigma": self.sigma, "step": self.step,
-                "delta_at_sigma": list(self.delta_at_sigma),
-                "delta_below": list(self.delta_below), "classical_sigma": self.classical_sigma}
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "sensitivity": self.sensitivity,
+            "sigma": self.sigma,
+            "step": self.step,
+            "delta_at_sigma": list(self.delta_at_sigma),
+            "delta_below": list(self.delta_below),
+            "classical_sigma": self.classical_sigma,
+        }
 
 
-def calibrate_gaussian(epsilon: Any, delta: Any, sensitivity: Any = 1,
-                       rel_step: float = 1e-9) -> GaussianCalibrationResult:
+def calibrate_gaussian(
+    epsilon: Any, delta: Any, sensitivity: Any = 1, rel_step: float = 1e-9
+) -> GaussianCalibrationResult:
     """Smallest sigma with delta(epsilon; sigma) <= delta, by bisection with arb enclosures."""
     e = check_eps_value(epsilon)
     d = check_delta(delta)
     s = positive_number(sensitivity, "sensitivity")
     if e == 0 or d == 0:
-        raise InputError(f"epsilon={epsilon!r}, delta={delta!r}: both must be > 0 to calibrate "
-                         "Gaussian noise.")
+        raise InputError(
+            f"epsilon={epsilon!r}, delta={delta!r}: both must be > 0 to calibrate Gaussian noise."
+        )
     target = to_ball(d)
-    ok = lambda sig: gaussian_delta(e, sig, s) <= target  # noqa: E731
-    bad = lambda sig: gaussian_delta(e, sig, s) > target  # noqa: E731
+    ok = lambda sig: gaussian_delta(e, sig, s) <= target
+    bad = lambda sig: gaussian_delta(e, sig, s) > target
     hi = Fraction(1)
     while not ok(hi):
         hi *= 2
@@ -153,11 +164,17 @@ def calibrate_gaussian(epsilon: Any, delta: Any, sensitivity: Any = 1,
         else:
             break
     at, below = gaussian_delta(e, hi, s), gaussian_delta(e, lo, s)
-    classical = (float(classical_sigma(e, d, s)) if float(e) < 1 else None)
+    classical = float(classical_sigma(e, d, s)) if float(e) < 1 else None
     return GaussianCalibrationResult(
-        float(e), float(d), float(s), float(hi), float(hi - lo),
-        (float(at.lower()), float(at.upper())), (float(below.lower()), float(below.upper())),
-        classical)
+        float(e),
+        float(d),
+        float(s),
+        float(hi),
+        float(hi - lo),
+        (float(at.lower()), float(at.upper())),
+        (float(below.lower()), float(below.upper())),
+        classical,
+    )
 
 
 def _gaussian_calibration_loss_terms(claim):
@@ -173,9 +190,11 @@ def _check_gaussian_calibration(claim) -> Finding:
     terms = _gaussian_calibration_loss_terms(claim)
     deriv = gaussian_profile_derivation()
     if terms is None or not deriv.matches_published:
-        why = ("sigma must be positive (SymPy must see it) and sigma/Delta must depend on "
-               "epsilon only" if terms is None
-               else f"profile not derived: {deriv.reason}")
+        why = (
+            "sigma must be positive (SymPy must see it) and sigma/Delta must depend on epsilon only"
+            if terms is None
+            else f"profile not derived: {deriv.reason}"
+        )
         return Finding(Verdict.UNKNOWN, "none", reason=why)
     a, b = terms
     r2 = sp.sqrt(2)
@@ -195,32 +214,57 @@ def _gaussian_calibration_decide(claim, expr, deriv) -> Finding:
             return g(ball)
         except (ValueError, ZeroDivisionError):
             return arb(0, 10**9)
+
     bound = to_ball(claim.delta)
     lo, hi = as_fraction(claim.eps_min), as_fraction(claim.eps_max, "up")
     cover = _cover(f, lo, hi, bound)
     method = "branch and bound over eps with arb balls (Balle-Wang profile derived with SymPy)"
     steps = (*deriv.steps, f"{cover.boxes} boxes")
     if cover.status == "ok":
-        return Finding(Verdict.CERTIFIED, method, reason=f"delta(eps) <= {claim.delta} on every box covering "
-                                  f"[{claim.eps_min}, {claim.eps_max}]", steps=steps)
+        return Finding(
+            Verdict.CERTIFIED,
+            method,
+            reason=f"delta(eps) <= {claim.delta} on every box covering "
+            f"[{claim.eps_min}, {claim.eps_max}]",
+            steps=steps,
+        )
     if cover.status == "unknown":
-        return Finding(Verdict.UNKNOWN, method, reason=f"cover incomplete: certified up to eps = "
-                                  f"{float(cover.certified_up_to):.6g}", steps=steps)
-    done, bad = _first_failure(f, cover.certified_up_to, cover.point, bound,
-                               Fraction(1, 10**6))
+        return Finding(
+            Verdict.UNKNOWN,
+            method,
+            reason=f"cover incomplete: certified up to eps = {float(cover.certified_up_to):.6g}",
+            steps=steps,
+        )
+    done, bad = _first_failure(f, cover.certified_up_to, cover.point, bound, Fraction(1, 10**6))
     value = f(ball_of(bad))
-    sig = claim.sigma.subs({DELTA: claim.delta, EPSILON: sp.Rational(bad.numerator,
-                                                                    bad.denominator)})
+    sig = claim.sigma.subs(
+        {DELTA: claim.delta, EPSILON: sp.Rational(bad.numerator, bad.denominator)}
+    )
     cex = Counterexample(
-        {"epsilon": f"{bad} (~{float(bad):.7g})", "delta": str(claim.delta),
-         "sigma/Delta": f"{float(sig.subs(SENSITIVITY, 1)):.7g}"},
-        ("f(x) = Delta", "f(x') = 0"), "S = {y > c*}",
-        f"delta(eps) in {show_ball(value)}", f"delta = {claim.delta}",
+        {
+            "epsilon": f"{bad} (~{float(bad):.7g})",
+            "delta": str(claim.delta),
+            "sigma/Delta": f"{float(sig.subs(SENSITIVITY, 1)):.7g}",
+        },
+        ("f(x) = Delta", "f(x') = 0"),
+        "S = {y > c*}",
+        f"delta(eps) in {show_ball(value)}",
+        f"delta = {claim.delta}",
         "arb interval arithmetic",
         note=f"first failing eps is in ({float(done):.7g}, {float(bad):.7g}]"
-             + (f": certified for every eps in [{claim.eps_min}, {float(done):.7g}]"
-                if done > lo else ""))
-    return Finding(Verdict.REFUTED, method, counterexample=cex, steps=steps, reason=f"first failing eps in ({float(done):.7g}, {float(bad):.7g}]")
+        + (
+            f": certified for every eps in [{claim.eps_min}, {float(done):.7g}]"
+            if done > lo
+            else ""
+        ),
+    )
+    return Finding(
+        Verdict.REFUTED,
+        method,
+        counterexample=cex,
+        steps=steps,
+        reason=f"first failing eps in ({float(done):.7g}, {float(bad):.7g}]",
+    )
 
 
 def _gaussian_calibration_region_gap(claim):
@@ -237,9 +281,14 @@ def _gaussian_calibration_region_gap(claim):
 def _check_gaussian_calibration_region(claim) -> Finding:
     gap, deriv = _gaussian_calibration_region_gap(claim), gaussian_profile_derivation()
     if gap is None or not deriv.matches_published:
-        return Finding(Verdict.UNKNOWN, "none", reason="sigma must be positive (SymPy must see it) and "
-                                  "sigma/Delta must depend on epsilon and delta only"
-                           if gap is None else f"profile not derived: {deriv.reason}")
+        return Finding(
+            Verdict.UNKNOWN,
+            "none",
+            reason="sigma must be positive (SymPy must see it) and "
+            "sigma/Delta must depend on epsilon and delta only"
+            if gap is None
+            else f"profile not derived: {deriv.reason}",
+        )
     with precision():
         return _gaussian_calibration_region_search(claim, gap, deriv)
 
@@ -255,10 +304,12 @@ def _gaussian_calibration_region_search(claim, gap, deriv) -> Finding:
             return g(e_ball, v_ball)
         except (ValueError, ZeroDivisionError):
             return arb(0, 10**9)
+
     e0, e1 = as_fraction(claim.eps_min), as_fraction(claim.eps_max, "up")
     # dyadic bounds, widened by one unit so float rounding of the logs cannot shrink the region
-    v_lo = max(Fraction(math.floor(-math.log(float(claim.delta_max)) * 2**20) - 1, 2**20),
-               Fraction(0))
+    v_lo = max(
+        Fraction(math.floor(-math.log(float(claim.delta_max)) * 2**20) - 1, 2**20), Fraction(0)
+    )
     v_hi = Fraction(math.ceil(-math.log(float(claim.delta_min)) * 2**20) + 1, 2**20)
     stack, boxes = [(e0, e1, v_lo, v_hi)], 0
     method = "2-D branch and bound over (eps, ln 1/delta) with arb balls (Balle-Wang profile)"
@@ -266,24 +317,37 @@ def _gaussian_calibration_region_search(claim, gap, deriv) -> Finding:
         a, b, c, d = stack.pop()
         boxes += 1
         if boxes > claim.max_boxes:
-            return Finding(Verdict.UNKNOWN, method, reason=f"box budget {claim.max_boxes} exhausted")
+            return Finding(
+                Verdict.UNKNOWN, method, reason=f"box budget {claim.max_boxes} exhausted"
+            )
         if f(ball_of(a, b), ball_of(c, d)) <= 0:
             continue
         em, vm = (a + b) / 2, (c + d) / 2
         centre = f(ball_of(em), ball_of(vm))
         if centre > 0:
             delta_text = f"exp(-{vm}) ~ {math.exp(-float(vm)):.6g}"
-            cex = Counterexample({"epsilon": f"{em} (~{float(em):.6g})", "delta": delta_text},
-                                 ("f(x) = Delta", "f(x') = 0"), "S = {y > c*}",
-                                 f"delta(eps) - delta in {show_ball(centre)}", "0",
-                                 "arb interval arithmetic")
-            return Finding(Verdict.REFUTED, method, counterexample=cex, steps=(*deriv.steps, f"{boxes} boxes"))
+            cex = Counterexample(
+                {"epsilon": f"{em} (~{float(em):.6g})", "delta": delta_text},
+                ("f(x) = Delta", "f(x') = 0"),
+                "S = {y > c*}",
+                f"delta(eps) - delta in {show_ball(centre)}",
+                "0",
+                "arb interval arithmetic",
+            )
+            return Finding(
+                Verdict.REFUTED, method, counterexample=cex, steps=(*deriv.steps, f"{boxes} boxes")
+            )
         if (b - a) / (e1 - e0 or 1) >= (d - c) / (v_hi - v_lo):
             stack += [(em, b, c, d), (a, em, c, d)]
         else:
             stack += [(a, b, vm, d), (a, b, c, vm)]
-    return Finding(Verdict.CERTIFIED, method, reason=f"{boxes} boxes cover eps in [{claim.eps_min}, {claim.eps_max}], "
-                              f"ln(1/delta) in [{float(v_lo):.6g}, {float(v_hi):.6g}]", steps=(*deriv.steps, f"{boxes} boxes"))
+    return Finding(
+        Verdict.CERTIFIED,
+        method,
+        reason=f"{boxes} boxes cover eps in [{claim.eps_min}, {claim.eps_max}], "
+        f"ln(1/delta) in [{float(v_lo):.6g}, {float(v_hi):.6g}]",
+        steps=(*deriv.steps, f"{boxes} boxes"),
+    )
 
 
 def _check_calibration_minimal(claim) -> Finding:
@@ -300,10 +364,15 @@ def _check_calibration_minimal(claim) -> Finding:
         return Finding(Verdict.CERTIFIED, method, reason=text)
     if at > d or below <= d:
         which = "sigma is not private enough" if at > d else "a smaller sigma also works"
-        cex = Counterexample({"epsilon": str(claim.epsilon), "delta": str(claim.delta)},
-                             (f"sigma = {sig}", f"sigma - tol = {sig - tol}"), "S = {y > c*}",
-                             text, f"delta = {claim.delta}", "arb interval arithmetic",
-                             note=which)
+        cex = Counterexample(
+            {"epsilon": str(claim.epsilon), "delta": str(claim.delta)},
+            (f"sigma = {sig}", f"sigma - tol = {sig - tol}"),
+            "S = {y > c*}",
+            text,
+            f"delta = {claim.delta}",
+            "arb interval arithmetic",
+            note=which,
+        )
         return Finding(Verdict.REFUTED, method, reason=text, counterexample=cex)
     return Finding(Verdict.UNKNOWN, method, reason=text)
 

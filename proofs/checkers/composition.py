@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Mapping
+from collections.abc import Mapping
 
 import sympy as sp
 from flint import arb, ctx
@@ -51,19 +51,30 @@ def _exact_max(values: list[sp.Expr]) -> sp.Expr | None:
     return best
 
 
-def general_verdict(general, steps: list,
-                    count: int, theorem: str) -> Finding:
+def general_verdict(general, steps: list, count: int, theorem: str) -> Finding:
     """The verdict of a claim with a general rule: proved by the symbolic argument, refuted by
     a generated instance, otherwise `checked` on the listed instances only."""
     steps = [*steps, *general.steps]
     if general.status == "proved":
-        return Finding(Verdict.PROVED, f"{theorem} as pointwise lemmas and dominance of the rule, by exact "
-                           "algebra and z3", steps=tuple(steps), reason=f"general rule proved; also holds on the {count} listed "
-                                  "instances")
+        return Finding(
+            Verdict.PROVED,
+            f"{theorem} as pointwise lemmas and dominance of the rule, by exact algebra and z3",
+            steps=tuple(steps),
+            reason=f"general rule proved; also holds on the {count} listed instances",
+        )
     if general.status == "refuted":
-        return Finding(Verdict.REFUTED, "generated instance (canonical mechanisms), re-checked exactly", counterexample=general.counterexample, steps=tuple(steps))
-    return Finding(Verdict.CHECKED, "listed instances built, exact epsilon computed", steps=tuple(steps), reason=f"holds on the {count} listed instances only; "
-                       f"{general.reason}")
+        return Finding(
+            Verdict.REFUTED,
+            "generated instance (canonical mechanisms), re-checked exactly",
+            counterexample=general.counterexample,
+            steps=tuple(steps),
+        )
+    return Finding(
+        Verdict.CHECKED,
+        "listed instances built, exact epsilon computed",
+        steps=tuple(steps),
+        reason=f"holds on the {count} listed instances only; {general.reason}",
+    )
 
 
 def _positive_terms(e: sp.Expr, k: int, et: sp.Expr) -> range | None:
@@ -71,7 +82,7 @@ def _positive_terms(e: sp.Expr, k: int, et: sp.Expr) -> range | None:
     (k - 2l) eps > eps_total: l < c = (k - eps_total/eps)/2, decided exactly at the boundary
     (rational arithmetic or arb); None when the boundary cannot be decided."""
     if e == 0:
-        return range(0, k + 1) if compare(0, et)[0] == "violated" else range(0)
+        return range(k + 1) if compare(0, et)[0] == "violated" else range(0)
     c = (k - et / e) / 2
     guess = max(0, min(k + 1, math.ceil(float(c)) if abs(float(c)) < 1e15 else k + 1))
     # the first non-positive term is at l = ceil(c): check the neighbours of the float guess
@@ -80,9 +91,9 @@ def _positive_terms(e: sp.Expr, k: int, et: sp.Expr) -> range | None:
         if status == "unknown":
             return None
         if status != "violated":
-            return range(0, l)
+            return range(l)
     first = min(k, guess + 2) + 1
-    return range(0, first) if first > k else None
+    return range(first) if first > k else None
 
 
 def kov_exact(epsilon, k, epsilon_total, delta=0) -> sp.Expr | None:
@@ -114,7 +125,7 @@ def kov_delta(epsilon, k, epsilon_total, delta=0, prec: int = PRECISION) -> arb:
         # so that large k neither overflows nor builds huge binomial integers
         norm = k * eb.exp().log1p()
         rr = arb(0)
-        for l in (positive if positive is not None else range(k + 1)):
+        for l in positive if positive is not None else range(k + 1):
             # decided terms outside `positive` are <= 0 and contribute nothing
             log_c = arb(k + 1).lgamma() - arb(l + 1).lgamma() - arb(k - l + 1).lgamma()
             term = (log_c + (k - l) * eb - norm).exp() - (log_c + etb + l * eb - norm).exp()
@@ -142,24 +153,34 @@ def kov_epsilon(epsilon, k, delta_total, delta=0) -> tuple[sp.Expr, arb]:
     raise InputError(f"delta_total={delta_total!r} is below 1 - (1 - delta)^k; no epsilon works.")
 
 
-_POINTS = {"k": (1, 2, 3, 5, 10), "epsilon": (sp.Rational(1, 10), sp.Rational(1, 2), 1, 2),
-           "delta": (0, sp.Rational(1, 100), sp.Rational(1, 10))}
+_POINTS = {
+    "k": (1, 2, 3, 5, 10),
+    "epsilon": (sp.Rational(1, 10), sp.Rational(1, 2), 1, 2),
+    "delta": (0, sp.Rational(1, 100), sp.Rational(1, 10)),
+}
 
 
 def _check_sequential_composition(claim) -> Finding:
     steps = []
     for i, (m1, m2) in enumerate(claim.instances):
-        comp = (compose_adaptive(m1, m2) if isinstance(m2, Mapping) else compose(m1, m2))
+        comp = compose_adaptive(m1, m2) if isinstance(m2, Mapping) else compose(m1, m2)
         seconds = list(m2.values()) if isinstance(m2, Mapping) else [m2]
-        out = (_sequential_composition_pure(claim, i, m1, seconds, comp) if claim.at is None
-               else _sequential_composition_approx(claim, i, m1, seconds, comp))
+        out = (
+            _sequential_composition_pure(claim, i, m1, seconds, comp)
+            if claim.at is None
+            else _sequential_composition_approx(claim, i, m1, seconds, comp)
+        )
         status, text, cex = out
         steps.append(f"instance {i}: {status} ({text})")
         if status == "violated":
-            return Finding(Verdict.REFUTED, "composed mechanism built, exact epsilon computed", counterexample=cex, steps=tuple(steps))
+            return Finding(
+                Verdict.REFUTED,
+                "composed mechanism built, exact epsilon computed",
+                counterexample=cex,
+                steps=tuple(steps),
+            )
     general = composition_rule(claim.rule, None if claim.at is None else claim.delta_rule)
-    return general_verdict(general, steps,
-                           len(claim.instances), "basic composition")
+    return general_verdict(general, steps, len(claim.instances), "basic composition")
 
 
 def _sequential_composition_pure(claim, i, m1, seconds, comp):
@@ -174,8 +195,14 @@ def _sequential_composition_pure(claim, i, m1, seconds, comp):
     if status != "violated":
         return status, text, None
     x, xp, y = where
-    cex = Counterexample({"instance": i, "eps1": f"ln {r1}", "eps2": f"ln {r2}"}, (x, xp), y,
-                         f"P[M(x)=y]/P[M(x')=y] = {rc}", f"e^rule = {bound}", how)
+    cex = Counterexample(
+        {"instance": i, "eps1": f"ln {r1}", "eps2": f"ln {r2}"},
+        (x, xp),
+        y,
+        f"P[M(x)=y]/P[M(x')=y] = {rc}",
+        f"e^rule = {bound}",
+        how,
+    )
     return status, text, cex
 
 
@@ -192,9 +219,14 @@ def _sequential_composition_approx(claim, i, m1, seconds, comp):
     text = f"delta1={d1}, delta2={d2}, composed delta at {e_tot} = {dc}, bound {d_bound}"
     if status != "violated":
         return status, text, None
-    cex = Counterexample({"instance": i, "eps": str(e_tot)}, (x, xp), set(event),
-                         f"P[M(x) in S] - e^eps P[M(x') in S] = {dc}", f"delta = {d_bound}",
-                         how)
+    cex = Counterexample(
+        {"instance": i, "eps": str(e_tot)},
+        (x, xp),
+        set(event),
+        f"P[M(x) in S] - e^eps P[M(x') in S] = {dc}",
+        f"delta = {d_bound}",
+        how,
+    )
     return status, text, cex
 
 
@@ -209,8 +241,10 @@ def _composed_dp_check_numeric(claim, values: dict | None = None) -> Finding:
     method = "optimal composition (KOV 2015 Thm 3.3) as an exact finite sum"
     if exact_delta is not None:
         status, how = compare(exact_delta, claim.delta_total)
-        text = (f"eps_total >= k eps: every term of the sum vanishes; exact delta = "
-                f"1 - (1 - delta)^k = {exact_delta} ({how})")
+        text = (
+            f"eps_total >= k eps: every term of the sum vanishes; exact delta = "
+            f"1 - (1 - delta)^k = {exact_delta} ({how})"
+        )
         if status == "exact":
             return Finding(Verdict.PROVED, method + ", exact", reason=text)
         if status == "certified":
@@ -218,11 +252,16 @@ def _composed_dp_check_numeric(claim, values: dict | None = None) -> Finding:
         if status == "violated":
             cex = Counterexample(
                 {"epsilon": str(claim.epsilon), "k": claim.k, "delta": str(claim.delta)},
-                ("x: each mechanism is the canonical (eps, delta) mechanism on input 0",
-                 "x': on input 1"),
+                (
+                    "x: each mechanism is the canonical (eps, delta) mechanism on input 0",
+                    "x': on input 1",
+                ),
                 "S = {some report is the outcome that has probability delta under x and 0 "
-                "under x'}", f"P[M(x) in S] - e^eps_total P[M(x') in S] = 1 - (1 - delta)^k "
-                f"= {exact_delta}", f"delta_total = {claim.delta_total}", how)
+                "under x'}",
+                f"P[M(x) in S] - e^eps_total P[M(x') in S] = 1 - (1 - delta)^k = {exact_delta}",
+                f"delta_total = {claim.delta_total}",
+                how,
+            )
             return Finding(Verdict.REFUTED, method + ", exact", reason=text, counterexample=cex)
     enc = kov_delta(claim.epsilon, claim.k, claim.epsilon_total, claim.delta)
     target = to_ball(claim.delta_total)
@@ -231,30 +270,44 @@ def _composed_dp_check_numeric(claim, values: dict | None = None) -> Finding:
     if enc <= target:
         return Finding(Verdict.CERTIFIED, method, reason=text)
     if enc > target:
-        return Finding(Verdict.REFUTED, method, reason=text, counterexample=_composed_dp_counterexample(claim, enc))
+        return Finding(
+            Verdict.REFUTED,
+            method,
+            reason=text,
+            counterexample=_composed_dp_counterexample(claim, enc),
+        )
     return Finding(Verdict.UNKNOWN, method, reason=text)
 
 
 def _composed_dp_counterexample(claim, enc, values: dict | None = None) -> Counterexample:
-    thresholds = [l for l in range(claim.k + 1)
-                  if float((claim.k - 2 * l) * claim.epsilon) > float(claim.epsilon_total)]
+    thresholds = [
+        l
+        for l in range(claim.k + 1)
+        if float((claim.k - 2 * l) * claim.epsilon) > float(claim.epsilon_total)
+    ]
     params = {"epsilon": str(claim.epsilon), "k": claim.k, "delta": str(claim.delta)}
     return Counterexample(
         params | {str(s): str(v) for s, v in (values or {}).items()},
         ("x: each of the k mechanisms is randomized response on bit 1", "x': on bit 0"),
         f"S = {{at most {max(thresholds, default=-1)} of the k reports differ from x}}",
         f"P[M(x) in S] - e^eps_total P[M(x') in S] in {show_ball(enc)}",
-        f"delta_total = {claim.delta_total}", "arb interval arithmetic (exact sum)")
+        f"delta_total = {claim.delta_total}",
+        "arb interval arithmetic (exact sum)",
+    )
 
 
 def _composed_dp_check_symbolic(claim) -> Finding:
-    e, k, et, dt, d = (sp.sympify(getattr(claim, f)) for f in
-                       ("epsilon", "k", "epsilon_total", "delta_total", "delta"))
+    e, k, et, dt, d = (
+        sp.sympify(getattr(claim, f))
+        for f in ("epsilon", "k", "epsilon_total", "delta_total", "delta")
+    )
     free = e.free_symbols | k.free_symbols | et.free_symbols | dt.free_symbols | d.free_symbols
     domain = [s >= 0 for s in free] + ([d < 1] if d.free_symbols else [])
     steps = []
-    for label, lhs, rhs in (("k eps <= epsilon_total", k * e, et),
-                            ("k delta <= delta_total", k * d, dt)):
+    for label, lhs, rhs in (
+        ("k eps <= epsilon_total", k * e, et),
+        ("k delta <= delta_total", k * d, dt),
+    ):
         out = discharge(lhs, rhs, domain)
         steps.append(f"{label}: {out.status} ({out.detail})")
     method = "basic composition (induction on k), dominance by exact algebra and z3"
@@ -262,19 +315,34 @@ def _composed_dp_check_symbolic(claim) -> Finding:
         return Finding(Verdict.PROVED, method, steps=tuple(steps))
     for values in _composed_dp_points(free):
         try:
-            concrete = ComposedDP(*(sp.sympify(getattr(claim, f)).subs(values) for f in
-                                    ("epsilon", "k", "epsilon_total", "delta_total",
-                                     "delta")))
+            concrete = ComposedDP(
+                *(
+                    sp.sympify(getattr(claim, f)).subs(values)
+                    for f in ("epsilon", "k", "epsilon_total", "delta_total", "delta")
+                )
+            )
         except InputError:
             continue  # outside the claim's range at these values (e.g. a negative total)
         result = _composed_dp_check_numeric(concrete)
         if result.verdict is Verdict.REFUTED:
             cex = result.counterexample
-            cex = Counterexample({**cex.parameters, **{str(s): str(v) for s, v in
-                                                       values.items()}},
-                                 cex.inputs, cex.output, cex.ratio, cex.bound, cex.check)
-            return Finding(Verdict.REFUTED, "optimal composition (KOV 2015) at concrete values, arb balls", counterexample=cex, steps=tuple(steps))
-    return Finding(Verdict.UNKNOWN, method, reason="no proof and no counterexample found", steps=tuple(steps))
+            cex = Counterexample(
+                {**cex.parameters, **{str(s): str(v) for s, v in values.items()}},
+                cex.inputs,
+                cex.output,
+                cex.ratio,
+                cex.bound,
+                cex.check,
+            )
+            return Finding(
+                Verdict.REFUTED,
+                "optimal composition (KOV 2015) at concrete values, arb balls",
+                counterexample=cex,
+                steps=tuple(steps),
+            )
+    return Finding(
+        Verdict.UNKNOWN, method, reason="no proof and no counterexample found", steps=tuple(steps)
+    )
 
 
 def _composed_dp_points(free: set):

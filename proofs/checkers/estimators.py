@@ -64,8 +64,11 @@ def _points(symbols: list, domain: list):
 
 def _refute_difference(lhs: sp.Expr, rhs: sp.Expr, domain: list, strict_gt: bool):
     """Values where lhs != rhs (strict_gt False) or lhs > rhs (True), re-checked exactly."""
-    symbols = sorted((sp.sympify(lhs).free_symbols | sp.sympify(rhs).free_symbols)
-                     | set().union(*(sp.sympify(c).free_symbols for c in domain)), key=str)
+    symbols = sorted(
+        (sp.sympify(lhs).free_symbols | sp.sympify(rhs).free_symbols)
+        | set().union(*(sp.sympify(c).free_symbols for c in domain)),
+        key=str,
+    )
     for values in _points(symbols, domain):
         lv = rationalize(sp.sympify(lhs).subs(values))
         rv = rationalize(sp.sympify(rhs).subs(values))
@@ -93,18 +96,33 @@ def _check_unbiased(claim) -> Finding:
     e = claim.estimator
     mean = e.mean()
     bias = sp.simplify(mean - e.target)
-    steps = (f"E[S] = n_1 P[M(1)=1] + (n - n_1) P[M(0)=1]; E[estimate] = {mean}",
-             f"bias = {bias}")
+    steps = (f"E[S] = n_1 P[M(1)=1] + (n - n_1) P[M(0)=1]; E[estimate] = {mean}", f"bias = {bias}")
     if bias == 0:
         return Finding(Verdict.PROVED, "exact algebra (SymPy)", steps=steps)
     found = _refute_difference(mean, e.target, e.domain(), strict_gt=False)
     if found:
         values, lv, rv, how = found
-        cex = Counterexample(_params(values), ("population", f"n_1={values.get(N1)}"),
-                             "E[estimate]", f"|bias| = |{lv} - {rv}| = {_abs(lv - rv)}",
-                             "0", how, note=f"E[estimate] = {lv}, target = {rv}")
-        return Finding(Verdict.REFUTED, "exact algebra, counterexample re-checked", counterexample=cex, steps=steps)
-    return Finding(Verdict.UNKNOWN, "exact algebra", reason=f"bias {bias} not shown to be 0 or non-zero", steps=steps)
+        cex = Counterexample(
+            _params(values),
+            ("population", f"n_1={values.get(N1)}"),
+            "E[estimate]",
+            f"|bias| = |{lv} - {rv}| = {_abs(lv - rv)}",
+            "0",
+            how,
+            note=f"E[estimate] = {lv}, target = {rv}",
+        )
+        return Finding(
+            Verdict.REFUTED,
+            "exact algebra, counterexample re-checked",
+            counterexample=cex,
+            steps=steps,
+        )
+    return Finding(
+        Verdict.UNKNOWN,
+        "exact algebra",
+        reason=f"bias {bias} not shown to be 0 or non-zero",
+        steps=steps,
+    )
 
 
 def _check_variance(claim) -> Finding:
@@ -117,7 +135,11 @@ def _check_variance(claim) -> Finding:
     if claim.relation == "<=":
         out = prove_forall(var, claim.bound, e.domain())
         if out.status == "proved":
-            return Finding(Verdict.PROVED, "exact variance (SymPy), bound by z3 over the domain", steps=(*steps, f"bound - Var = {gap}"))
+            return Finding(
+                Verdict.PROVED,
+                "exact variance (SymPy), bound by z3 over the domain",
+                steps=(*steps, f"bound - Var = {gap}"),
+            )
     found = _refute_difference(var, claim.bound, e.domain(), strict_gt=claim.relation == "<=")
     if found:
         values, lv, rv, how = found
@@ -125,10 +147,18 @@ def _check_variance(claim) -> Finding:
             shown = (f"Var = {lv}", f"claimed bound {rv}")
         else:
             shown = (f"|Var - claimed| = |{lv} - {rv}| = {_abs(lv - rv)}", "0")
-        cex = Counterexample(_params(values), ("population", f"n_1={values.get(N1)}"),
-                             "Var[estimate]", *shown, how)
-        return Finding(Verdict.REFUTED, "exact variance, counterexample re-checked", counterexample=cex, steps=steps)
-    return Finding(Verdict.UNKNOWN, "exact variance", reason="no proof and no counterexample", steps=steps)
+        cex = Counterexample(
+            _params(values), ("population", f"n_1={values.get(N1)}"), "Var[estimate]", *shown, how
+        )
+        return Finding(
+            Verdict.REFUTED,
+            "exact variance, counterexample re-checked",
+            counterexample=cex,
+            steps=steps,
+        )
+    return Finding(
+        Verdict.UNKNOWN, "exact variance", reason="no proof and no counterexample", steps=steps
+    )
 
 
 def _check_chebyshev_tail(claim) -> Finding:
@@ -137,17 +167,36 @@ def _check_chebyshev_tail(claim) -> Finding:
     var_ok = check(Variance(e, bound * T**2))
     steps = (f"unbiased: {unbiased.verdict.value}", f"Var <= bound t^2: {var_ok.verdict.value}")
     if unbiased.verdict is Verdict.PROVED and var_ok.verdict is Verdict.PROVED:
-        return Finding(Verdict.PROVED, "Chebyshev's inequality; unbiasedness and variance bound proved", steps=steps)
+        return Finding(
+            Verdict.PROVED,
+            "Chebyshev's inequality; unbiasedness and variance bound proved",
+            steps=steps,
+        )
     cex = _chebyshev_tail_exact_counterexample(claim, e, bound)
     if cex is not None:
-        return Finding(Verdict.REFUTED, "exact tail probability (binomial convolution)", counterexample=cex, steps=steps)
-    return Finding(Verdict.UNKNOWN, "Chebyshev", reason="premises not proved and no exact violation found", steps=steps)
+        return Finding(
+            Verdict.REFUTED,
+            "exact tail probability (binomial convolution)",
+            counterexample=cex,
+            steps=steps,
+        )
+    return Finding(
+        Verdict.UNKNOWN,
+        "Chebyshev",
+        reason="premises not proved and no exact violation found",
+        steps=steps,
+    )
 
 
 def _chebyshev_tail_exact_counterexample(claim, e, bound) -> Counterexample | None:
-    symbols = sorted(bound.free_symbols | e.slope.free_symbols | e.target.free_symbols
-                     | set().union(*(sp.sympify(c).free_symbols for c in e.domain()))
-                     | {N, N1, T}, key=str)
+    symbols = sorted(
+        bound.free_symbols
+        | e.slope.free_symbols
+        | e.target.free_symbols
+        | set().union(*(sp.sympify(c).free_symbols for c in e.domain()))
+        | {N, N1, T},
+        key=str,
+    )
     for values in _points(symbols, [*e.domain(), T > 0]):
         try:
             tail = e.exact_tail(values, values[T])
@@ -156,9 +205,14 @@ def _chebyshev_tail_exact_counterexample(claim, e, bound) -> Counterexample | No
         b = rationalize(bound.subs(values))
         status, how = _compare(sp.Rational(tail.numerator, tail.denominator), b)
         if status == "violated":
-            return Counterexample(_params(values), ("population", f"n_1={values[N1]}"),
-                                  f"|estimate - target| >= {values[T]}",
-                                  f"P = {tail} (exact)", f"bound = {b}", how)
+            return Counterexample(
+                _params(values),
+                ("population", f"n_1={values[N1]}"),
+                f"|estimate - target| >= {values[T]}",
+                f"P = {tail} (exact)",
+                f"bound = {b}",
+                how,
+            )
     return None
 
 
@@ -172,19 +226,33 @@ def _check_per_report_unbiased(claim) -> Finding:
     if bias == 0:
         return Finding(Verdict.PROVED, "exact algebra (SymPy)", steps=steps)
     m = getattr(mech, "m", sym("m"))
-    found = _refute_difference(mean, claim.target, [*mech.domain(), X <= m],
-                               strict_gt=False)
+    found = _refute_difference(mean, claim.target, [*mech.domain(), X <= m], strict_gt=False)
     if found:
         values, lv, rv, how = found
-        cex = Counterexample(_params(values), (str(values.get(X)), "-"), "E[g(b)]",
-                             f"|bias| = |{lv} - {rv}| = {_abs(lv - rv)}", "0", how,
-                             note=f"E[g(b)] = {lv}, target = {rv}")
-        return Finding(Verdict.REFUTED, "exact algebra, counterexample re-checked", counterexample=cex, steps=steps)
+        cex = Counterexample(
+            _params(values),
+            (str(values.get(X)), "-"),
+            "E[g(b)]",
+            f"|bias| = |{lv} - {rv}| = {_abs(lv - rv)}",
+            "0",
+            how,
+            note=f"E[g(b)] = {lv}, target = {rv}",
+        )
+        return Finding(
+            Verdict.REFUTED,
+            "exact algebra, counterexample re-checked",
+            counterexample=cex,
+            steps=steps,
+        )
     return Finding(Verdict.UNKNOWN, "exact algebra", reason=f"bias {bias} not decided", steps=steps)
 
 
-_CHECKS = {Unbiased: _check_unbiased, Variance: _check_variance,
-           ChebyshevTail: _check_chebyshev_tail, PerReportUnbiased: _check_per_report_unbiased}
+_CHECKS = {
+    Unbiased: _check_unbiased,
+    Variance: _check_variance,
+    ChebyshevTail: _check_chebyshev_tail,
+    PerReportUnbiased: _check_per_report_unbiased,
+}
 
 
 def supports(claim) -> bool:

@@ -17,9 +17,10 @@ For each description, `formulate(mech)` returns a :class:`Formulation`:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import singledispatch
-from typing import Any, Callable
+from typing import Any
 
 import sympy as sp
 
@@ -107,8 +108,13 @@ def _(mech: m.KAryRR) -> Formulation:
     cases = (
         Case("x=0, x'=1, y=0", mech.pmf(0, 0), mech.pmf(1, 0), (0, 1, 0)),
         Case("x=0, x'=1, y=1", mech.pmf(0, 1), mech.pmf(1, 1), (0, 1, 1)),
-        Case("x=0, x'=1, y=2 (k >= 3)", mech.pmf(0, 2), mech.pmf(1, 2), (0, 1, 2),
-             constraints=(mech.k >= 3,)),
+        Case(
+            "x=0, x'=1, y=2 (k >= 3)",
+            mech.pmf(0, 2),
+            mech.pmf(1, 2),
+            (0, 1, 2),
+            constraints=(mech.k >= 3,),
+        ),
     )
     return Formulation(cases, tight=(mech.epsilon, 0, {}))
 
@@ -161,8 +167,11 @@ def _coordinate_lemmas(scale: sp.Expr, l1: sp.Expr, eps: sp.Expr) -> tuple[Lemma
     """Per-coordinate Laplace loss is at most |f_j(x) - f_j(x')|/b; summed, at most l1/b."""
     x, xp, y = sp.symbols("x_j xp_j y_j", real=True)
     return (
-        Lemma("coordinate: (|y-f(x')| - |y-f(x)|)/b <= |f(x)-f(x')|/b",
-              (sp.Abs(y - xp) - sp.Abs(y - x)) / scale, sp.Abs(x - xp) / scale),
+        Lemma(
+            "coordinate: (|y-f(x')| - |y-f(x)|)/b <= |f(x)-f(x')|/b",
+            (sp.Abs(y - xp) - sp.Abs(y - x)) / scale,
+            sp.Abs(x - xp) / scale,
+        ),
         Lemma("sum over coordinates: L1 sensitivity / b <= epsilon", l1 / scale, eps),
     )
 
@@ -180,10 +189,17 @@ def _laplace_pair_case(scale, shifts: tuple, label: str) -> tuple[Case, dict]:
     base = tuple(1 for _ in shifts)  # f(x) = (1, ..., 1): counts stay non-negative
     moved = tuple(c + s for c, s in zip(base, shifts))
     loss = sum(sp.Abs(yj - c) - sp.Abs(yj - b) for yj, b, c in zip(ys, base, moved)) / scale
-    dens = lambda cs: sp.Mul(*[sp.exp(-sp.Abs(yj - cj) / scale) / (2 * scale)  # noqa: E731
-                               for yj, cj in zip(ys, cs)])
-    case = Case(label, dens(base), dens(moved), (base, moved, ys), log_ratio=loss,
-                grid={yj: [b, b - s, b + 2 * s, c] for yj, b, c, s in zip(ys, base, moved, shifts)})
+    dens = lambda cs: sp.Mul(
+        *[sp.exp(-sp.Abs(yj - cj) / scale) / (2 * scale) for yj, cj in zip(ys, cs)]
+    )
+    case = Case(
+        label,
+        dens(base),
+        dens(moved),
+        (base, moved, ys),
+        log_ratio=loss,
+        grid={yj: [b, b - s, b + 2 * s, c] for yj, b, c, s in zip(ys, base, moved, shifts)},
+    )
     worst = {yj: b - s for yj, b, s in zip(ys, base, shifts)}
     return case, worst
 
@@ -191,7 +207,8 @@ def _laplace_pair_case(scale, shifts: tuple, label: str) -> tuple[Case, dict]:
 @formulate.register
 def _(mech: m.LaplaceVector) -> Formulation:
     case, worst = _laplace_pair_case(
-        mech.scale, (mech.sensitivity,), "all of the L1 sensitivity in one coordinate")
+        mech.scale, (mech.sensitivity,), "all of the L1 sensitivity in one coordinate"
+    )
     return Formulation(
         (case,),
         lemmas=lambda eps: _coordinate_lemmas(mech.scale, mech.sensitivity, eps),
@@ -203,8 +220,7 @@ def _(mech: m.LaplaceVector) -> Formulation:
 @formulate.register
 def _(mech: m.Histogram) -> Formulation:
     shifts = (1,) if mech.neighbours == "add_remove" else (1, -1)
-    label = ("one bin gains a record" if len(shifts) == 1
-             else "one record moves from bin 2 to bin 1")
+    label = "one bin gains a record" if len(shifts) == 1 else "one record moves from bin 2 to bin 1"
     case, worst = _laplace_pair_case(mech.scale, shifts, label)
     return Formulation(
         (case,),
@@ -221,8 +237,14 @@ def _(mech: m.OneBitTelemetry) -> Formulation:
     cons = (x >= 0, x <= mech.m, xp >= 0, xp <= mech.m)
     grid = {x: [0, mech.m, mech.m / 2], xp: [0, mech.m, mech.m / 2]}
     cases = tuple(
-        Case(f"values x, x' in [0, m], y={y}", mech.pmf(x, y), mech.pmf(xp, y), (x, xp, y),
-             constraints=cons, grid=grid)
+        Case(
+            f"values x, x' in [0, m], y={y}",
+            mech.pmf(x, y),
+            mech.pmf(xp, y),
+            (x, xp, y),
+            constraints=cons,
+            grid=grid,
+        )
         for y in (1, 0)
     )
     tight = (mech.epsilon, 0, {x: mech.m, xp: 0}) if mech.form == "sum" else None
@@ -257,10 +279,15 @@ def _(mech: m.ExponentialMechanism) -> Formulation:
     )
     # the supremum: r's weight falls by T while the others' rise by T (or, for monotone
     # neighbours, stay), as the others' total weight B grows
-    sup = (mech.rate * mech.sensitivity * (1 if mech.monotone else 2), 0,
-           {A: 1, tA: 1 if mech.monotone else 1 / T, tB: T}, B)
-    return Formulation((case,), tight_note="a supremum approached as B/A grows, not attained",
-                       supremum=sup)
+    sup = (
+        mech.rate * mech.sensitivity * (1 if mech.monotone else 2),
+        0,
+        {A: 1, tA: 1 if mech.monotone else 1 / T, tB: T},
+        B,
+    )
+    return Formulation(
+        (case,), tight_note="a supremum approached as B/A grows, not attained", supremum=sup
+    )
 
 
 @formulate.register
@@ -268,8 +295,7 @@ def _(mech: m.ReportNoisyMax) -> Formulation:
     g = sp.Symbol("g", positive=True)
     win1 = mech.win_probability_two
     shift = 1 if mech.monotone else 2  # how far the winning threshold can move
-    moved = "x adds a record to query 2" if mech.monotone else \
-        "query 2 gains 1 and query 1 loses 1"
+    moved = "x adds a record to query 2" if mech.monotone else "query 2 gains 1 and query 1 loses 1"
     case = Case(
         f"two queries; {moved}; report query 2",
         1 - win1(g + 1 - shift),
@@ -281,20 +307,32 @@ def _(mech: m.ReportNoisyMax) -> Formulation:
 
     def lemmas(eps):
         z, E = sp.Symbol("z", positive=True), sp.Symbol("E", positive=True)
-        survival = lambda w: sp.Piecewise((1 / (2 * w), w >= 1), (1 - w / 2, True))  # noqa: E731
+        survival = lambda w: sp.Piecewise((1 / (2 * w), w >= 1), (1 - w / 2, True))
         c_i, r_i, c_j, d_i, d_j, M = sp.symbols("c_i r_i c_j d_i d_j M", real=True)
         lo = 0 if mech.monotone else -1
         box = (M >= c_i + r_i, d_i >= lo, d_i <= 1, d_j >= lo, d_j <= 1)
         shifts = (
-            Lemma(f"threshold shift, answers up: (c_i+d_i+r_i) - (c_j+d_j) <= M - c_j + {shift}",
-                  (c_i + d_i + r_i) - (c_j + d_j), M - c_j + shift, box),
-            Lemma(f"threshold shift, answers down: (c_i-d_i+r_i) - (c_j-d_j) <= M - c_j + "
-                  f"{shift}", (c_i - d_i + r_i) - (c_j - d_j), M - c_j + shift, box),
+            Lemma(
+                f"threshold shift, answers up: (c_i+d_i+r_i) - (c_j+d_j) <= M - c_j + {shift}",
+                (c_i + d_i + r_i) - (c_j + d_j),
+                M - c_j + shift,
+                box,
+            ),
+            Lemma(
+                f"threshold shift, answers down: (c_i-d_i+r_i) - (c_j-d_j) <= M - c_j + {shift}",
+                (c_i - d_i + r_i) - (c_j - d_j),
+                M - c_j + shift,
+                box,
+            ),
         )
         return (
             *shifts,
-            Lemma(f"Laplace tail: S(t)/e^({shift}/b) <= S(t+{shift}), z = e^(t/b), E = e^(1/b)",
-                  survival(z) / E**shift, survival(z * E**shift), (E > 1,)),
+            Lemma(
+                f"Laplace tail: S(t)/e^({shift}/b) <= S(t+{shift}), z = e^(t/b), E = e^(1/b)",
+                survival(z) / E**shift,
+                survival(z * E**shift),
+                (E > 1,),
+            ),
             Lemma(f"{shift}/b <= epsilon", shift / b, eps),
         )
 
@@ -302,9 +340,11 @@ def _(mech: m.ReportNoisyMax) -> Formulation:
         (case,),
         lemmas=lemmas,
         lemma_argument=(
-            "Fix the other noises r_{-j}. Query j wins iff r_j > r* = max_{i != j}(c_i + r_i) - c_j. "
+            "Fix the other noises r_{-j}. Query j wins iff r_j > r* = max_{i != j}(c_i + r_i) - "
+            "c_j. "
             f"Every term of the new threshold is at most the old threshold + {shift} (lemmas "
-            f"1-2: answers move by at most 1, {'all the same way' if mech.monotone else 'each its own way'}), "
+            "1-2: answers move by at most 1, "
+            f"{'all the same way' if mech.monotone else 'each its own way'}), "
             f"so r*' <= r* + {shift} for any number of queries, and P[j wins on x'] >= "
             f"P[r_j > r* + {shift}] >= e^(-{shift}/b) P[r_j > r*] (lemma 3, with the Laplace "
             "survival S written in z = exp(t/b), a bijection of the reals onto z > 0). "
@@ -319,8 +359,12 @@ def _(mech: m.ReportNoisyMax) -> Formulation:
 def _(mech: m.FiniteMechanism) -> Formulation:
     outputs = list(next(iter(mech.pmf.values())))
     cases = tuple(
-        Case(f"x={x!r}, x'={xp!r}, y={y!r}",
-             as_expr(mech.pmf[x][y], "pmf"), as_expr(mech.pmf[xp][y], "pmf"), (x, xp, y))
+        Case(
+            f"x={x!r}, x'={xp!r}, y={y!r}",
+            as_expr(mech.pmf[x][y], "pmf"),
+            as_expr(mech.pmf[xp][y], "pmf"),
+            (x, xp, y),
+        )
         for x, xp in mech.neighbour_pairs()
         for y in outputs
     )
@@ -354,7 +398,8 @@ def _(mech: m.Rappor) -> Formulation:
         lemma_argument=(
             "Reported bits are independent given the Bloom filters, so the log-ratio is a sum over "
             "the bits where the two filters differ. A bit set only under x contributes at most "
-            "ln(s1/s0) (lemmas 1-2), a bit set only under x' at most ln((1-s0)/(1-s1)); each filter "
+            "ln(s1/s0) (lemmas 1-2), a bit set only under x' at most ln((1-s0)/(1-s1)); each "
+            "filter "
             "has at most h set bits, so each kind occurs at most h times (lemma 3)."
         ),
         tight=(bound, 0, {}),
@@ -369,21 +414,41 @@ def _(mech: m.RepeatedOneBit) -> Formulation:
     p1, p1p = mech.single.p_one(x), mech.single.p_one(xp)
     cons = (x >= 0, x <= mech.m, xp >= 0, xp <= mech.m)
     # Direct case: all T reports are 1 (memoized: the only other output is all 0).
-    case = Case(f"x, x' in [0, m], all {'(memoized) ' if mech.memoized else ''}reports 1",
-                p1**T, p1p**T, (x, xp, "(1, ..., 1)"), constraints=cons,
-                grid={x: [mech.m, mech.m / 2], xp: [0, mech.m / 2]})
+    case = Case(
+        f"x, x' in [0, m], all {'(memoized) ' if mech.memoized else ''}reports 1",
+        p1**T,
+        p1p**T,
+        (x, xp, "(1, ..., 1)"),
+        constraints=cons,
+        grid={x: [mech.m, mech.m / 2], xp: [0, mech.m / 2]},
+    )
 
     def lemmas(eps):
         per_report = tuple(
-            Lemma(f"one report, {c.label}: P[y | x] <= e^eps1 P[y | x']", c.p,
-                  sp.exp(mech.epsilon) * c.q, c.constraints)
+            Lemma(
+                f"one report, {c.label}: P[y | x] <= e^eps1 P[y | x']",
+                c.p,
+                sp.exp(mech.epsilon) * c.q,
+                c.constraints,
+            )
             for c in one.cases
         )
-        return per_report + (Lemma(f"{'memoized: one draw' if mech.memoized else 'T reports'}: "
-                                   f"{T} * eps1 <= epsilon", T * mech.epsilon, eps),)
+        return per_report + (
+            Lemma(
+                f"{'memoized: one draw' if mech.memoized else 'T reports'}: {T} * eps1 <= epsilon",
+                T * mech.epsilon,
+                eps,
+            ),
+        )
 
-    argument = ("The memoized reports repeat one eps-LDP bit: a post-processing of it."
-                if mech.memoized else
-                "T independent reports: the log-ratio is the sum of T one-report log-ratios.")
-    return Formulation((case,), lemmas=lemmas, lemma_argument=argument,
-                       tight=(T * mech.epsilon, 0, {x: mech.m, xp: 0}))
+    argument = (
+        "The memoized reports repeat one eps-LDP bit: a post-processing of it."
+        if mech.memoized
+        else "T independent reports: the log-ratio is the sum of T one-report log-ratios."
+    )
+    return Formulation(
+        (case,),
+        lemmas=lemmas,
+        lemma_argument=argument,
+        tight=(T * mech.epsilon, 0, {x: mech.m, xp: 0}),
+    )

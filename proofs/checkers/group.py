@@ -48,6 +48,7 @@ class _Outside(Exception):
 
 def _exp_vars(expr: sp.Expr) -> sp.Expr:
     """Replace e^{(m k + n) eps} by F^m X^(m+n) (F = e^{(k-1) eps}, X = e^eps), m >= 0."""
+
     def sub(arg):
         poly = sp.Poly(sp.expand(arg), K, EPS)
         m = n = 0
@@ -61,6 +62,7 @@ def _exp_vars(expr: sp.Expr) -> sp.Expr:
         if not (sp.sympify(m).is_Integer and sp.sympify(n).is_Integer and m >= 0):
             raise _Outside(f"exp({arg})")
         return _F**m * _X ** (m + n)
+
     return expr.replace(lambda e: isinstance(e, sp.exp), lambda e: sub(e.args[0]))
 
 
@@ -103,8 +105,9 @@ def _prove_le(lhs: sp.Expr, rhs: sp.Expr, extra=()) -> tuple[str, str]:
         return "open", f"outside the prover's fragment: {exc}"
 
 
-def chain_mechanism(k: int, e_eps: sp.Rational, delta: sp.Rational,
-                    a: sp.Rational) -> FiniteMechanism:
+def chain_mechanism(
+    k: int, e_eps: sp.Rational, delta: sp.Rational, a: sp.Rational
+) -> FiniteMechanism:
     """Inputs z_0..z_k on a path; z_j reports 'S' with probability
     a E^(k-j) + delta sum_{i<k-j} E^i (E = e^eps) and 'T' otherwise. Tight for the chain bound."""
     pmf = {}
@@ -129,16 +132,24 @@ def _check_group_privacy(claim) -> Finding:
     if claim.k is not None:
         # a single group size follows from the chain bound, proved for every k
         k = claim.k
-        obligations = [("eps_k >= k eps", k * EPS, ek.subs(K, k)),
-                       ("delta_k >= delta sum_{i<k} e^{i eps}",
-                        chain_delta().doit().subs(K, k), dk.subs(K, k))]
+        obligations = [
+            ("eps_k >= k eps", k * EPS, ek.subs(K, k)),
+            (
+                "delta_k >= delta sum_{i<k} e^{i eps}",
+                chain_delta().doit().subs(K, k),
+                dk.subs(K, k),
+            ),
+        ]
     else:
         obligations = [
             ("base eps_k(1) >= eps", EPS, ek.subs(K, 1)),
             ("base delta_k(1) >= delta", DEL, dk.subs(K, 1)),
             ("step eps + eps_k(k) <= eps_k(k+1)", EPS + ek, ek.subs(K, K + 1)),
-            ("step e^eps_k(k) delta + delta_k(k) <= delta_k(k+1)",
-             sp.exp(ek) * DEL + dk, dk.subs(K, K + 1)),
+            (
+                "step e^eps_k(k) delta + delta_k(k) <= delta_k(k+1)",
+                sp.exp(ek) * DEL + dk,
+                dk.subs(K, K + 1),
+            ),
         ]
     for label, lhs, rhs in obligations:
         if claim.pure:
@@ -147,13 +158,26 @@ def _check_group_privacy(claim) -> Finding:
         steps.append(f"{label}: {status} ({how})")
         ok &= status == "proved"
     if ok:
-        how = ("induction on k (chain argument)" if claim.k is None
-               else f"k = {claim.k} from the chain bound")
+        how = (
+            "induction on k (chain argument)"
+            if claim.k is None
+            else f"k = {claim.k} from the chain bound"
+        )
         return Finding(Verdict.PROVED, f"{how}, steps by exact algebra and z3", steps=tuple(steps))
     cex = _group_privacy_counterexample(claim, ek, dk)
     if cex is not None:
-        return Finding(Verdict.REFUTED, "counterexample on a chain mechanism, re-checked exactly", counterexample=cex, steps=tuple(steps))
-    return Finding(Verdict.UNKNOWN, "induction on k", reason="no proof and no counterexample found", steps=tuple(steps))
+        return Finding(
+            Verdict.REFUTED,
+            "counterexample on a chain mechanism, re-checked exactly",
+            counterexample=cex,
+            steps=tuple(steps),
+        )
+    return Finding(
+        Verdict.UNKNOWN,
+        "induction on k",
+        reason="no proof and no counterexample found",
+        steps=tuple(steps),
+    )
 
 
 def _group_privacy_counterexample(claim, ek, dk) -> Counterexample | None:
@@ -186,12 +210,16 @@ def _group_privacy_recheck(claim, k, E, d, a, ek, dk) -> Counterexample | None:
     if status != "violated":
         return None
     return Counterexample(
-        {"k": k, "e^eps": str(E), "delta": str(d), "a": str(a)}, (x, xp), set(event),
+        {"k": k, "e^eps": str(E), "delta": str(d), "a": str(a)},
+        (x, xp),
+        set(event),
         f"P[M(x) in S] - e^eps_k P[M(y) in S] = {value}",
-        f"delta_k = {d_k}", how,
+        f"delta_k = {d_k}",
+        how,
         note=f"chain z0..z{k}: every neighbouring pair is ({eps}, {d})-DP (exact delta "
-             f"{chain_d}); pmf {{z_j: P[S]}} = "
-             + ", ".join(f"{z}: {row['S']}" for z, row in mech.pmf.items()))
+        f"{chain_d}); pmf {{z_j: P[S]}} = "
+        + ", ".join(f"{z}: {row['S']}" for z, row in mech.pmf.items()),
+    )
 
 
 def supports(claim) -> bool:

@@ -30,10 +30,14 @@ def _check_post_processing(claim) -> Finding:
     for i, (mech, f) in enumerate(claim.instances):
         cex = _post_processing_instance(claim, i, mech, f, steps)
         if cex is not None:
-            return Finding(Verdict.REFUTED, "post-processed mechanism built, exact epsilon and delta", counterexample=cex, steps=tuple(steps))
+            return Finding(
+                Verdict.REFUTED,
+                "post-processed mechanism built, exact epsilon and delta",
+                counterexample=cex,
+                steps=tuple(steps),
+            )
     general = postprocessing_rule(claim.rule)
-    return general_verdict(general, steps,
-                           len(claim.instances), "post-processing theorem")
+    return general_verdict(general, steps, len(claim.instances), "post-processing theorem")
 
 
 def _post_processing_instance(claim, i, mech, f, steps) -> Counterexample | None:
@@ -45,16 +49,28 @@ def _post_processing_instance(claim, i, mech, f, steps) -> Counterexample | None
     steps.append(f"instance {i}: e^eps(M) = {r0}, e^eps(f o M) = {rp} ({status})")
     if status == "violated":
         x, xp, z = where
-        return Counterexample({"instance": i, "eps_0": f"ln {r0}"}, (x, xp), z,
-                              f"P[f(M(x))=z]/P[f(M(x'))=z] = {rp}", f"e^rule = {bound}", how)
+        return Counterexample(
+            {"instance": i, "eps_0": f"ln {r0}"},
+            (x, xp),
+            z,
+            f"P[f(M(x))=z]/P[f(M(x'))=z] = {rp}",
+            f"e^rule = {bound}",
+            how,
+        )
     for eps in claim.at:
         d0, _w = finite_delta(mech, eps)
         dp, (x, xp, event) = finite_delta(post, eps)
         st, how = compare(dp, d0)
         steps.append(f"instance {i}: delta({eps}) of M = {d0}, of f o M = {dp} ({st})")
         if st == "violated":
-            return Counterexample({"instance": i, "epsilon": str(eps)}, (x, xp), set(event),
-                                  f"delta of f o M = {dp}", f"delta of M = {d0}", how)
+            return Counterexample(
+                {"instance": i, "epsilon": str(eps)},
+                (x, xp),
+                set(event),
+                f"delta of f o M = {dp}",
+                f"delta of M = {d0}",
+                how,
+            )
     return None
 
 

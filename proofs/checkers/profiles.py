@@ -41,8 +41,14 @@ from proofs.symbols import EPSILON, SENSITIVITY
 from proofs.validate import check_delta, check_eps_value, positive_number
 
 __all__ = [
-    "ProfileDerivation", "check", "gaussian_delta", "gaussian_epsilon",
-    "gaussian_profile_derivation", "laplace_delta", "laplace_profile_derivation", "supports",
+    "ProfileDerivation",
+    "check",
+    "gaussian_delta",
+    "gaussian_epsilon",
+    "gaussian_profile_derivation",
+    "laplace_delta",
+    "laplace_profile_derivation",
+    "supports",
 ]
 
 
@@ -93,16 +99,17 @@ def gaussian_profile_derivation() -> ProfileDerivation:
             return ProfileDerivation("Gaussian", None, False, tuple(steps), f"roots {roots}")
         cstar = roots[0]
         steps.append(f"c* = {cstar}")
-        if sp.simplify(p - q.subs(_y, _y - D)) != 0 or sp.simplify(
-                p.subs(_y, D - _y) - q) != 0:
+        if sp.simplify(p - q.subs(_y, _y - D)) != 0 or sp.simplify(p.subs(_y, D - _y) - q) != 0:
             return ProfileDerivation("Gaussian", None, False, tuple(steps), "shift/symmetry")
         tail_q = sp.integrate(q, (_y, _c, sp.oo), conds="none")
         steps.append(f"P_q[Y > c] = integral_c^oo q = {tail_q}")
         delta = tail_q.subs(_c, cstar - D) - sp.exp(e) * tail_q.subs(_c, cstar)
         published = phi(D / (2 * s) - e * s / D) - sp.exp(e) * phi(-D / (2 * s) - e * s / D)
         same = sp.simplify(sp.expand(delta - published)) == 0
-        steps.append("equals Balle-Wang Thm 8: " + ("yes (SymPy simplifies the difference "
-                                                    "to 0)" if same else "not shown"))
+        steps.append(
+            "equals Balle-Wang Thm 8: "
+            + ("yes (SymPy simplifies the difference to 0)" if same else "not shown")
+        )
         return ProfileDerivation("Gaussian", sp.simplify(delta), bool(same), tuple(steps))
     except (NotImplementedError, ValueError, TypeError) as exc:  # pragma: no cover
         return ProfileDerivation("Gaussian", None, False, tuple(steps), f"SymPy: {exc}")
@@ -121,32 +128,49 @@ def laplace_profile_derivation() -> ProfileDerivation:
     lap = Laplace(b, D)
     steps = []
     try:
-        middle = sp.simplify(sp.expand_log(sp.log(
-            lap.pdf(D, _y).subs(sp.Abs(_y - D), D - _y).subs(sp.Abs(_y), _y)
-            / lap.pdf(0, _y).subs(sp.Abs(_y), _y)), force=True))
+        middle = sp.simplify(
+            sp.expand_log(
+                sp.log(
+                    lap.pdf(D, _y).subs(sp.Abs(_y - D), D - _y).subs(sp.Abs(_y), _y)
+                    / lap.pdf(0, _y).subs(sp.Abs(_y), _y)
+                ),
+                force=True,
+            )
+        )
         steps.append(f"on 0 <= y <= Delta: L(y) = {middle}")
         cstar = sp.solve(sp.Eq(middle, e), _y)[0]
         steps.append(f"c* = {cstar} (in (0, Delta) when eps < Delta/b)")
-        gap = lambda lo, hi, left, right: sp.integrate(  # noqa: E731
+        gap = lambda lo, hi, left, right: sp.integrate(
             sp.exp(-left / b) / (2 * b) - sp.exp(e) * sp.exp(-right / b) / (2 * b),
-            (_y, lo, hi), conds="none")
+            (_y, lo, hi),
+            conds="none",
+        )
         delta = gap(cstar, D, D - _y, _y) + gap(D, sp.oo, _y - D, _y)
         published = 1 - sp.exp((e - D / b) / 2)
         same = sp.simplify(sp.expand(sp.powsimp(sp.expand(delta - published)))) == 0
-        steps.append("integral of (p - e^eps q) over y > c* simplifies to 1 - exp((eps - "
-                     "Delta/b)/2): " + ("yes" if same else "not shown"))
+        steps.append(
+            "integral of (p - e^eps q) over y > c* simplifies to 1 - exp((eps - "
+            "Delta/b)/2): " + ("yes" if same else "not shown")
+        )
         return ProfileDerivation("Laplace", sp.simplify(delta), bool(same), tuple(steps))
     except (NotImplementedError, ValueError, TypeError, IndexError) as exc:  # pragma: no cover
         return ProfileDerivation("Laplace", None, False, tuple(steps), f"SymPy: {exc}")
 
 
 _PROFILE_POINTS = {
-    "gaussian": [{sym("sigma"): s, SENSITIVITY: d, EPSILON: e}
-                 for s in (sp.Rational(1, 2), 1, 3) for d in (1, 2)
-                 for e in (sp.Rational(1, 10), sp.Rational(1, 2), 1, 2)],
-    "laplace": [{sym("b"): b, SENSITIVITY: d, EPSILON: e}
-                for b in (sp.Rational(1, 2), 1) for d in (1, 2)
-                for e in (0, sp.Rational(1, 10), sp.Rational(1, 2), 1) if e < d / b],
+    "gaussian": [
+        {sym("sigma"): s, SENSITIVITY: d, EPSILON: e}
+        for s in (sp.Rational(1, 2), 1, 3)
+        for d in (1, 2)
+        for e in (sp.Rational(1, 10), sp.Rational(1, 2), 1, 2)
+    ],
+    "laplace": [
+        {sym("b"): b, SENSITIVITY: d, EPSILON: e}
+        for b in (sp.Rational(1, 2), 1)
+        for d in (1, 2)
+        for e in (0, sp.Rational(1, 10), sp.Rational(1, 2), 1)
+        if e < d / b
+    ],
 }
 
 
@@ -159,8 +183,11 @@ def _gauss_delta_ball(eps: arb, mu: arb) -> arb:
 
 def gaussian_delta(epsilon: Any, sigma: Any, sensitivity: Any = 1, prec: int = PRECISION) -> arb:
     """Certified enclosure (arb ball) of the Gaussian mechanism's delta(eps) (Balle-Wang Thm 8)."""
-    e, s, d = (check_eps_value(epsilon), positive_number(sigma, "sigma"),
-               positive_number(sensitivity, "sensitivity"))
+    e, s, d = (
+        check_eps_value(epsilon),
+        positive_number(sigma, "sigma"),
+        positive_number(sensitivity, "sensitivity"),
+    )
     with precision(prec):
         return _gauss_delta_ball(to_ball(e), to_ball(d) / to_ball(s))
 
@@ -170,15 +197,17 @@ def gaussian_epsilon(sigma: Any, delta: Any, sensitivity: Any = 1, tol: float = 
     delta(lo) > delta >= delta(hi) certified by arb (delta(eps) is decreasing in eps)."""
     dl = check_delta(delta)
     if dl == 0:
-        raise InputError("delta=0: the Gaussian mechanism has no finite epsilon at delta=0; "
-                         "give delta > 0.")
+        raise InputError(
+            "delta=0: the Gaussian mechanism has no finite epsilon at delta=0; give delta > 0."
+        )
     target = to_ball(dl)
     lo, hi = Fraction(0), Fraction(1)
     while not (gaussian_delta(hi, sigma, sensitivity) <= target):
         lo, hi = hi, hi * 2
         if hi > 10**6:
-            raise InputError(f"sigma={sigma!r} is too small for delta={delta!r}; "
-                             "give a larger sigma.")
+            raise InputError(
+                f"sigma={sigma!r} is too small for delta={delta!r}; give a larger sigma."
+            )
     if gaussian_delta(0, sigma, sensitivity) <= target:
         return 0.0, 0.0
     while hi - lo > Fraction(tol):
@@ -194,16 +223,26 @@ def gaussian_epsilon(sigma: Any, delta: Any, sensitivity: Any = 1, tol: float = 
 
 def laplace_delta(epsilon: Any, scale: Any, sensitivity: Any = 1) -> sp.Expr:
     """Exact delta(eps) = max(0, 1 - exp((eps - Delta/b)/2)) of the Laplace mechanism."""
-    e, b, d = (check_eps_value(epsilon), positive_number(scale, "scale"),
-               positive_number(sensitivity, "sensitivity"))
+    e, b, d = (
+        check_eps_value(epsilon),
+        positive_number(scale, "scale"),
+        positive_number(sensitivity, "sensitivity"),
+    )
     if compare(d / b, e)[0] in ("exact", "certified"):
         return sp.Integer(0)
     return 1 - sp.exp((e - d / b) / 2)
 
 
-def _interval_verdict(claim: ApproxDP, ball: arb, method: str,
-                      event: str, inputs: tuple, params: dict, steps=(),
-                      value: sp.Expr | None = None) -> Finding:
+def _interval_verdict(
+    claim: ApproxDP,
+    ball: arb,
+    method: str,
+    event: str,
+    inputs: tuple,
+    params: dict,
+    steps=(),
+    value: sp.Expr | None = None,
+) -> Finding:
     """Compare the exact delta (`value`, when known in closed form, and its enclosure `ball`)
     with the claim: ``proved`` when exact algebra decides it (equality cases included),
     ``certified`` by arb, ``refuted`` with the optimal event."""
@@ -213,64 +252,109 @@ def _interval_verdict(claim: ApproxDP, ball: arb, method: str,
     if value is not None and status != "violated":
         status, how = compare(value, claim.delta)  # exact algebra, or arb up to 1024 bits
         if status == "exact":
-            return Finding(Verdict.PROVED, f"{method}; {how}", reason=f"delta({claim.epsilon}) = {value} <= "
-                                             f"{claim.delta}", steps=tuple(steps))
+            return Finding(
+                Verdict.PROVED,
+                f"{method}; {how}",
+                reason=f"delta({claim.epsilon}) = {value} <= {claim.delta}",
+                steps=tuple(steps),
+            )
     if status == "certified":
         return Finding(Verdict.CERTIFIED, method, reason=text, steps=tuple(steps))
     if status == "violated":
-        cex = Counterexample(params, inputs, event,
-                             f"P[M(x) in S] - e^eps P[M(x') in S] in {show_ball(ball)}",
-                             f"delta = {claim.delta}", "arb interval arithmetic")
+        cex = Counterexample(
+            params,
+            inputs,
+            event,
+            f"P[M(x) in S] - e^eps P[M(x') in S] in {show_ball(ball)}",
+            f"delta = {claim.delta}",
+            "arb interval arithmetic",
+        )
         return Finding(Verdict.REFUTED, method, reason=text, counterexample=cex, steps=tuple(steps))
-    return Finding(Verdict.UNKNOWN, method, reason=f"{text} cannot be separated from delta={claim.delta}")
+    return Finding(
+        Verdict.UNKNOWN, method, reason=f"{text} cannot be separated from delta={claim.delta}"
+    )
 
 
 def _approx_gaussian(claim: ApproxDP) -> Finding:
     g = claim.mechanism
     deriv = gaussian_profile_derivation()
     if not deriv.matches_published:
-        return Finding(Verdict.UNKNOWN, "SymPy derivation", reason=f"profile not derived: {deriv.reason}", steps=deriv.steps)
+        return Finding(
+            Verdict.UNKNOWN,
+            "SymPy derivation",
+            reason=f"profile not derived: {deriv.reason}",
+            steps=deriv.steps,
+        )
     ball = gaussian_delta(claim.epsilon, g.sigma, g.sensitivity)
     cstar = g.sensitivity / 2 + claim.epsilon * g.sigma**2 / g.sensitivity
-    value = deriv.delta.subs({sym("sigma"): g.sigma, SENSITIVITY: g.sensitivity,
-                              EPSILON: claim.epsilon})
+    value = deriv.delta.subs(
+        {sym("sigma"): g.sigma, SENSITIVITY: g.sensitivity, EPSILON: claim.epsilon}
+    )
     return _interval_verdict(
-        claim, ball, "Balle-Wang profile derived with SymPy, enclosed with arb",
-        f"S = {{y > {_fmt(cstar)}}}", ("f(x) = Delta", "f(x') = 0"),
+        claim,
+        ball,
+        "Balle-Wang profile derived with SymPy, enclosed with arb",
+        f"S = {{y > {_fmt(cstar)}}}",
+        ("f(x) = Delta", "f(x') = 0"),
         {"sigma": str(g.sigma), "Delta": str(g.sensitivity), "epsilon": str(claim.epsilon)},
-        deriv.steps, value)
+        deriv.steps,
+        value,
+    )
 
 
 def _approx_laplace(claim: ApproxDP) -> Finding:
     lap = claim.mechanism
     deriv = laplace_profile_derivation()
     if not deriv.matches_published:
-        return Finding(Verdict.UNKNOWN, "SymPy derivation", reason=f"profile not derived: {deriv.reason}", steps=deriv.steps)
+        return Finding(
+            Verdict.UNKNOWN,
+            "SymPy derivation",
+            reason=f"profile not derived: {deriv.reason}",
+            steps=deriv.steps,
+        )
     value = laplace_delta(claim.epsilon, lap.scale, lap.sensitivity)
     with precision():
         ball = to_ball(value)
     cstar = (lap.sensitivity + claim.epsilon * lap.scale) / 2
     return _interval_verdict(
-        claim, ball, "Laplace profile derived with SymPy, enclosed with arb",
-        f"S = {{y > {_fmt(cstar)}}}", ("f(x) = Delta", "f(x') = 0"),
+        claim,
+        ball,
+        "Laplace profile derived with SymPy, enclosed with arb",
+        f"S = {{y > {_fmt(cstar)}}}",
+        ("f(x) = Delta", "f(x') = 0"),
         {"b": str(lap.scale), "Delta": str(lap.sensitivity), "epsilon": str(claim.epsilon)},
-        deriv.steps, value)
+        deriv.steps,
+        value,
+    )
 
 
 def _approx_finite(claim: ApproxDP) -> Finding:
     value, (x, xp, event) = finite_delta(claim.mechanism, claim.epsilon)
     if value.is_Rational and claim.delta.is_Rational:
         if value <= claim.delta:
-            return Finding(Verdict.PROVED, "exact rational sum", reason=f"max delta({claim.epsilon}) = {value}")
-        cex = Counterexample({"epsilon": str(claim.epsilon)}, (x, xp), set(event),
-                             f"P[M(x) in S] - e^eps P[M(x') in S] = {value}",
-                             f"delta = {claim.delta}", "exact rational arithmetic")
+            return Finding(
+                Verdict.PROVED, "exact rational sum", reason=f"max delta({claim.epsilon}) = {value}"
+            )
+        cex = Counterexample(
+            {"epsilon": str(claim.epsilon)},
+            (x, xp),
+            set(event),
+            f"P[M(x) in S] - e^eps P[M(x') in S] = {value}",
+            f"delta = {claim.delta}",
+            "exact rational arithmetic",
+        )
         return Finding(Verdict.REFUTED, "exact rational sum", counterexample=cex)
     with precision():
         ball = to_ball(value)
-    return _interval_verdict(claim, ball, "exact sum enclosed with arb",
-                             str(set(event)), (x, xp), {"epsilon": str(claim.epsilon)},
-                             value=value)
+    return _interval_verdict(
+        claim,
+        ball,
+        "exact sum enclosed with arb",
+        str(set(event)),
+        (x, xp),
+        {"epsilon": str(claim.epsilon)},
+        value=value,
+    )
 
 
 def _fmt(v: sp.Expr) -> str:
@@ -279,8 +363,11 @@ def _fmt(v: sp.Expr) -> str:
 
 
 def _check_privacy_profile(claim) -> Finding:
-    deriv = (gaussian_profile_derivation() if claim.mechanism == "gaussian"
-             else laplace_profile_derivation())
+    deriv = (
+        gaussian_profile_derivation()
+        if claim.mechanism == "gaussian"
+        else laplace_profile_derivation()
+    )
     if deriv.delta is None:
         return Finding(Verdict.UNKNOWN, "SymPy derivation", reason=deriv.reason, steps=deriv.steps)
     formula = claim._formula()
@@ -297,14 +384,27 @@ def _check_privacy_profile(claim) -> Finding:
                 continue
             if diff > 0 or diff < 0:
                 cex = Counterexample(
-                    {str(k): str(v) for k, v in values.items()}, ("f(x) = Delta", "f(x') = 0"),
+                    {str(k): str(v) for k, v in values.items()},
+                    ("f(x) = Delta", "f(x') = 0"),
                     "S* = {p > e^eps q}",
-                    f"|derived - claimed| in {show_ball(abs(diff))}", "0",
-                    "arb interval arithmetic")
-                return Finding(Verdict.REFUTED, "derived profile compared with arb", counterexample=cex, steps=deriv.steps)
+                    f"|derived - claimed| in {show_ball(abs(diff))}",
+                    "0",
+                    "arb interval arithmetic",
+                )
+                return Finding(
+                    Verdict.REFUTED,
+                    "derived profile compared with arb",
+                    counterexample=cex,
+                    steps=deriv.steps,
+                )
     finally:
         ctx.prec = old
-    return Finding(Verdict.UNKNOWN, method, reason="difference not simplified to 0, no point separates them", steps=deriv.steps)
+    return Finding(
+        Verdict.UNKNOWN,
+        method,
+        reason="difference not simplified to 0, no point separates them",
+        steps=deriv.steps,
+    )
 
 
 def _check_approx_dp(claim) -> Finding:
@@ -319,12 +419,21 @@ def _check_approx_dp(claim) -> Finding:
     except ValueError as exc:
         if not isinstance(exc, InputError):
             return Finding(Verdict.UNKNOWN, "none", reason=f"cannot decide with arb: {exc}")
-        if any(getattr(mech, f).free_symbols for f in getattr(mech, "__dataclass_fields__", ())
-               if isinstance(getattr(mech, f), sp.Basic)):
-            return Finding(Verdict.UNKNOWN, "none", reason=f"symbolic parameters are not supported here: {exc}")
+        if any(
+            getattr(mech, f).free_symbols
+            for f in getattr(mech, "__dataclass_fields__", ())
+            if isinstance(getattr(mech, f), sp.Basic)
+        ):
+            return Finding(
+                Verdict.UNKNOWN, "none", reason=f"symbolic parameters are not supported here: {exc}"
+            )
         raise
-    return Finding(Verdict.UNKNOWN, "none", reason=f"no privacy profile for {type(mech).__name__}; use Gaussian, "
-                              "Laplace or FiniteMechanism")
+    return Finding(
+        Verdict.UNKNOWN,
+        "none",
+        reason=f"no privacy profile for {type(mech).__name__}; use Gaussian, "
+        "Laplace or FiniteMechanism",
+    )
 
 
 _CHECKS = {PrivacyProfile: _check_privacy_profile, ApproxDP: _check_approx_dp}

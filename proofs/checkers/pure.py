@@ -36,8 +36,18 @@ from proofs.validate import check_epsilon
 __all__ = ["check", "supports", "supremum_epsilon", "tight_epsilon"]
 
 # Simple values first; the search walks parameter combinations in order of total rank.
-_PARAM_CANDIDATES = [1, sp.Rational(1, 2), 2, sp.Rational(1, 10), sp.Rational(3, 4), 3,
-                     sp.Rational(1, 4), sp.Rational(9, 10), 5, 10]
+_PARAM_CANDIDATES = [
+    1,
+    sp.Rational(1, 2),
+    2,
+    sp.Rational(1, 10),
+    sp.Rational(3, 4),
+    3,
+    sp.Rational(1, 4),
+    sp.Rational(9, 10),
+    5,
+    10,
+]
 _INT_CANDIDATES = [2, 1, 3, 4, 5, 10]
 _MAX_PARAM_POINTS = 60
 
@@ -122,16 +132,22 @@ def _recheck(case: Case, eps: sp.Expr, values: dict, domain: list) -> Counterexa
         return None
     ratio, check = found
     relevant = _free([case.p, case.q, eps, *domain, *case.constraints]) - _case_vars(case)
-    params = {str(s): _show(v) for s, v in sorted(values.items(), key=lambda kv: str(kv[0]))
-              if s in relevant}
-    point = tuple(_show(sp.sympify(c).subs(values)) if isinstance(c, sp.Basic) else str(c)
-                  for c in _flatten_point(case.point))
+    params = {
+        str(s): _show(v)
+        for s, v in sorted(values.items(), key=lambda kv: str(kv[0]))
+        if s in relevant
+    }
+    point = tuple(
+        _show(sp.sympify(c).subs(values)) if isinstance(c, sp.Basic) else str(c)
+        for c in _flatten_point(case.point)
+    )
     return Counterexample(
         parameters=params,
         inputs=(point[0], point[1]),
         output=point[2],
         ratio=ratio,
-        bound=f"epsilon = {_show(e)}" if case.log_ratio is not None
+        bound=f"epsilon = {_show(e)}"
+        if case.log_ratio is not None
         else f"e^epsilon = exp({_show(e)}) = {float(sp.exp(e)):.6g}",
         check=check,
         note=case.note,
@@ -140,7 +156,8 @@ def _recheck(case: Case, eps: sp.Expr, values: dict, domain: list) -> Counterexa
 
 def _case_vars(case: Case) -> set:
     return set(case.grid) | _free(
-        [c for c in _flatten_point(case.point) if isinstance(c, sp.Basic)])
+        [c for c in _flatten_point(case.point) if isinstance(c, sp.Basic)]
+    )
 
 
 def _flatten_point(point) -> tuple:
@@ -152,7 +169,7 @@ def _flatten_point(point) -> tuple:
 
 def _show(v) -> str:
     v = sp.sympify(v)
-    if v.is_Rational or not v.free_symbols and v.is_number is False:
+    if v.is_Rational or (not v.free_symbols and v.is_number is False):
         return str(v)
     if not v.free_symbols:
         try:
@@ -184,8 +201,11 @@ def _search(cases, eps, domain, models) -> Counterexample | None:
         cex = _recheck(case, eps, values, domain)
         if cex is not None:
             return cex
-    params = sorted(_free([eps, *domain, *(c.p for c in cases), *(c.q for c in cases)])
-                    - set().union(*(_case_vars(c) for c in cases)), key=str)
+    params = sorted(
+        _free([eps, *domain, *(c.p for c in cases), *(c.q for c in cases)])
+        - set().union(*(_case_vars(c) for c in cases)),
+        key=str,
+    )
     for pvals in _param_points(params, domain):
         for case in cases:
             grid_vars = list(case.grid)
@@ -249,8 +269,9 @@ def tight_epsilon(mech, domain: list | None = None) -> tuple[sp.Expr | None, str
         return None, f"candidate {value} not verified as an upper bound"
     case = form.cases[index]
     p, q = case.p.subs(point), case.q.subs(point)
-    attained = (sp.simplify(p - sp.exp(value) * q) == 0
-                or _algebraically_equal(sp.log(p) - sp.log(q), value, thorough=True))
+    attained = sp.simplify(p - sp.exp(value) * q) == 0 or _algebraically_equal(
+        sp.log(p) - sp.log(q), value, thorough=True
+    )
     if not attained:
         return None, f"candidate {value} not shown to be attained"
     where = ", ".join(f"{k}={v}" for k, v in point.items()) or case.label
@@ -302,8 +323,9 @@ def check(claim: PureDP) -> Finding:
     domain = list(mech.domain())
     status, method, steps, models = _prove_upper(form, eps, domain)
     tight, tight_note = tight_epsilon(mech, domain)
-    common = dict(tight_epsilon=f"{tight} ({tight_note})" if tight is not None else None,
-                  steps=tuple(steps))
+    common = dict(
+        tight_epsilon=f"{tight} ({tight_note})" if tight is not None else None, steps=tuple(steps)
+    )
     if status in ("proved", "certified"):
         verdict, reason, cex = Verdict(status), "", None
         if claim.exact:
@@ -311,15 +333,24 @@ def check(claim: PureDP) -> Finding:
         return Finding(verdict, method, reason=reason, counterexample=cex, **common)
     cex = _search(form.cases, eps, domain, models)
     if cex is not None:
-        return Finding(Verdict.REFUTED, "counterexample, re-checked", counterexample=cex,
-                       reason=_refuted_reason(eps, tight), **common)
+        return Finding(
+            Verdict.REFUTED,
+            "counterexample, re-checked",
+            counterexample=cex,
+            reason=_refuted_reason(eps, tight),
+            **common,
+        )
     if claim.exact and tight is not None:
         _v, method2, reason, cex = _check_exact(claim, tight, Verdict.UNKNOWN, method, domain)
         if cex is not None:
             return Finding(Verdict.REFUTED, method2, reason=reason, counterexample=cex, **common)
     open_steps = "; ".join(s for s in steps if "proved" not in s)
-    return Finding(Verdict.UNKNOWN, method,
-                   reason=f"no proof and no counterexample found: {open_steps}", **common)
+    return Finding(
+        Verdict.UNKNOWN,
+        method,
+        reason=f"no proof and no counterexample found: {open_steps}",
+        **common,
+    )
 
 
 def _check_exact(claim: PureDP, tight, verdict: Verdict, method: str, domain: list):
@@ -329,12 +360,18 @@ def _check_exact(claim: PureDP, tight, verdict: Verdict, method: str, domain: li
     if tight is not None:
         cex = _loose_witness(claim.epsilon, tight, domain)
         if cex is not None:
-            return (Verdict.REFUTED, "verified tight epsilon below the claim", 
-                    f"not tight: the true epsilon {tight} is below the claimed {claim.epsilon}",
-                    cex)
-    return (Verdict.UNKNOWN, method,
-            "the upper bound holds but tightness (attainment of the claimed epsilon) was not shown",
-            None)
+            return (
+                Verdict.REFUTED,
+                "verified tight epsilon below the claim",
+                f"not tight: the true epsilon {tight} is below the claimed {claim.epsilon}",
+                cex,
+            )
+    return (
+        Verdict.UNKNOWN,
+        method,
+        "the upper bound holds but tightness (attainment of the claimed epsilon) was not shown",
+        None,
+    )
 
 
 def _loose_witness(claimed, tight, domain) -> Counterexample | None:
@@ -345,10 +382,13 @@ def _loose_witness(claimed, tight, domain) -> Counterexample | None:
         if certainly_greater(c, t) is True:
             return Counterexample(
                 parameters={str(k): _show(v) for k, v in values.items()},
-                inputs=("any", "neighbour"), output="any",
-                ratio=f"claimed epsilon {_show(c)}", bound=f"sup privacy loss {_show(t)}",
-                check="arb interval arithmetic", note="the supremum is below the claim, so the "
-                "claimed epsilon is not exact")
+                inputs=("any", "neighbour"),
+                output="any",
+                ratio=f"claimed epsilon {_show(c)}",
+                bound=f"sup privacy loss {_show(t)}",
+                check="arb interval arithmetic",
+                note="the supremum is below the claim, so the claimed epsilon is not exact",
+            )
     return None
 
 

@@ -37,8 +37,9 @@ profile (Balle and Wang 2018, Thm 8; mu^2 = sum of count (Delta/sigma)^2 adds, D
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
-from typing import Any, Callable
+from typing import Any
 
 import sympy as sp
 from flint import arb
@@ -61,8 +62,14 @@ from proofs.results import SCHEMA_VERSION, Counterexample, Finding, Verdict
 from proofs.validate import check_eps_value
 
 __all__ = [
-    "RDPDelta", "RDPEpsilon", "check", "composition_rdp", "rdp_curve", "rdp_delta",
-    "rdp_epsilon", "supports",
+    "RDPDelta",
+    "RDPEpsilon",
+    "check",
+    "composition_rdp",
+    "rdp_curve",
+    "rdp_delta",
+    "rdp_epsilon",
+    "supports",
 ]
 
 
@@ -85,9 +92,11 @@ def _laplace_eps_curve(eps: arb) -> _Curve:
         = eps + log1p((alpha-1) expm1(-(2alpha-1) eps)/(2alpha-1))/(alpha-1),
 
     the second form (alpha/(2alpha-1) = 1 - (alpha-1)/(2alpha-1)) stays tight as alpha -> 1."""
+
     def curve(a: arb, m: arb) -> arb:
         two_a_m1 = 2 * a - 1
         return eps + (m * (-two_a_m1 * eps).expm1() / two_a_m1).log1p() / m
+
     return curve
 
 
@@ -105,6 +114,7 @@ def _krr_curve(eps: arb, k: int) -> _Curve:
     def curve(a: arb, m: arb) -> arb:
         s_minus_1 = (e * (eps * m).expm1() + (-eps * m).expm1()) / z
         return s_minus_1.log1p() / m
+
     return curve
 
 
@@ -135,6 +145,7 @@ def _finite_curve(rows: dict, pairs: list[tuple], name: str) -> _Curve:
             value = total.log1p() / m
             best = value if best is None else best.max(value)
         return best
+
     return curve
 
 
@@ -145,8 +156,10 @@ def _table(mech: Any) -> tuple[dict, list[tuple], str]:
     if isinstance(mech, ForcedResponse):
         rows = {x: {1: mech.pmf(x, 1), 0: mech.pmf(x, 0)} for x in (1, 0)}
         return rows, [(1, 0), (0, 1)], "ForcedResponse"
-    rows = {x: {y: rationalize(as_expr(v, "pmf")) for y, v in row.items()}
-            for x, row in mech.pmf.items()}
+    rows = {
+        x: {y: rationalize(as_expr(v, "pmf")) for y, v in row.items()}
+        for x, row in mech.pmf.items()
+    }
     return rows, mech.neighbour_pairs(), mech.name
 
 
@@ -256,13 +269,17 @@ class _Account:
     method: str
 
     def _summary(self, eps: str, delta: str, solved: str) -> str:
-        return (f"{self.composition}: ({eps}, {delta})-DP by the RDP accountant, {self.method} "
-                f"at order {self.order_exact} (best of {self.orders} orders); composed RDP in "
-                f"{self.rdp}, {solved} in {self.interval}")
+        return (
+            f"{self.composition}: ({eps}, {delta})-DP by the RDP accountant, {self.method} "
+            f"at order {self.order_exact} (best of {self.orders} orders); composed RDP in "
+            f"{self.rdp}, {solved} in {self.interval}"
+        )
 
     def to_dict(self) -> dict:
-        return {"schema_version": SCHEMA_VERSION,
-                **{f.name: getattr(self, f.name) for f in fields(self)}}
+        return {
+            "schema_version": SCHEMA_VERSION,
+            **{f.name: getattr(self, f.name) for f in fields(self)},
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,8 +319,9 @@ def _best_epsilon(comp, d: sp.Expr, grid, conversion: str) -> tuple:
     return best
 
 
-def rdp_epsilon(composition: Any, delta: Any, orders: Any = None,
-                conversion: str = "improved") -> RDPEpsilon:
+def rdp_epsilon(
+    composition: Any, delta: Any, orders: Any = None, conversion: str = "improved"
+) -> RDPEpsilon:
     """Certified epsilon of a composition at `delta` by the RDP accountant.
 
     eps = min over orders alpha of conv(r(alpha), alpha, delta), r = sum of count * curve
@@ -316,13 +334,23 @@ def rdp_epsilon(composition: Any, delta: Any, orders: Any = None,
     with precision(_bits(grid)):
         ball, a, r, method = _best_epsilon(comp, d, grid, conversion)
         upper = max(0.0, _float_up(ball)) if ball.is_finite() else math.inf
-        return RDPEpsilon(upper, float(d), show_ball(ball), None if a is None else float(a),
-                          _order_text(a), show_ball(r), conversion, len(grid),
-                          describe_composition(comp), method)
+        return RDPEpsilon(
+            upper,
+            float(d),
+            show_ball(ball),
+            None if a is None else float(a),
+            _order_text(a),
+            show_ball(r),
+            conversion,
+            len(grid),
+            describe_composition(comp),
+            method,
+        )
 
 
-def rdp_delta(composition: Any, epsilon: Any, orders: Any = None,
-              conversion: str = "improved") -> RDPDelta:
+def rdp_delta(
+    composition: Any, epsilon: Any, orders: Any = None, conversion: str = "improved"
+) -> RDPDelta:
     """Certified delta of a composition at `epsilon` by the RDP accountant (the analogue of
     dp_accounting's compute_delta): min over orders of
     exp((alpha-1)(r - eps + ln(1 - 1/alpha)) - ln alpha) (Canonne, Kamath, Steinke 2020,
@@ -338,17 +366,27 @@ def rdp_delta(composition: Any, epsilon: Any, orders: Any = None,
             if not r.is_finite():
                 continue
             ab, mb = _order_balls(a)
-            candidates = [(_log_delta_ball(r, ab, mb, eb, conversion).exp(),
-                           CONVERSION_NAMES[conversion])]
+            candidates = [
+                (_log_delta_ball(r, ab, mb, eb, conversion).exp(), CONVERSION_NAMES[conversion])
+            ]
             if conversion == "improved":
                 candidates.append((_tv_bound(r), "total-variation bound sqrt(1 - exp(-rdp))"))
             for ball, method in candidates:
                 if ball.upper() < best[0].upper():
                     best = (ball, a, r, method)
         ball, a, r, method = best
-        return RDPDelta(float(e), min(1.0, _float_up(ball)), show_ball(ball),
-                        None if a is None else float(a), _order_text(a), show_ball(r),
-                        conversion, len(grid), describe_composition(comp), method)
+        return RDPDelta(
+            float(e),
+            min(1.0, _float_up(ball)),
+            show_ball(ball),
+            None if a is None else float(a),
+            _order_text(a),
+            show_ball(r),
+            conversion,
+            len(grid),
+            describe_composition(comp),
+            method,
+        )
 
 
 def _check_rdp_composition(claim) -> Finding:
@@ -357,12 +395,16 @@ def _check_rdp_composition(claim) -> Finding:
         ball, a, r, how = _best_epsilon(claim.composition, claim.delta, grid, claim.conversion)
         bound = ball.upper() if ball.is_finite() else None
         claimed = to_ball(claim.epsilon)
-        steps = (f"{len(grid)} orders; best order {_order_text(a)}",
-                 f"composed RDP at that order in {show_ball(r)}",
-                 f"{how}: eps in {show_ball(ball)}")
+        steps = (
+            f"{len(grid)} orders; best order {_order_text(a)}",
+            f"composed RDP at that order in {show_ball(r)}",
+            f"{how}: eps in {show_ball(ball)}",
+        )
         method = f"RDP accountant with arb balls, {how}"
-        text = (f"certified RDP bound eps <= {_float_up(ball) if bound is not None else 'inf'}"
-                f" (order {_order_text(a)}) vs claimed eps = {claim.epsilon}")
+        text = (
+            f"certified RDP bound eps <= {_float_up(ball) if bound is not None else 'inf'}"
+            f" (order {_order_text(a)}) vs claimed eps = {claim.epsilon}"
+        )
         if bound is not None and (bound <= claimed or bound <= 0):
             return Finding(Verdict.CERTIFIED, method, reason=text, steps=steps)
     if all(isinstance(m, Gaussian) for m, _ in claim.composition):
@@ -372,13 +414,24 @@ def _check_rdp_composition(claim) -> Finding:
         # releasing fewer outputs is a post-processing (a projection) of the composition,
         # so the Gaussian releases' exact delta is a lower bound on the composition's
         part = _rdp_composition_gaussian(
-            RDPComposition(gaussians, claim.epsilon, claim.delta), text, steps)
+            RDPComposition(gaussians, claim.epsilon, claim.delta), text, steps
+        )
         if part.verdict is Verdict.REFUTED:
-            return replace(part, method=part.method + (
-                "; the Gaussian releases alone (a projection: post-processing) already "
-                "exceed the claim"))
-    return Finding(Verdict.UNKNOWN, method, steps=steps, reason=f"{text}: the RDP conversion is only an upper bound, so a "
-                              "bound above the claim neither proves nor refutes it")
+            return replace(
+                part,
+                method=part.method
+                + (
+                    "; the Gaussian releases alone (a projection: post-processing) already "
+                    "exceed the claim"
+                ),
+            )
+    return Finding(
+        Verdict.UNKNOWN,
+        method,
+        steps=steps,
+        reason=f"{text}: the RDP conversion is only an upper bound, so a "
+        "bound above the claim neither proves nor refutes it",
+    )
 
 
 def _rdp_composition_gaussian(claim, text, steps) -> Finding:
@@ -386,8 +439,7 @@ def _rdp_composition_gaussian(claim, text, steps) -> Finding:
     sigma = 1 / sp.sqrt(mu2)
     enc = gaussian_delta(claim.epsilon, sigma, 1)
     target = to_ball(claim.delta)
-    method = ("composed Gaussian (mu^2 adds) checked against the exact Balle-Wang profile, "
-              "arb balls")
+    method = "composed Gaussian (mu^2 adds) checked against the exact Balle-Wang profile, arb balls"
     exact_text = f"{text}; exact delta({claim.epsilon}) with mu^2 = {mu2} in {show_ball(enc)}"
     steps = (*steps, f"mu^2 = sum count (Delta/sigma)^2 = {mu2}")
     if enc <= target:
@@ -396,11 +448,19 @@ def _rdp_composition_gaussian(claim, text, steps) -> Finding:
         cex = Counterexample(
             {"mu^2": str(mu2), "epsilon": str(claim.epsilon)},
             ("x: every query moves by its full sensitivity", "x'"),
-            "S = {privacy loss > eps}", f"delta(eps) in {show_ball(enc)}",
-            f"delta = {claim.delta}", "arb interval arithmetic",
-            note="the non-adaptive composition already attains the exact profile")
+            "S = {privacy loss > eps}",
+            f"delta(eps) in {show_ball(enc)}",
+            f"delta = {claim.delta}",
+            "arb interval arithmetic",
+            note="the non-adaptive composition already attains the exact profile",
+        )
         return Finding(Verdict.REFUTED, method, reason=exact_text, counterexample=cex, steps=steps)
-    return Finding(Verdict.UNKNOWN, method, reason=f"{exact_text} cannot be separated from delta = {claim.delta}", steps=steps)
+    return Finding(
+        Verdict.UNKNOWN,
+        method,
+        reason=f"{exact_text} cannot be separated from delta = {claim.delta}",
+        steps=steps,
+    )
 
 
 def supports(claim) -> bool:

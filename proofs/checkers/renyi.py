@@ -71,9 +71,14 @@ def _renyi_counterexample(div, rhs, model) -> Counterexample | None:
         lhs_v, rhs_v = rationalize(div.subs(values)), rationalize(rhs.subs(values))
         status, how = compare(lhs_v, rhs_v)
         if status == "violated":
-            return Counterexample({str(k): str(v) for k, v in values.items()},
-                                  ("f(x) = Delta", "f(x') = 0"), "Renyi divergence",
-                                  f"D_alpha = {lhs_v}", f"claimed {rhs_v}", how)
+            return Counterexample(
+                {str(k): str(v) for k, v in values.items()},
+                ("f(x) = Delta", "f(x') = 0"),
+                "Renyi divergence",
+                f"D_alpha = {lhs_v}",
+                f"claimed {rhs_v}",
+                how,
+            )
     return None
 
 
@@ -85,10 +90,14 @@ def _gaussian_verdict(eps, sigma, sensitivity, delta, what):
     if enc <= target:
         return Finding(Verdict.CERTIFIED, method, reason=text)
     if enc > target:
-        cex = Counterexample({"sigma_composed": str(sigma), "epsilon": f"{float(eps):.8g}"},
-                             ("f(x) = Delta", "f(x') = 0"), "S = {y > c*}",
-                             f"delta(eps) in {show_ball(enc)}", f"delta = {delta}",
-                             "arb interval arithmetic")
+        cex = Counterexample(
+            {"sigma_composed": str(sigma), "epsilon": f"{float(eps):.8g}"},
+            ("f(x) = Delta", "f(x') = 0"),
+            "S = {y > c*}",
+            f"delta(eps) in {show_ball(enc)}",
+            f"delta = {delta}",
+            "arb interval arithmetic",
+        )
         return Finding(Verdict.REFUTED, method, reason=text, counterexample=cex)
     return Finding(Verdict.UNKNOWN, method, reason=text)
 
@@ -108,24 +117,32 @@ def _check_renyi_gaussian(claim) -> Finding:
     cex = _renyi_counterexample(div, rhs, out.model)
     if cex is not None:
         return Finding(Verdict.REFUTED, method, counterexample=cex, steps=steps)
-    return Finding(Verdict.UNKNOWN, method, reason=out.reason or "no proof, no re-checked counterexample", steps=steps)
+    return Finding(
+        Verdict.UNKNOWN,
+        method,
+        reason=out.reason or "no proof, no re-checked counterexample",
+        steps=steps,
+    )
 
 
 def _check_rdp_conversion(claim) -> Finding:
     eps = claim.epsilon()
     sig = claim.sigma / sp.sqrt(claim.k)
-    return _gaussian_verdict(eps, sig, claim.sensitivity,
-                             claim.delta, "RDP conversion")
+    return _gaussian_verdict(eps, sig, claim.sensitivity, claim.delta, "RDP conversion")
 
 
 def _check_zcdp_conversion(claim) -> Finding:
     sig = claim.sigma / sp.sqrt(claim.k)
-    return _gaussian_verdict(claim.epsilon(), sig,
-                             claim.sensitivity, claim.delta, "zCDP conversion")
+    return _gaussian_verdict(
+        claim.epsilon(), sig, claim.sensitivity, claim.delta, "zCDP conversion"
+    )
 
 
-_CHECKS = {RenyiGaussian: _check_renyi_gaussian, RDPConversion: _check_rdp_conversion,
-           ZCDPConversion: _check_zcdp_conversion}
+_CHECKS = {
+    RenyiGaussian: _check_renyi_gaussian,
+    RDPConversion: _check_rdp_conversion,
+    ZCDPConversion: _check_zcdp_conversion,
+}
 
 
 def supports(claim) -> bool:

@@ -77,16 +77,23 @@ def _composition_proof(rule: sp.Expr, delta_rule: sp.Expr | None) -> tuple[list[
     x1, x2 = sp.symbols("X1 X2", positive=True)
     steps, ok = [], True
     if delta_rule is None:
-        step, good = _lemma("lemma 1, product: p1 p2 <= X1 X2 q1 q2 when p_i <= X_i q_i",
-                            p1 * p2, x1 * x2 * q1 * q2,
-                            (p1 <= x1 * q1, p2 <= x2 * q2, x1 >= 1, x2 >= 1))
+        step, good = _lemma(
+            "lemma 1, product: p1 p2 <= X1 X2 q1 q2 when p_i <= X_i q_i",
+            p1 * p2,
+            x1 * x2 * q1 * q2,
+            (p1 <= x1 * q1, p2 <= x2 * q2, x1 >= 1, x2 >= 1),
+        )
         steps.append(step)
         ok &= good
     else:
         for label, lhs, rhs in (
-                ("lemma 1: min(1, X b + d) <= min(1, X b) + d", sp.Min(1, x2 * b + d),
-                 sp.Min(1, x2 * b) + d),
-                ("lemma 2: min(1, X b) <= X b", sp.Min(1, x2 * b), x2 * b)):
+            (
+                "lemma 1: min(1, X b + d) <= min(1, X b) + d",
+                sp.Min(1, x2 * b + d),
+                sp.Min(1, x2 * b) + d,
+            ),
+            ("lemma 2: min(1, X b) <= X b", sp.Min(1, x2 * b), x2 * b),
+        ):
             step, good = _lemma(label, lhs, rhs, (x2 >= 1,))
             steps.append(step)
             ok &= good
@@ -95,8 +102,9 @@ def _composition_proof(rule: sp.Expr, delta_rule: sp.Expr | None) -> tuple[list[
     steps.append(step)
     ok &= good
     if delta_rule is not None:
-        step, good = _dominance(delta_rule, D1 + D2, {}, "dominance: delta1 + delta2 <= "
-                                "delta rule", (D1 <= 1, D2 <= 1))
+        step, good = _dominance(
+            delta_rule, D1 + D2, {}, "dominance: delta1 + delta2 <= delta rule", (D1 <= 1, D2 <= 1)
+        )
         steps.append(step)
         ok &= good
     steps.append("argument: " + (_PRODUCT_ARGUMENT if delta_rule is None else _APPROX_ARGUMENT))
@@ -115,8 +123,12 @@ def composition_rule(rule: sp.Expr, delta_rule: sp.Expr | None) -> GeneralOutcom
             cex = _composition_instance(r1, d1, r2, d2, rule, delta_rule)
             if cex is not None:
                 return GeneralOutcome("refuted", tuple(steps), cex)
-    return GeneralOutcome("open", tuple(steps), reason="the general rule was neither proved "
-                          "nor refuted: " + "; ".join(s for s in steps if "proved" not in s))
+    return GeneralOutcome(
+        "open",
+        tuple(steps),
+        reason="the general rule was neither proved "
+        "nor refuted: " + "; ".join(s for s in steps if "proved" not in s),
+    )
 
 
 def _composition_instance(r1, d1, r2, d2, rule, delta_rule) -> Counterexample | None:
@@ -130,9 +142,15 @@ def _composition_instance(r1, d1, r2, d2, rule, delta_rule) -> Counterexample | 
         status, how = compare(ratio, bound)
         if status != "violated":
             return None
-        return Counterexample({"eps1": str(e1), "eps2": str(e2)}, (x, xp), y,
-                              f"P[M(x)=y]/P[M(x')=y] = {ratio}", f"e^rule = {bound}", how,
-                              note=f"generated instance: {instance} (exact epsilons ln r)")
+        return Counterexample(
+            {"eps1": str(e1), "eps2": str(e2)},
+            (x, xp),
+            y,
+            f"P[M(x)=y]/P[M(x')=y] = {ratio}",
+            f"e^rule = {bound}",
+            how,
+            note=f"generated instance: {instance} (exact epsilons ln r)",
+        )
     e_tot = rule.subs({E1: e1, E2: e2})
     d_bound = delta_rule.subs({D1: d1, D2: d2})
     for m, e, d in ((m1, e1, d1), (m2, e2, d2)):
@@ -142,11 +160,15 @@ def _composition_instance(r1, d1, r2, d2, rule, delta_rule) -> Counterexample | 
     status, how = compare(value, d_bound)
     if status != "violated":
         return None
-    return Counterexample({"eps1": str(e1), "delta1": str(d1), "eps2": str(e2),
-                           "delta2": str(d2)}, (x, xp), set(event),
-                          f"P[M(x) in S] - e^rule P[M(x') in S] = {value}",
-                          f"delta rule = {d_bound}", how,
-                          note=f"generated instance: {instance} (exact profiles)")
+    return Counterexample(
+        {"eps1": str(e1), "delta1": str(d1), "eps2": str(e2), "delta2": str(d2)},
+        (x, xp),
+        set(event),
+        f"P[M(x) in S] - e^rule P[M(x') in S] = {value}",
+        f"delta rule = {d_bound}",
+        how,
+        note=f"generated instance: {instance} (exact profiles)",
+    )
 
 
 _POST_ARGUMENT = (
@@ -166,11 +188,20 @@ def postprocessing_rule(rule: sp.Expr) -> GeneralOutcome:
     x = sp.Symbol("X", positive=True)
     steps, ok = [], True
     for label, lhs, rhs, cons in (
-            ("lemma 1: p K <= X q K when p <= X q, K >= 0", p * k, x * q * k, (p <= x * q,)),
-            ("lemma 2: max(0, a + b) <= max(0, a) + max(0, b)", sp.Max(0, a_r + b_r),
-             sp.Max(0, a_r) + sp.Max(0, b_r), ()),
-            ("lemma 3: max(0, K a) <= K max(0, a) for K >= 0", sp.Max(0, k * a_r),
-             k * sp.Max(0, a_r), ())):
+        ("lemma 1: p K <= X q K when p <= X q, K >= 0", p * k, x * q * k, (p <= x * q,)),
+        (
+            "lemma 2: max(0, a + b) <= max(0, a) + max(0, b)",
+            sp.Max(0, a_r + b_r),
+            sp.Max(0, a_r) + sp.Max(0, b_r),
+            (),
+        ),
+        (
+            "lemma 3: max(0, K a) <= K max(0, a) for K >= 0",
+            sp.Max(0, k * a_r),
+            k * sp.Max(0, a_r),
+            (),
+        ),
+    ):
         step, good = _lemma(label, lhs, rhs, cons)
         steps.append(step)
         ok &= good
@@ -188,10 +219,20 @@ def postprocessing_rule(rule: sp.Expr) -> GeneralOutcome:
         ratio, (x0, xp, z) = finite_ratio(post)
         status, how = compare(ratio, bound)
         if status == "violated":
-            cex = Counterexample({"eps_0": str(e0)}, (x0, xp), z,
-                                 f"P[f(M(x))=z]/P[f(M(x'))=z] = {ratio}", f"e^rule = {bound}",
-                                 how, note=f"generated instance: M = {mech.name} (exact epsilon "
-                                 f"ln {r}), f the identity map")
+            cex = Counterexample(
+                {"eps_0": str(e0)},
+                (x0, xp),
+                z,
+                f"P[f(M(x))=z]/P[f(M(x'))=z] = {ratio}",
+                f"e^rule = {bound}",
+                how,
+                note=f"generated instance: M = {mech.name} (exact epsilon "
+                f"ln {r}), f the identity map",
+            )
             return GeneralOutcome("refuted", tuple(steps), cex)
-    return GeneralOutcome("open", tuple(steps), reason="the general rule was neither proved "
-                          "nor refuted: " + "; ".join(s for s in steps if "proved" not in s))
+    return GeneralOutcome(
+        "open",
+        tuple(steps),
+        reason="the general rule was neither proved "
+        "nor refuted: " + "; ".join(s for s in steps if "proved" not in s),
+    )

@@ -29,9 +29,20 @@ from proofs.symbols import ALPHA, SENSITIVITY
 from proofs.validate import check_delta, check_eps_value, check_k, positive_number
 
 __all__ = [
-    "CONVERSIONS", "CONVERSION_NAMES", "DEFAULT_ORDERS", "RDPComposition", "RDPConversion",
-    "RenyiGaussian", "SUPPORTED", "ZCDPConversion", "composition_of", "conversion_of",
-    "describe_composition", "number", "orders_of", "positive_delta",
+    "CONVERSIONS",
+    "CONVERSION_NAMES",
+    "DEFAULT_ORDERS",
+    "SUPPORTED",
+    "RDPComposition",
+    "RDPConversion",
+    "RenyiGaussian",
+    "ZCDPConversion",
+    "composition_of",
+    "conversion_of",
+    "describe_composition",
+    "number",
+    "orders_of",
+    "positive_delta",
 ]
 
 _SIGMA = sp.Symbol("sigma", positive=True)
@@ -59,21 +70,23 @@ def _gaussian_setting(claim) -> None:
 # in [1e-12, 1e-3]; dp_accounting's default grid (which ours contains, so ours is never looser)
 # loses up to 5% for large rho and far more for rho < 1e-5 (its largest order is 1024).
 # Evaluating 664 orders costs milliseconds.
-DEFAULT_ORDERS: tuple[sp.Rational, ...] = tuple(sorted({
-    *(1 + sp.Rational(i, 100) for i in range(1, 101)),
-    *(2 + sp.Rational(i, 20) for i in range(1, 361)),
-    *(sp.Integer(i) for i in range(21, 65)),
-    *(sp.Integer(round(64 * 2 ** (i / 16))) for i in range(1, 161)),
-}))
+DEFAULT_ORDERS: tuple[sp.Rational, ...] = tuple(
+    sorted(
+        {
+            *(1 + sp.Rational(i, 100) for i in range(1, 101)),
+            *(2 + sp.Rational(i, 20) for i in range(1, 361)),
+            *(sp.Integer(i) for i in range(21, 65)),
+            *(sp.Integer(round(64 * 2 ** (i / 16))) for i in range(1, 161)),
+        }
+    )
+)
 CONVERSIONS = ("improved", "mironov")
 CONVERSION_NAMES = {
     "improved": "improved conversion (Canonne-Kamath-Steinke 2020 Prop. 12; Balle et al. 2020 "
-                "Thm 21)",
+    "Thm 21)",
     "mironov": "Mironov's conversion (Mironov 2017 Prop. 3)",
 }
 SUPPORTED = (Gaussian, Laplace, KAryRR, AlphaCoinRR, ForcedResponse, FiniteMechanism, Histogram)
-
-
 
 
 def number(value: Any, name: str) -> sp.Expr:
@@ -91,8 +104,9 @@ def number(value: Any, name: str) -> sp.Expr:
             raise InputError(f"{name}={value!r} must be a finite number.")
     e = rationalize(as_expr(value, name))
     if e.free_symbols:
-        raise InputError(f"{name}={value!r} is symbolic; the RDP accountant needs a number here, "
-                         f"e.g. {name}=2.")
+        raise InputError(
+            f"{name}={value!r} is symbolic; the RDP accountant needs a number here, e.g. {name}=2."
+        )
     if e.is_real is not True or e.is_finite is not True:
         raise InputError(f"{name}={value!r} must be a finite real number.")
     return e
@@ -101,8 +115,10 @@ def number(value: Any, name: str) -> sp.Expr:
 def _order(value: Any, name: str = "order") -> sp.Rational:
     a = number(value, name)
     if not a.is_Rational or not a > 1:
-        raise InputError(f"{name}={value!r} must be a rational number > 1 (a Renyi order); "
-                         "give e.g. 1.5, 2 or Fraction(21, 20).")
+        raise InputError(
+            f"{name}={value!r} must be a rational number > 1 (a Renyi order); "
+            "give e.g. 1.5, 2 or Fraction(21, 20)."
+        )
     return a
 
 
@@ -110,30 +126,37 @@ def orders_of(orders: Any) -> tuple[sp.Rational, ...]:
     if orders is None:
         return DEFAULT_ORDERS
     if isinstance(orders, (str, bytes)) or not hasattr(orders, "__iter__"):
-        raise InputError(f"orders={orders!r} must be a list of Renyi orders > 1, e.g. "
-                         "[1.5, 2, 4, 8], or None for the default grid.")
+        raise InputError(
+            f"orders={orders!r} must be a list of Renyi orders > 1, e.g. "
+            "[1.5, 2, 4, 8], or None for the default grid."
+        )
     out = tuple(_order(a, f"orders[{i}]") for i, a in enumerate(orders))
     if not out:
-        raise InputError("orders=[] is empty; give at least one order > 1, or None for the "
-                         "default grid.")
+        raise InputError(
+            "orders=[] is empty; give at least one order > 1, or None for the default grid."
+        )
     return out
 
 
 def _count(value: Any, name: str) -> int:
     if isinstance(value, bool):
-        raise InputError(f"{name}={value!r} must be a positive integer (how many times the "
-                         "mechanism runs).")
+        raise InputError(
+            f"{name}={value!r} must be a positive integer (how many times the mechanism runs)."
+        )
     c = number(value, name)
     if not c.is_Integer or c < 1:
-        raise InputError(f"{name}={value!r} must be a positive integer (how many times the "
-                         "mechanism runs), e.g. 10.")
+        raise InputError(
+            f"{name}={value!r} must be a positive integer (how many times the "
+            "mechanism runs), e.g. 10."
+        )
     return int(c)
 
 
 def conversion_of(value: Any) -> str:
     if value not in CONVERSIONS:
-        raise InputError(f"conversion={value!r} is not known; use 'improved' (default) or "
-                         "'mironov'.")
+        raise InputError(
+            f"conversion={value!r} is not known; use 'improved' (default) or 'mironov'."
+        )
     return value
 
 
@@ -154,26 +177,34 @@ def _check_mechanism(mech: Any, where: str) -> None:
             if isinstance(value, sp.Basic) and value.free_symbols:
                 raise InputError(
                     f"{where}: {kind}.{field}={value} is symbolic; the RDP accountant needs "
-                    f"numeric parameters, e.g. {_example(kind)}.")
+                    f"numeric parameters, e.g. {_example(kind)}."
+                )
     mech.validate()
     if isinstance(mech, KAryRR) and not mech.k.is_Integer:
-        raise InputError(f"{where}: KAryRR.k={mech.k} must be an integer >= 2 (the number of "
-                         "values).")
+        raise InputError(
+            f"{where}: KAryRR.k={mech.k} must be an integer >= 2 (the number of values)."
+        )
 
 
 def _example(kind: str) -> str:
-    return {"Gaussian": "Gaussian(sigma=2, sensitivity=1)", "Laplace": "Laplace(scale=1, "
-            "sensitivity=1)", "KAryRR": "KAryRR(epsilon=1, k=4)", "AlphaCoinRR":
-            "AlphaCoinRR(alpha=0.5)", "ForcedResponse": "ForcedResponse(0.5, 0.5)",
-            "Histogram": "Histogram(scale=2)"}.get(kind, f"{kind}(...) with numbers")
+    return {
+        "Gaussian": "Gaussian(sigma=2, sensitivity=1)",
+        "Laplace": "Laplace(scale=1, sensitivity=1)",
+        "KAryRR": "KAryRR(epsilon=1, k=4)",
+        "AlphaCoinRR": "AlphaCoinRR(alpha=0.5)",
+        "ForcedResponse": "ForcedResponse(0.5, 0.5)",
+        "Histogram": "Histogram(scale=2)",
+    }.get(kind, f"{kind}(...) with numbers")
 
 
 def composition_of(composition: Any) -> tuple[tuple[Any, int], ...]:
     """((mechanism, count), ...) from a mechanism, or a sequence of mechanisms and pairs."""
     items = [composition] if isinstance(composition, SUPPORTED) else composition
     if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
-        raise InputError(f"composition={composition!r} must be a sequence of (mechanism, count) "
-                         "pairs, e.g. [(Gaussian(2, 1), 10), (Laplace(1, 1), 3)].")
+        raise InputError(
+            f"composition={composition!r} must be a sequence of (mechanism, count) "
+            "pairs, e.g. [(Gaussian(2, 1), 10), (Laplace(1, 1), 3)]."
+        )
     out = []
     for i, item in enumerate(items):
         if isinstance(item, (tuple, list)) and len(item) == 2:
@@ -191,8 +222,10 @@ def composition_of(composition: Any) -> tuple[tuple[Any, int], ...]:
 def positive_delta(delta: Any) -> sp.Expr:
     d = number(delta, "delta")
     if not 0 < d < 1:
-        raise InputError(f"delta={delta!r} must be in (0, 1); RDP gives no finite epsilon at "
-                         "delta=0. Give e.g. delta=1e-5.")
+        raise InputError(
+            f"delta={delta!r} must be in (0, 1); RDP gives no finite epsilon at "
+            "delta=0. Give e.g. delta=1e-5."
+        )
     return d
 
 
@@ -215,8 +248,11 @@ class RenyiGaussian(Claim):
     per_alpha: bool = False
 
     def __post_init__(self):
-        object.__setattr__(self, "bound", rule_expr(self.bound, "bound", {
-            "alpha": ALPHA, "sigma": _SIGMA, "Delta": SENSITIVITY}))
+        object.__setattr__(
+            self,
+            "bound",
+            rule_expr(self.bound, "bound", {"alpha": ALPHA, "sigma": _SIGMA, "Delta": SENSITIVITY}),
+        )
 
     def statement(self) -> str:
         if self.per_alpha:
@@ -247,20 +283,27 @@ class RDPConversion(Claim):
             raise InputError(f"alphas={self.alphas!r} must be numbers > 1 (Renyi orders).")
         object.__setattr__(self, "alphas", alphas)
         if self.formula is not None:
-            object.__setattr__(self, "formula", rule_expr(self.formula, "formula", {
-                "rdp": RDP, "alpha": ALPHA, "delta": DL}))
+            object.__setattr__(
+                self,
+                "formula",
+                rule_expr(self.formula, "formula", {"rdp": RDP, "alpha": ALPHA, "delta": DL}),
+            )
 
     def epsilon(self) -> sp.Expr:
         """min over alphas of formula(rdp, alpha, delta); default rdp + ln(1/delta)/(alpha - 1)."""
         s, D = self.sigma, self.sensitivity
         f = self.formula if self.formula is not None else RDP + sp.log(1 / DL) / (ALPHA - 1)
-        vals = [f.subs({RDP: self.k * a * D**2 / (2 * s**2), ALPHA: a, DL: self.delta})
-                for a in self.alphas]
+        vals = [
+            f.subs({RDP: self.k * a * D**2 / (2 * s**2), ALPHA: a, DL: self.delta})
+            for a in self.alphas
+        ]
         return min(vals, key=lambda v: float(v))
 
     def statement(self) -> str:
-        return (f"{self.k}-fold Gaussian(sigma={self.sigma}) is ({float(self.epsilon()):.6g}, "
-                f"{self.delta})-DP by the RDP conversion")
+        return (
+            f"{self.k}-fold Gaussian(sigma={self.sigma}) is ({float(self.epsilon()):.6g}, "
+            f"{self.delta})-DP by the RDP conversion"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,18 +322,20 @@ class ZCDPConversion(Claim):
     def __post_init__(self):
         _gaussian_setting(self)
         if self.formula is not None:
-            object.__setattr__(self, "formula", rule_expr(self.formula, "formula", {
-                "rho": RHO, "delta": DL}))
+            object.__setattr__(
+                self, "formula", rule_expr(self.formula, "formula", {"rho": RHO, "delta": DL})
+            )
 
     def epsilon(self) -> sp.Expr:
-        f = (self.formula if self.formula is not None
-             else RHO + 2 * sp.sqrt(RHO * sp.log(1 / DL)))
+        f = self.formula if self.formula is not None else RHO + 2 * sp.sqrt(RHO * sp.log(1 / DL))
         s, D = self.sigma, self.sensitivity
         return f.subs({RHO: self.k * D**2 / (2 * s**2), DL: self.delta})
 
     def statement(self) -> str:
-        return (f"{self.k}-fold Gaussian(sigma={self.sigma}) is ({float(self.epsilon()):.6g}, "
-                f"{self.delta})-DP by the zCDP conversion")
+        return (
+            f"{self.k}-fold Gaussian(sigma={self.sigma}) is ({float(self.epsilon()):.6g}, "
+            f"{self.delta})-DP by the zCDP conversion"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,5 +368,7 @@ class RDPComposition(Claim):
         object.__setattr__(self, "conversion", conversion_of(self.conversion))
 
     def statement(self) -> str:
-        return (f"{describe_composition(self.composition)} is ({self.epsilon}, {self.delta})-DP "
-                f"(RDP accountant, {self.conversion} conversion)")
+        return (
+            f"{describe_composition(self.composition)} is ({self.epsilon}, {self.delta})-DP "
+            f"(RDP accountant, {self.conversion} conversion)"
+        )

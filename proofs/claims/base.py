@@ -10,9 +10,15 @@ class Claim:
 
     __slots__ = ()
 
-    def check(self, *, id: str = "claim", source: str = "", expect: str = "holds",
-              statement: str | None = None):
-        from proofs.dispatch import check
+    def check(
+        self,
+        *,
+        id: str = "claim",
+        source: str = "",
+        expect: str = "holds",
+        statement: str | None = None,
+    ):
         from proofs.claims import Theorem
+        from proofs.dispatch import check
 
         return check(Theorem(id or "claim", self, source, statement, expect))

@@ -3,8 +3,9 @@ checks of its input. The checkers (:mod:`proofs.checkers`) decide them."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import sympy as sp
 
@@ -20,7 +21,7 @@ __all__ = ["ComposedDP", "GroupPrivacy", "PostProcessing", "SequentialCompositio
 def short(v) -> str:
     """A number as written, with a decimal approximation when it is long."""
     v = sp.sympify(v)
-    return str(v) if v.is_Rational or len(str(v)) < 24 else f"{str(v)} (~{float(v):.6g})"
+    return str(v) if v.is_Rational or len(str(v)) < 24 else f"{v!s} (~{float(v):.6g})"
 
 
 def _good_k(k: sp.Expr) -> bool:
@@ -50,22 +51,37 @@ class SequentialComposition(Claim):
     delta_rule: Any = D1 + D2
 
     def __post_init__(self):
-        object.__setattr__(self, "rule", rule_expr(self.rule, "rule",
-                                                   {"epsilon_1": E1, "epsilon_2": E2}))
-        object.__setattr__(self, "delta_rule", rule_expr(self.delta_rule, "delta_rule",
-                                                         {"delta_1": D1, "delta_2": D2}))
+        object.__setattr__(
+            self, "rule", rule_expr(self.rule, "rule", {"epsilon_1": E1, "epsilon_2": E2})
+        )
+        object.__setattr__(
+            self,
+            "delta_rule",
+            rule_expr(self.delta_rule, "delta_rule", {"delta_1": D1, "delta_2": D2}),
+        )
         if not isinstance(self.instances, (tuple, list)) or not all(
-                isinstance(i, (tuple, list)) and len(i) == 2 for i in self.instances):
-            raise InputError("instances must be a tuple of (M1, M2) pairs of FiniteMechanism "
-                             "(M2 may be a dict: M1's output -> mechanism).")
+            isinstance(i, (tuple, list)) and len(i) == 2 for i in self.instances
+        ):
+            raise InputError(
+                "instances must be a tuple of (M1, M2) pairs of FiniteMechanism "
+                "(M2 may be a dict: M1's output -> mechanism)."
+            )
         if self.at is not None:
             if len(self.at) != len(self.instances) or not all(
-                    isinstance(a, (tuple, list)) and len(a) == 2 for a in self.at):
-                raise InputError(f"at must give one (eps1, eps2) pair per instance "
-                                 f"({len(self.instances)} instances).")
-            object.__setattr__(self, "at", tuple(
-                (check_eps_value(e1, "at eps1"), check_eps_value(e2, "at eps2"))
-                for e1, e2 in self.at))
+                isinstance(a, (tuple, list)) and len(a) == 2 for a in self.at
+            ):
+                raise InputError(
+                    f"at must give one (eps1, eps2) pair per instance "
+                    f"({len(self.instances)} instances)."
+                )
+            object.__setattr__(
+                self,
+                "at",
+                tuple(
+                    (check_eps_value(e1, "at eps1"), check_eps_value(e2, "at eps2"))
+                    for e1, e2 in self.at
+                ),
+            )
 
     def statement(self) -> str:
         kind = "adaptive " if any(isinstance(m2, Mapping) for _m1, m2 in self.instances) else ""
@@ -102,26 +118,36 @@ class ComposedDP(Claim):
         values = {f: as_expr(getattr(self, f), f) for f in fields}
         # a symbolic k is a positive integer, whatever assumptions its symbol carried
         ks = {s for s in values["k"].free_symbols if s.name == "k"}
-        values = {f: v.xreplace({s: K for s in ks}) for f, v in values.items()}
+        values = {f: v.xreplace(dict.fromkeys(ks, K)) for f, v in values.items()}
         if values["k"].free_symbols - {K} or (values["k"].is_number and not _good_k(values["k"])):
-            raise InputError(f"k={self.k!r} must be an integer in [1, {MAX_COMPOSITIONS}] (the number of "
-                             "mechanisms composed), or the symbol k.")
+            raise InputError(
+                f"k={self.k!r} must be an integer in [1, {MAX_COMPOSITIONS}] (the number of "
+                "mechanisms composed), or the symbol k."
+            )
         for f in fields:
             if not values[f].free_symbols:
-                values[f] = (int(values[f]) if f == "k" else
-                             check_delta(values[f], f) if f.startswith("delta")
-                             else check_eps_value(values[f], f))
+                values[f] = (
+                    int(values[f])
+                    if f == "k"
+                    else check_delta(values[f], f)
+                    if f.startswith("delta")
+                    else check_eps_value(values[f], f)
+                )
         for f, v in values.items():
             object.__setattr__(self, f, v)
 
     @property
     def symbolic(self) -> bool:
-        return any(sp.sympify(getattr(self, f)).free_symbols
-                   for f in ("epsilon", "k", "epsilon_total", "delta_total", "delta"))
+        return any(
+            sp.sympify(getattr(self, f)).free_symbols
+            for f in ("epsilon", "k", "epsilon_total", "delta_total", "delta")
+        )
 
     def statement(self) -> str:
-        return (f"{self.k}-fold composition of ({self.epsilon}, {self.delta})-DP mechanisms is "
-                f"({short(self.epsilon_total)}, {self.delta_total})-DP")
+        return (
+            f"{self.k}-fold composition of ({self.epsilon}, {self.delta})-DP mechanisms is "
+            f"({short(self.epsilon_total)}, {self.delta_total})-DP"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,8 +173,10 @@ class GroupPrivacy(Claim):
         size = f"k = {self.k}" if self.k else "every k >= 1"
         start = "eps-DP" if self.pure else "(eps, delta)-DP"
         delta_k = sp.sympify(self.delta_k).subs(DEL, 0) if self.pure else self.delta_k
-        return (f"{start} implies P[M(x) in S] <= e^({self.eps_k}) P[M(y) in S] + "
-                f"{delta_k} for x, y at distance k ({size})")
+        return (
+            f"{start} implies P[M(x) in S] <= e^({self.eps_k}) P[M(y) in S] + "
+            f"{delta_k} for x, y at distance k ({size})"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,9 +192,12 @@ class PostProcessing(Claim):
     def __post_init__(self):
         object.__setattr__(self, "rule", rule_expr(self.rule, "rule", {"epsilon_0": E0}))
         if not isinstance(self.instances, (tuple, list)) or not all(
-                isinstance(i, (tuple, list)) and len(i) == 2 for i in self.instances):
-            raise InputError("instances must be a tuple of (M, f) pairs: a FiniteMechanism and "
-                             "a dict output -> output (or -> {output: probability}).")
+            isinstance(i, (tuple, list)) and len(i) == 2 for i in self.instances
+        ):
+            raise InputError(
+                "instances must be a tuple of (M, f) pairs: a FiniteMechanism and "
+                "a dict output -> output (or -> {output: probability})."
+            )
         object.__setattr__(self, "at", tuple(check_eps_value(e, "at") for e in self.at))
 
     def statement(self) -> str:

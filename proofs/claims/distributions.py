@@ -29,9 +29,26 @@ from proofs.smt import prove_forall
 from proofs.symbols import N, Y, Z
 
 __all__ = [
-    "DISTANCE_NAMES", "EMD", "EMD_CAT", "KINDS", "KL", "L1", "L2", "M", "TIMEOUT_MS", "TV",
-    "DistanceBound", "Moment", "NoiseDensity", "NoisyMeanVariance", "Normalised", "check_domain",
-    "distance_expr", "finite_rows", "holds_everywhere", "noise_law",
+    "DISTANCE_NAMES",
+    "EMD",
+    "EMD_CAT",
+    "KINDS",
+    "KL",
+    "L1",
+    "L2",
+    "TIMEOUT_MS",
+    "TV",
+    "DistanceBound",
+    "M",
+    "Moment",
+    "NoiseDensity",
+    "NoisyMeanVariance",
+    "Normalised",
+    "check_domain",
+    "distance_expr",
+    "finite_rows",
+    "holds_everywhere",
+    "noise_law",
 ]
 
 TIMEOUT_MS = 3_000
@@ -55,14 +72,17 @@ def check_domain(domain, what: str) -> None:
     proof over the domain vacuous."""
     for c in domain:
         if sp.sympify(c) is sp.false:
-            raise InputError(f"{what}: the constraint {c} fails for the given numbers; give "
-                             "parameters inside the mechanism's domain.")
+            raise InputError(
+                f"{what}: the constraint {c} fails for the given numbers; give "
+                "parameters inside the mechanism's domain."
+            )
 
 
 def holds_everywhere(lhs, rhs, domain, strict=False) -> bool:
     """z3 proves lhs <= rhs (lhs < rhs when strict) for every value allowed by `domain`."""
-    out = prove_forall(sp.sympify(lhs), sp.sympify(rhs), list(domain), strict=strict,
-                       timeout_ms=TIMEOUT_MS)
+    out = prove_forall(
+        sp.sympify(lhs), sp.sympify(rhs), list(domain), strict=strict, timeout_ms=TIMEOUT_MS
+    )
     return out.status == "proved"
 
 
@@ -81,23 +101,30 @@ class NoiseDensity:
     def __post_init__(self):
         expr = as_expr(self.expr, "expr", symbols={"y": Y, "z": Z})
         # a user's own symbol named y or z is the noise value
-        expr = expr.xreplace({s: {"y": Y, "z": Z}[s.name] for s in expr.free_symbols
-                              if s.name in ("y", "z")})
+        expr = expr.xreplace(
+            {s: {"y": Y, "z": Z}[s.name] for s in expr.free_symbols if s.name in ("y", "z")}
+        )
         object.__setattr__(self, "expr", expr)
-        if not all(isinstance(c, (sp.core.relational.Relational, sp.logic.boolalg.Boolean))
-                   for c in self.domain):
+        if not all(
+            isinstance(c, (sp.core.relational.Relational, sp.logic.boolalg.Boolean))
+            for c in self.domain
+        ):
             raise InputError(f"domain={self.domain!r} must be SymPy relations such as b > 0.")
         object.__setattr__(self, "domain", tuple(self.domain))
         check_domain(self.domain, "NoiseDensity")
         if self.domain and holds_everywhere(1, 0, self.domain):
-            raise InputError(f"domain={self.domain} admits no parameter value; every claim "
-                             "over it would hold vacuously.")
+            raise InputError(
+                f"domain={self.domain} admits no parameter value; every claim "
+                "over it would hold vacuously."
+            )
         if self.support not in ("reals", "integers"):
             raise InputError(f"support={self.support!r} is not known; use 'reals' or 'integers'.")
         other = Z if self.support == "reals" else Y
         if other in self.expr.free_symbols:
-            raise InputError(f"expr={self.expr} uses {other} but support={self.support!r}; "
-                             f"write a density in {self.variable} ('reals': y, 'integers': z).")
+            raise InputError(
+                f"expr={self.expr} uses {other} but support={self.support!r}; "
+                f"write a density in {self.variable} ('reals': y, 'integers': z)."
+            )
 
     @property
     def variable(self) -> sp.Symbol:
@@ -131,11 +158,16 @@ def noise_law(law: Any) -> NoiseDensity:
         else:
             name = f"two-sided geometric (b = {law.scale})"
         check_domain(law.domain(), type(law).__name__)
-        domain = tuple(c for c in law.domain() if sp.sympify(c).free_symbols
-                       and sp.sympify(c).free_symbols <= dens.free_symbols)
+        domain = tuple(
+            c
+            for c in law.domain()
+            if sp.sympify(c).free_symbols and sp.sympify(c).free_symbols <= dens.free_symbols
+        )
         return NoiseDensity(dens, "integers" if integer else "reals", domain, name)
-    raise InputError(f"{type(law).__name__} is not a noise law; use Laplace, Gaussian, "
-                     "TwoSidedGeometric or NoiseDensity.")
+    raise InputError(
+        f"{type(law).__name__} is not a noise law; use Laplace, Gaussian, "
+        "TwoSidedGeometric or NoiseDensity."
+    )
 
 
 def finite_rows(law: Any, utilities: tuple) -> list[tuple[str, list, tuple]]:
@@ -146,21 +178,28 @@ def finite_rows(law: Any, utilities: tuple) -> list[tuple[str, list, tuple]]:
         if law.k.is_Integer and int(law.k) <= 20:
             k = int(law.k)
             return [(f"{x}", [(1, law.pmf(x, y)) for y in range(k)], ()) for x in range(k)]
-        return [("any x (P[Y=x] once, P[Y=y] for the k - 1 values y != x)",
-                 [(1, law.pmf(0, 0)), (law.k - 1, law.pmf(0, 1))], ())]
+        return [
+            (
+                "any x (P[Y=x] once, P[Y=y] for the k - 1 values y != x)",
+                [(1, law.pmf(0, 0)), (law.k - 1, law.pmf(0, 1))],
+                (),
+            )
+        ]
     if isinstance(law, OneBitTelemetry):
         x = sp.Symbol("x", real=True)
-        return [("any x in [0, m]", [(1, law.pmf(x, 1)), (1, law.pmf(x, 0))],
-                 (x >= 0, x <= law.m))]
+        return [("any x in [0, m]", [(1, law.pmf(x, 1)), (1, law.pmf(x, 0))], (x >= 0, x <= law.m))]
     if isinstance(law, ExponentialMechanism):
         us = utilities or sp.symbols("u_1:4", real=True)
-        return [(f"utilities {tuple(us)}", [(1, law.pmf(list(us), r)) for r in range(len(us))],
-                 ())]
+        return [(f"utilities {tuple(us)}", [(1, law.pmf(list(us), r)) for r in range(len(us))], ())]
     if isinstance(law, FiniteMechanism):
-        return [(f"{x!r}", [(1, as_expr(v, f"pmf[{x!r}]")) for v in row.values()], ())
-                for x, row in law.pmf.items()]
-    raise InputError(f"{type(law).__name__} is not supported by Normalised; use a finite "
-                     "mechanism, Laplace, Gaussian, TwoSidedGeometric or NoiseDensity.")
+        return [
+            (f"{x!r}", [(1, as_expr(v, f"pmf[{x!r}]")) for v in row.values()], ())
+            for x, row in law.pmf.items()
+        ]
+    raise InputError(
+        f"{type(law).__name__} is not supported by Normalised; use a finite "
+        "mechanism, Laplace, Gaussian, TwoSidedGeometric or NoiseDensity."
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,8 +216,7 @@ class Normalised(Claim):
     utilities: tuple = ()
 
     def __post_init__(self):
-        object.__setattr__(self, "utilities",
-                           tuple(as_expr(u, "utility") for u in self.utilities))
+        object.__setattr__(self, "utilities", tuple(as_expr(u, "utility") for u in self.utilities))
         if isinstance(self.law, (NoiseDensity, Laplace, Gaussian, TwoSidedGeometric)):
             noise_law(self.law)  # raises InputError for parameters outside the domain
         else:
@@ -196,8 +234,10 @@ class Normalised(Claim):
         return type(self.law).__name__
 
     def statement(self) -> str:
-        return (f"{self._name()}: the pmf/density is >= 0 and sums/integrates to 1 for every "
-                "parameter value")
+        return (
+            f"{self._name()}: the pmf/density is >= 0 and sums/integrates to 1 for every "
+            "parameter value"
+        )
 
     # densities and pmfs on the reals/integers
 
@@ -262,20 +302,29 @@ class NoisyMeanVariance(Claim):
         check_domain(checks, "NoisyMeanVariance")
 
     def statement(self) -> str:
-        noise = (f"Lap({1 / (self.epsilon * self.n)})" if self.noise == "laplace"
-                 else f"N(0, ({self.sigma})^2)")
-        return (f"mean of {self.n} values in [0, 1] + {noise}: Var[release | data] = "
-                f"{self.value}")
+        noise = (
+            f"Lap({1 / (self.epsilon * self.n)})"
+            if self.noise == "laplace"
+            else f"N(0, ({self.sigma})^2)"
+        )
+        return f"mean of {self.n} values in [0, 1] + {noise}: Var[release | data] = {self.value}"
 
 
 def distance_expr(value: Any, name: str) -> sp.Expr:
     e = parse(value, name, DISTANCE_NAMES) if isinstance(value, str) else as_expr(value, name)
-    e = e.xreplace({s: DISTANCE_NAMES[s.name] for s in e.free_symbols
-                    if isinstance(s, sp.Symbol) and s.name in DISTANCE_NAMES})
+    e = e.xreplace(
+        {
+            s: DISTANCE_NAMES[s.name]
+            for s in e.free_symbols
+            if isinstance(s, sp.Symbol) and s.name in DISTANCE_NAMES
+        }
+    )
     unknown = e.free_symbols - set(DISTANCE_NAMES.values())
     if unknown:
-        raise InputError(f"{name}={value!r} uses {', '.join(sorted(map(str, unknown)))}; write it "
-                         f"in the distances {', '.join(DISTANCE_NAMES)}.")
+        raise InputError(
+            f"{name}={value!r} uses {', '.join(sorted(map(str, unknown)))}; write it "
+            f"in the distances {', '.join(DISTANCE_NAMES)}."
+        )
     return e
 
 
@@ -302,5 +351,6 @@ class DistanceBound(Claim):
 
     def statement(self) -> str:
         kl = KL in (self.lhs.free_symbols | self.rhs.free_symbols)
-        return (f"{self.lhs} {self.relation} {self.rhs} for all distributions P, Q on m points"
-                + (" with KL(P||Q) finite" if kl else ""))
+        return f"{self.lhs} {self.relation} {self.rhs} for all distributions P, Q on m points" + (
+            " with KL(P||Q) finite" if kl else ""
+        )

@@ -18,8 +18,15 @@ from proofs.mechanisms import AlphaCoinRR, ForcedResponse, OneBitTelemetry, sym
 from proofs.symbols import N1, REPORT_BIT, N, T, X
 
 __all__ = [
-    "ChebyshevTail", "LinearEstimator", "NotRational", "PerReportUnbiased", "Unbiased",
-    "Variance", "forced_response_estimator", "fraction", "rr_estimator",
+    "ChebyshevTail",
+    "LinearEstimator",
+    "NotRational",
+    "PerReportUnbiased",
+    "Unbiased",
+    "Variance",
+    "forced_response_estimator",
+    "fraction",
+    "rr_estimator",
 ]
 
 
@@ -42,8 +49,10 @@ class LinearEstimator:
         for f in ("slope", "intercept", "target"):
             object.__setattr__(self, f, by_name(as_expr(getattr(self, f), f, table), table))
         if not isinstance(self.mechanism, _BINARY):
-            raise InputError(f"mechanism={self.mechanism!r} is not a description of binary "
-                             "reports; use AlphaCoinRR, ForcedResponse or OneBitTelemetry.")
+            raise InputError(
+                f"mechanism={self.mechanism!r} is not a description of binary "
+                "reports; use AlphaCoinRR, ForcedResponse or OneBitTelemetry."
+            )
         self.mechanism.validate()
 
     def _p(self, x: int) -> sp.Expr:
@@ -71,8 +80,14 @@ class LinearEstimator:
         total = Fraction(0)
         for s1, s0 in itertools.product(range(n1 + 1), range(n - n1 + 1)):
             if abs(a * (s1 + s0) + b - target) >= tt:
-                total += (comb(n1, s1) * p1**s1 * (1 - p1) ** (n1 - s1)
-                          * comb(n - n1, s0) * p0**s0 * (1 - p0) ** (n - n1 - s0))
+                total += (
+                    comb(n1, s1)
+                    * p1**s1
+                    * (1 - p1) ** (n1 - s1)
+                    * comb(n - n1, s0)
+                    * p0**s0
+                    * (1 - p0) ** (n - n1 - s0)
+                )
         return total
 
 
@@ -96,8 +111,10 @@ def bound_expr(bound, estimator) -> sp.Expr:
 
 def check_estimator(estimator) -> None:
     if not isinstance(estimator, LinearEstimator):
-        raise InputError(f"estimator={estimator!r} is not a LinearEstimator; build one with "
-                         "rr_estimator(), forced_response_estimator() or LinearEstimator(...).")
+        raise InputError(
+            f"estimator={estimator!r} is not a LinearEstimator; build one with "
+            "rr_estimator(), forced_response_estimator() or LinearEstimator(...)."
+        )
 
 
 def rr_estimator(alpha=sym("alpha")) -> LinearEstimator:
@@ -122,8 +139,10 @@ class Unbiased(Claim):
 
     def statement(self) -> str:
         e = self.estimator
-        return (f"{e.name} = ({e.slope}) S + ({e.intercept}) is unbiased for {e.target} "
-                f"under {type(e.mechanism).__name__}")
+        return (
+            f"{e.name} = ({e.slope}) S + ({e.intercept}) is unbiased for {e.target} "
+            f"under {type(e.mechanism).__name__}"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,16 +195,22 @@ class PerReportUnbiased(Claim):
 
     def __post_init__(self):
         if not isinstance(self.mechanism, (OneBitTelemetry, ForcedResponse)):
-            raise InputError(f"mechanism={self.mechanism!r} does not report one bit with "
-                             "P[b=1 | x] linear in x; use OneBitTelemetry or ForcedResponse.")
+            raise InputError(
+                f"mechanism={self.mechanism!r} does not report one bit with "
+                "P[b=1 | x] linear in x; use OneBitTelemetry or ForcedResponse."
+            )
         self.mechanism.validate()
         table = symbols_of(self.mechanism)
         term_names, target_names = {"b": REPORT_BIT, **table}, {"x": X, **table}
-        object.__setattr__(self, "term", by_name(as_expr(self.term, "term", term_names),
-                                                 term_names))
-        object.__setattr__(self, "target", by_name(as_expr(self.target, "target", target_names),
-                                                   target_names))
+        object.__setattr__(
+            self, "term", by_name(as_expr(self.term, "term", term_names), term_names)
+        )
+        object.__setattr__(
+            self, "target", by_name(as_expr(self.target, "target", target_names), target_names)
+        )
 
     def statement(self) -> str:
-        return (f"E[{self.term}] = {self.target} for b ~ {type(self.mechanism).__name__}(x), "
-                f"every x in [0, m]")
+        return (
+            f"E[{self.term}] = {self.target} for b ~ {type(self.mechanism).__name__}(x), "
+            f"every x in [0, m]"
+        )

@@ -18,8 +18,12 @@ from proofs.symbols import DELTA, EPSILON, SENSITIVITY
 from proofs.validate import check_delta, check_eps_value, positive_number
 
 __all__ = [
-    "ApproxDP", "CalibrationMinimal", "GaussianCalibration", "GaussianCalibrationRegion",
-    "PrivacyProfile", "PureDP",
+    "ApproxDP",
+    "CalibrationMinimal",
+    "GaussianCalibration",
+    "GaussianCalibrationRegion",
+    "PrivacyProfile",
+    "PureDP",
 ]
 
 
@@ -41,8 +45,7 @@ class PureDP(Claim):
 
     def __post_init__(self):
         table = symbols_of(self.mechanism)
-        object.__setattr__(self, "epsilon", by_name(as_expr(self.epsilon, "epsilon", table),
-                                                    table))
+        object.__setattr__(self, "epsilon", by_name(as_expr(self.epsilon, "epsilon", table), table))
 
     def statement(self) -> str:
         word = "exactly" if self.exact else "at most"
@@ -65,8 +68,7 @@ class PrivacyProfile(Claim):
 
     def _formula(self) -> sp.Expr:
         if self.formula is not None:
-            names = {"epsilon": EPSILON, "sigma": sym("sigma"), "Delta": SENSITIVITY,
-                     "b": sym("b")}
+            names = {"epsilon": EPSILON, "sigma": sym("sigma"), "Delta": SENSITIVITY, "b": sym("b")}
             return by_name(as_expr(self.formula, "formula", names), names)
         return balle_wang_formula() if self.mechanism == "gaussian" else laplace_formula()
 
@@ -125,8 +127,10 @@ class GaussianCalibration(Claim):
         object.__setattr__(self, "sigma", sigma_expr(self.sigma))
 
     def statement(self) -> str:
-        return (f"sigma = {self.sigma} gives (eps, {self.delta})-DP for every eps in "
-                f"[{self.eps_min}, {self.eps_max}]")
+        return (
+            f"sigma = {self.sigma} gives (eps, {self.delta})-DP for every eps in "
+            f"[{self.eps_min}, {self.eps_max}]"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,8 +154,10 @@ class GaussianCalibrationRegion(Claim):
     def __post_init__(self):
         lo, hi = check_delta(self.delta_min, "delta_min"), check_delta(self.delta_max, "delta_max")
         if not 0 < lo < hi:
-            raise InputError(f"delta_min={self.delta_min!r}, delta_max={self.delta_max!r}: need "
-                             "0 < delta_min < delta_max < 1.")
+            raise InputError(
+                f"delta_min={self.delta_min!r}, delta_max={self.delta_max!r}: need "
+                "0 < delta_min < delta_max < 1."
+            )
         object.__setattr__(self, "delta_min", lo)
         object.__setattr__(self, "delta_max", hi)
         object.__setattr__(self, "eps_min", check_eps_value(self.eps_min, "eps_min"))
@@ -159,8 +165,10 @@ class GaussianCalibrationRegion(Claim):
         object.__setattr__(self, "sigma", sigma_expr(self.sigma))
 
     def statement(self) -> str:
-        return (f"sigma = {self.sigma} gives (eps, delta)-DP for every eps in [{self.eps_min}, "
-                f"{self.eps_max}] and delta in [{self.delta_min}, {self.delta_max}]")
+        return (
+            f"sigma = {self.sigma} gives (eps, delta)-DP for every eps in [{self.eps_min}, "
+            f"{self.eps_max}] and delta in [{self.delta_min}, {self.delta_max}]"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,5 +190,7 @@ class CalibrationMinimal(Claim):
             object.__setattr__(self, name, positive_number(getattr(self, name), name))
 
     def statement(self) -> str:
-        return (f"sigma = {self.sigma} is the smallest (to {self.tolerance}) giving "
-                f"({self.epsilon}, {self.delta})-DP at Delta = {self.sensitivity}")
+        return (
+            f"sigma = {self.sigma} is the smallest (to {self.tolerance}) giving "
+            f"({self.epsilon}, {self.delta})-DP at Delta = {self.sensitivity}"
+        )

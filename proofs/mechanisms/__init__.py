@@ -22,9 +22,23 @@ from proofs.mechanisms.selection import ExponentialMechanism, ReportNoisyMax
 from proofs.mechanisms.tables import FiniteMechanism, Published
 
 __all__ = [
-    "AlphaCoinRR", "ExponentialMechanism", "FiniteMechanism", "ForcedResponse", "Gaussian",
-    "Histogram", "KAryRR", "Laplace", "LaplaceVector", "OneBitTelemetry", "Published", "Rappor",
-    "RepeatedOneBit", "ReportNoisyMax", "TwoSidedGeometric", "describe", "sym",
+    "AlphaCoinRR",
+    "ExponentialMechanism",
+    "FiniteMechanism",
+    "ForcedResponse",
+    "Gaussian",
+    "Histogram",
+    "KAryRR",
+    "Laplace",
+    "LaplaceVector",
+    "OneBitTelemetry",
+    "Published",
+    "Rappor",
+    "RepeatedOneBit",
+    "ReportNoisyMax",
+    "TwoSidedGeometric",
+    "describe",
+    "sym",
 ]
 
 

@@ -12,7 +12,7 @@ from proofs.expr import as_expr
 from proofs.mechanisms.base import sym
 from proofs.validate import check_epsilon, check_in_range, check_positive
 
-__all__ = ["OneBitTelemetry", "RepeatedOneBit", "Rappor"]
+__all__ = ["OneBitTelemetry", "Rappor", "RepeatedOneBit"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +79,7 @@ class RepeatedOneBit:
         check_in_range(self.reports, "reports", 1, None, lo_open=False)
 
     @property
-    def single(self) -> "OneBitTelemetry":
+    def single(self) -> OneBitTelemetry:
         return OneBitTelemetry(self.epsilon, self.m)
 
 

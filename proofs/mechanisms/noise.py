@@ -12,7 +12,7 @@ from proofs.expr import as_expr
 from proofs.mechanisms.base import sym
 from proofs.validate import check_epsilon, check_in_range, check_positive
 
-__all__ = ["Laplace", "LaplaceVector", "TwoSidedGeometric", "Histogram", "Gaussian"]
+__all__ = ["Gaussian", "Histogram", "Laplace", "LaplaceVector", "TwoSidedGeometric"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +31,7 @@ class Laplace:
         object.__setattr__(self, "sensitivity", as_expr(self.sensitivity, "sensitivity"))
 
     @classmethod
-    def calibrated(cls, epsilon=sym("epsilon"), sensitivity=sym("Delta")) -> "Laplace":
+    def calibrated(cls, epsilon=sym("epsilon"), sensitivity=sym("Delta")) -> Laplace:
         eps, delta = as_expr(epsilon, "epsilon"), as_expr(sensitivity, "sensitivity")
         check_epsilon(eps)
         return cls(scale=delta / eps, sensitivity=delta)
@@ -64,8 +64,12 @@ class LaplaceVector:
             object.__setattr__(self, name, as_expr(getattr(self, name), name))
 
     @classmethod
-    def calibrated(cls, epsilon=sym("epsilon"), sensitivity=sym("Delta"),
-                   dimension=sp.Symbol("k", integer=True, positive=True)) -> "LaplaceVector":
+    def calibrated(
+        cls,
+        epsilon=sym("epsilon"),
+        sensitivity=sym("Delta"),
+        dimension=sp.Symbol("k", integer=True, positive=True),
+    ) -> LaplaceVector:
         eps, delta = as_expr(epsilon, "epsilon"), as_expr(sensitivity, "sensitivity")
         check_epsilon(eps)
         return cls(scale=delta / eps, sensitivity=delta, dimension=dimension)
@@ -95,8 +99,9 @@ class TwoSidedGeometric:
         object.__setattr__(self, "sensitivity", as_expr(self.sensitivity, "sensitivity"))
 
     @classmethod
-    def calibrated(cls, epsilon=sym("epsilon"),
-                   sensitivity=sp.Symbol("Delta", integer=True, positive=True)):
+    def calibrated(
+        cls, epsilon=sym("epsilon"), sensitivity=sp.Symbol("Delta", integer=True, positive=True)
+    ):
         eps, delta = as_expr(epsilon, "epsilon"), as_expr(sensitivity, "sensitivity")
         check_epsilon(eps)
         return cls(scale=delta / eps, sensitivity=delta)
@@ -131,7 +136,8 @@ class Histogram:
         object.__setattr__(self, "bins", as_expr(self.bins, "bins"))
         if self.neighbours not in ("add_remove", "replace_one"):
             raise InputError(
-                f"neighbours={self.neighbours!r} is not a relation; use 'add_remove' or 'replace_one'."
+                f"neighbours={self.neighbours!r} is not a relation; use 'add_remove' or "
+                "'replace_one'."
             )
 
     @property

@@ -32,7 +32,13 @@ class AlphaCoinRR:
         return (self.alpha > 0, self.alpha < 1)
 
     def validate(self):
-        check_in_range(self.alpha, "alpha", 0, 1, fix="give alpha in (0, 1), the probability of answering truthfully")
+        check_in_range(
+            self.alpha,
+            "alpha",
+            0,
+            1,
+            fix="give alpha in (0, 1), the probability of answering truthfully",
+        )
 
     def pmf(self, x, y):
         a = self.alpha

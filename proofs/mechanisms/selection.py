@@ -69,7 +69,7 @@ class ReportNoisyMax:
         object.__setattr__(self, "scale", as_expr(self.scale, "scale"))
 
     @classmethod
-    def calibrated(cls, epsilon=sym("epsilon")) -> "ReportNoisyMax":
+    def calibrated(cls, epsilon=sym("epsilon")) -> ReportNoisyMax:
         eps = as_expr(epsilon, "epsilon")
         check_epsilon(eps)
         return cls(scale=1 / eps)
@@ -87,5 +87,5 @@ class ReportNoisyMax:
         """
         b = self.scale
         t = -sp.sympify(gap)
-        tail = lambda s: sp.exp(-s / b) * (1 + s / (2 * b)) / 2  # noqa: E731
+        tail = lambda s: sp.exp(-s / b) * (1 + s / (2 * b)) / 2
         return sp.Piecewise((tail(t), t >= 0), (1 - tail(-t), True))

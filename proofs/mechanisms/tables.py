@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 import sympy as sp
 
@@ -29,12 +29,16 @@ class FiniteMechanism:
 
     def __post_init__(self):
         if not isinstance(self.pmf, Mapping) or not all(
-                isinstance(row, Mapping) for row in self.pmf.values()):
+            isinstance(row, Mapping) for row in self.pmf.values()
+        ):
             raise InputError("pmf must be a dict of dicts: pmf[x][y] = P[M(x) = y].")
         if self.neighbours is not None and not all(
-                isinstance(p, (tuple, list)) and len(p) == 2 for p in self.neighbours):
-            raise InputError(f"neighbours={self.neighbours!r} must be a tuple of (x, x') pairs, "
-                             "or None for every pair.")
+            isinstance(p, (tuple, list)) and len(p) == 2 for p in self.neighbours
+        ):
+            raise InputError(
+                f"neighbours={self.neighbours!r} must be a tuple of (x, x') pairs, "
+                "or None for every pair."
+            )
 
     def domain(self):
         return tuple(self.assumptions)
@@ -48,8 +52,9 @@ class FiniteMechanism:
         for x, row in self.pmf.items():
             values = [as_expr(v, f"pmf[{x!r}][{y!r}]") for y, v in row.items()]
             if any(v.is_negative or (v - 1).is_positive for v in values):
-                raise InputError(f"pmf[{x!r}] = {dict(row)} has a value outside [0, 1]; give "
-                                 "probabilities.")
+                raise InputError(
+                    f"pmf[{x!r}] = {dict(row)} has a value outside [0, 1]; give probabilities."
+                )
             total = sp.simplify(sum(values))
             if not total.free_symbols and total != 1:
                 raise InputError(f"pmf[{x!r}] sums to {total}, not 1; fix the row's probabilities.")
@@ -79,7 +84,11 @@ class Published:
         return ()
 
     def validate(self):
-        if not isinstance(self.epsilon, (int, float)) or self.epsilon != self.epsilon \
-                or self.epsilon < 0:
-            raise InputError(f"epsilon={self.epsilon!r} must be a number >= 0 (math.inf for no "
-                             "finite epsilon).")
+        if (
+            not isinstance(self.epsilon, (int, float))
+            or self.epsilon != self.epsilon
+            or self.epsilon < 0
+        ):
+            raise InputError(
+                f"epsilon={self.epsilon!r} must be a number >= 0 (math.inf for no finite epsilon)."
+            )

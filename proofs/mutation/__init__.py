@@ -52,12 +52,14 @@ class MutationRun:
 
     def summary(self) -> str:
         kinds = ", ".join(f"{k}: {v}" for k, v in sorted(self.by_kind.items()))
-        return (f"{self.mutants} mutants ({kinds}); oracle: {self.false} false, "
-                f"{self.still_true} still true, {self.undecided} undecided; of the false: "
-                f"{self.refuted} refuted, {self.unknown_or_checked} unknown or checked, "
-                f"{len(self.false_passed)} proved or certified; still-true mutants proved or "
-                f"certified: {self.true_passed}; theorems with no false mutant: "
-                f"{len(self.theorems_without_false_mutant)}")
+        return (
+            f"{self.mutants} mutants ({kinds}); oracle: {self.false} false, "
+            f"{self.still_true} still true, {self.undecided} undecided; of the false: "
+            f"{self.refuted} refuted, {self.unknown_or_checked} unknown or checked, "
+            f"{len(self.false_passed)} proved or certified; still-true mutants proved or "
+            f"certified: {self.true_passed}; theorems with no false mutant: "
+            f"{len(self.theorems_without_false_mutant)}"
+        )
 
 
 def run_mutation(theorems, check=None) -> MutationRun:
@@ -90,6 +92,15 @@ def run_mutation(theorems, check=None) -> MutationRun:
                 counts["true_passed"] += verdict.holds
             else:
                 counts["none"] += 1
-    return MutationRun(total, counts["false"], counts["true"], counts["none"], counts["refuted"],
-                       counts["open"], tuple(passed), counts["true_passed"],
-                       tuple(i for i in ids if i not in covered), by_kind)
+    return MutationRun(
+        total,
+        counts["false"],
+        counts["true"],
+        counts["none"],
+        counts["refuted"],
+        counts["open"],
+        tuple(passed),
+        counts["true_passed"],
+        tuple(i for i in ids if i not in covered),
+        by_kind,
+    )

@@ -14,7 +14,11 @@ from proofs import mechanisms as m
 from proofs.mutation.oracle import beats, differ, free, num, samples
 
 __all__ = [
-    "distances", "distribution_pairs", "estimator_moments", "estimator_points", "exact_tail",
+    "distances",
+    "distribution_pairs",
+    "estimator_moments",
+    "estimator_points",
+    "exact_tail",
     "table",
 ]
 
@@ -33,11 +37,18 @@ def estimator_moments(e, values):
 def estimator_points(e, *exprs):
     from proofs.symbols import N1, N
 
-    syms = free(e.slope, e.intercept, e.target, *exprs,
-                 *(getattr(e.mechanism, f) for f in e.mechanism.__dataclass_fields__
-                   if isinstance(getattr(e.mechanism, f), sp.Basic))) | {N, N1}
-    for v in samples(syms, [*e.mechanism.domain(), N1 <= N]):
-        yield v
+    syms = free(
+        e.slope,
+        e.intercept,
+        e.target,
+        *exprs,
+        *(
+            getattr(e.mechanism, f)
+            for f in e.mechanism.__dataclass_fields__
+            if isinstance(getattr(e.mechanism, f), sp.Basic)
+        ),
+    ) | {N, N1}
+    yield from samples(syms, [*e.mechanism.domain(), N1 <= N])
 
 
 def _oracle_unbiased(c) -> bool | None:
@@ -66,10 +77,17 @@ def exact_tail(c, v) -> mp.mpf:
     _mean, _var, p1, p0, n, n1, a, b = estimator_moments(e, v)
     target = num(e.target, v)
     t = next((num(s, v) for s in c.bound.free_symbols if s.name == "t"), mp.mpf(1))
-    return sum(math.comb(n1, s1) * p1**s1 * (1 - p1) ** (n1 - s1) * math.comb(n - n1, s0)
-               * p0**s0 * (1 - p0) ** (n - n1 - s0)
-               for s1 in range(n1 + 1) for s0 in range(n - n1 + 1)
-               if abs(a * (s1 + s0) + b - target) >= t)
+    return sum(
+        math.comb(n1, s1)
+        * p1**s1
+        * (1 - p1) ** (n1 - s1)
+        * math.comb(n - n1, s0)
+        * p0**s0
+        * (1 - p0) ** (n - n1 - s0)
+        for s1 in range(n1 + 1)
+        for s0 in range(n - n1 + 1)
+        if abs(a * (s1 + s0) + b - target) >= t
+    )
 
 
 def _oracle_chebyshev(c) -> bool | None:
@@ -83,8 +101,15 @@ def _oracle_per_report(c) -> bool | None:
     mech = c.mechanism
     xs = sp.Symbol("x", nonnegative=True)
     b = next((s for s in free(c.term) if s.name == "b"), sp.Symbol("b"))
-    params = free(*(getattr(mech, f) for f in mech.__dataclass_fields__
-                     if isinstance(getattr(mech, f), sp.Basic)), c.term, c.target) - {b, xs}
+    params = free(
+        *(
+            getattr(mech, f)
+            for f in mech.__dataclass_fields__
+            if isinstance(getattr(mech, f), sp.Basic)
+        ),
+        c.term,
+        c.target,
+    ) - {b, xs}
     for v in samples(params, mech.domain()):
         for frac in (0, sp.Rational(1, 3), 1):
             x = frac * (mech.m.subs(v) if hasattr(mech, "m") else 1)
@@ -130,10 +155,20 @@ def distances(p, q) -> dict:
         cum += x
         emd += abs(cum)
     tv = sum(abs(x) for x in diff) / 2
-    kl = sum(a * mp.log(a / b) for a, b in zip(p, q) if a > 0) if all(
-        b > 0 for a, b in zip(p, q) if a > 0) else mp.inf
-    return {"TV": tv, "L1": 2 * tv, "L2": mp.sqrt(sum(x * x for x in diff)), "KL": kl,
-            "EMD": emd / (len(p) - 1), "EMD_cat": tv, "m": mp.mpf(len(p))}
+    kl = (
+        sum(a * mp.log(a / b) for a, b in zip(p, q) if a > 0)
+        if all(b > 0 for a, b in zip(p, q) if a > 0)
+        else mp.inf
+    )
+    return {
+        "TV": tv,
+        "L1": 2 * tv,
+        "L2": mp.sqrt(sum(x * x for x in diff)),
+        "KL": kl,
+        "EMD": emd / (len(p) - 1),
+        "EMD_cat": tv,
+        "m": mp.mpf(len(p)),
+    }
 
 
 def distribution_pairs():
@@ -144,9 +179,12 @@ def distribution_pairs():
             if sum(p_head) > 1:
                 continue
             p = (*p_head, 1 - sum(p_head))
-            for q in (tuple(mp.mpf(1) / size for _ in range(size)),
-                      tuple(reversed(p)), tuple((a + mp.mpf(1) / size) / 2 for a in p),
-                      tuple(a * mp.mpf("0.98") + mp.mpf("0.02") / size for a in p)):
+            for q in (
+                tuple(mp.mpf(1) / size for _ in range(size)),
+                tuple(reversed(p)),
+                tuple((a + mp.mpf(1) / size) / 2 for a in p),
+                tuple(a * mp.mpf("0.98") + mp.mpf("0.02") / size for a in p),
+            ):
                 yield p, q
 
 
@@ -171,8 +209,10 @@ def table(law) -> tuple[dict, tuple] | None:
         return {x: {y: sp.sympify(law.pmf(x, y)) for y in (0, 1)} for x in (0, 1)}, law.domain()
     if isinstance(law, m.KAryRR):
         k = law.k if law.k.is_Integer else sp.Integer(3)
-        return ({x: {y: law.pmf(x, y).subs(law.k, k) for y in range(int(k))}
-                 for x in range(int(k))}, tuple(c.subs(law.k, k) for c in law.domain()))
+        return (
+            {x: {y: law.pmf(x, y).subs(law.k, k) for y in range(int(k))} for x in range(int(k))},
+            tuple(c.subs(law.k, k) for c in law.domain()),
+        )
     if isinstance(law, m.OneBitTelemetry):
         return {x: {y: law.pmf(x, y) for y in (0, 1)} for x in (0, law.m)}, law.domain()
     if isinstance(law, m.FiniteMechanism):
@@ -191,8 +231,11 @@ def _oracle_normalised(c) -> bool | None:
         var = law.variable
         for v in samples(free(law.expr) - {var}, law.domain):
             dens = sp.lambdify(var, law.expr.subs(v), "mpmath")
-            total = (mp.quad(dens, [-mp.inf, 0, mp.inf]) if law.support == "reals"
-                     else mp.nsum(dens, [-mp.inf, mp.inf]))
+            total = (
+                mp.quad(dens, [-mp.inf, 0, mp.inf])
+                if law.support == "reals"
+                else mp.nsum(dens, [-mp.inf, mp.inf])
+            )
             if differ(total, 1):
                 return False
         return True

@@ -68,8 +68,14 @@ def _shift_symbol(expr, name: str, by: int):
 def _mechanism_constants(mech) -> list:
     """Mechanisms with one noise constant changed (less noise: the unsafe direction)."""
     out = []
-    for field, factor in (("scale", _DOWN), ("sigma", _DOWN), ("alpha", _UP), ("f", _DOWN),
-                          ("p_truth", _UP), ("epsilon", _UP)):
+    for field, factor in (
+        ("scale", _DOWN),
+        ("sigma", _DOWN),
+        ("alpha", _UP),
+        ("f", _DOWN),
+        ("p_truth", _UP),
+        ("epsilon", _UP),
+    ):
         if field in getattr(mech, "__dataclass_fields__", {}):
             try:
                 out.append(replace(mech, **{field: _scaled(getattr(mech, field), factor)}))
@@ -114,13 +120,17 @@ def _claim_mutants(claim) -> list[tuple[str, Any]]:
                 out.append(("k-1", replace(c, epsilon=shifted)))
         out += [("constant", replace(c, mechanism=mm)) for mm in _mechanism_constants(c.mechanism)]
     elif isinstance(c, ApproxDP):
-        out += [("epsilon x0.99", replace(c, epsilon=c.epsilon * _DOWN)),
-                ("delta x0.99", replace(c, delta=c.delta * _DOWN))]
+        out += [
+            ("epsilon x0.99", replace(c, epsilon=c.epsilon * _DOWN)),
+            ("delta x0.99", replace(c, delta=c.delta * _DOWN)),
+        ]
         out += [("constant", replace(c, mechanism=mm)) for mm in _mechanism_constants(c.mechanism)]
     elif isinstance(c, ComposedDP):
-        out += [("epsilon x0.99", replace(c, epsilon_total=c.epsilon_total * _DOWN)),
-                ("delta x0.99", replace(c, delta_total=c.delta_total * _DOWN)),
-                ("constant", replace(c, epsilon=c.epsilon * _UP))]
+        out += [
+            ("epsilon x0.99", replace(c, epsilon_total=c.epsilon_total * _DOWN)),
+            ("delta x0.99", replace(c, delta_total=c.delta_total * _DOWN)),
+            ("constant", replace(c, epsilon=c.epsilon * _UP)),
+        ]
         if isinstance(c.k, int):
             out.append(("k+1", replace(c, k=c.k + 1)))
         else:
@@ -147,9 +157,11 @@ def _claim_mutants(claim) -> list[tuple[str, Any]]:
         if isinstance(c, GaussianCalibration):
             out.append(("delta x0.99", replace(c, delta=c.delta * _DOWN)))
     elif isinstance(c, CalibrationMinimal):
-        out += [("constant", replace(c, sigma=_scaled(c.sigma, _DOWN))),
-                ("constant", replace(c, sigma=_scaled(c.sigma, _UP))),
-                ("delta x0.99", replace(c, delta=_scaled(c.delta, _DOWN)))]
+        out += [
+            ("constant", replace(c, sigma=_scaled(c.sigma, _DOWN))),
+            ("constant", replace(c, sigma=_scaled(c.sigma, _UP))),
+            ("delta x0.99", replace(c, delta=_scaled(c.delta, _DOWN))),
+        ]
     elif isinstance(c, PrivacyProfile):
         out.append(("constant", replace(c, formula=c._formula() * _DOWN)))
     elif isinstance(c, RenyiGaussian):
@@ -159,14 +171,18 @@ def _claim_mutants(claim) -> list[tuple[str, Any]]:
     elif isinstance(c, ZCDPConversion):
         out += [("k+1", replace(c, k=c.k + 1)), ("constant", replace(c, sigma=c.sigma * _DOWN))]
     elif isinstance(c, RDPComposition):
-        out += [("epsilon x0.99", replace(c, epsilon=c.epsilon * _DOWN)),
-                ("delta x0.99", replace(c, delta=c.delta * _DOWN))]
+        out += [
+            ("epsilon x0.99", replace(c, epsilon=c.epsilon * _DOWN)),
+            ("delta x0.99", replace(c, delta=c.delta * _DOWN)),
+        ]
         first, count = c.composition[0]
         out.append(("k+1", replace(c, composition=((first, count + 1), *c.composition[1:]))))
     elif isinstance(c, Unbiased):
         e = c.estimator
-        out += [("constant", replace(c, estimator=replace(e, slope=e.slope * _UP))),
-                ("constant", replace(c, estimator=replace(e, intercept=e.intercept * _UP)))]
+        out += [
+            ("constant", replace(c, estimator=replace(e, slope=e.slope * _UP))),
+            ("constant", replace(c, estimator=replace(e, intercept=e.intercept * _UP))),
+        ]
     elif isinstance(c, Variance):
         out.append(("constant", replace(c, bound=c.bound * _DOWN)))
         shifted = _shift_symbol(c.bound, "n", 1)
@@ -177,19 +193,29 @@ def _claim_mutants(claim) -> list[tuple[str, Any]]:
     elif isinstance(c, PerReportUnbiased):
         out.append(("constant", replace(c, term=c.term * _UP)))
     elif isinstance(c, Moment):
-        out += [("constant", replace(c, value=c.value * _DOWN)),
-                ("constant", replace(c, value=c.value * _UP + (sp.Rational(1, 100)
-                                                               if c.value == 0 else 0)))]
+        out += [
+            ("constant", replace(c, value=c.value * _DOWN)),
+            (
+                "constant",
+                replace(c, value=c.value * _UP + (sp.Rational(1, 100) if c.value == 0 else 0)),
+            ),
+        ]
     elif isinstance(c, NoisyMeanVariance):
-        out += [("constant", replace(c, value=c.value * _DOWN)),
-                ("k+1", replace(c, value=_shift_symbol(c.value, "n", 1) or c.value * _UP))]
+        out += [
+            ("constant", replace(c, value=c.value * _DOWN)),
+            ("k+1", replace(c, value=_shift_symbol(c.value, "n", 1) or c.value * _UP)),
+        ]
     elif isinstance(c, DistanceBound):
         if c.relation == "<=":
-            out += [("constant", replace(c, rhs=c.rhs * _DOWN)),
-                    ("constant", replace(c, rhs=c.rhs - sp.Rational(1, 100)))]
+            out += [
+                ("constant", replace(c, rhs=c.rhs * _DOWN)),
+                ("constant", replace(c, rhs=c.rhs - sp.Rational(1, 100))),
+            ]
         else:
-            out += [("constant", replace(c, rhs=c.rhs * _DOWN)),
-                    ("constant", replace(c, rhs=c.rhs * _UP))]
+            out += [
+                ("constant", replace(c, rhs=c.rhs * _DOWN)),
+                ("constant", replace(c, rhs=c.rhs * _UP)),
+            ]
     return out
 
 
@@ -198,8 +224,17 @@ def _normalised_mutants(c) -> list[tuple[str, Any]]:
 
     if isinstance(c.law, (m.Laplace, m.Gaussian, m.TwoSidedGeometric, NoiseDensity)):
         law = noise_law(c.law)
-        return [("constant", replace(c, law=NoiseDensity(law.expr * _DOWN, law.support,
-                                                         law.domain, law.name + " x 0.99")))]
+        return [
+            (
+                "constant",
+                replace(
+                    c,
+                    law=NoiseDensity(
+                        law.expr * _DOWN, law.support, law.domain, law.name + " x 0.99"
+                    ),
+                ),
+            )
+        ]
     found = table(c.law)
     if found is None:
         return []
@@ -207,8 +242,14 @@ def _normalised_mutants(c) -> list[tuple[str, Any]]:
     x0 = next(iter(rows))
     y0 = next(iter(rows[x0]))
     rows[x0] = {**rows[x0], y0: sp.sympify(rows[x0][y0]) * _DOWN}
-    return [("constant", replace(c, law=m.FiniteMechanism(rows, assumptions=tuple(domain),
-                                                          name="one entry x 0.99")))]
+    return [
+        (
+            "constant",
+            replace(
+                c, law=m.FiniteMechanism(rows, assumptions=tuple(domain), name="one entry x 0.99")
+            ),
+        )
+    ]
 
 
 def mutants(theorem: Theorem) -> list[Mutant]:
@@ -238,8 +279,12 @@ def _exact(value) -> sp.Rational:
 
 
 def _gauss_epsilon(mu, delta) -> mp.mpf:
-    return mp.findroot(lambda e: gauss_delta(e, mu) - delta, (mp.mpf(0), mp.mpf(10**4)),
-                       solver="bisect", tol=mp.mpf(10) ** -30)
+    return mp.findroot(
+        lambda e: gauss_delta(e, mu) - delta,
+        (mp.mpf(0), mp.mpf(10**4)),
+        solver="bisect",
+        tol=mp.mpf(10) ** -30,
+    )
 
 
 def _boundary_mutants(c) -> list[tuple[str, Any]]:
@@ -259,9 +304,14 @@ def _boundary_mutants(c) -> list[tuple[str, Any]]:
     )
 
     out = []
-    if isinstance(c, PureDP) and not free(c.epsilon, *(
-            getattr(c.mechanism, f) for f in getattr(c.mechanism, "__dataclass_fields__", {})
-            if isinstance(getattr(c.mechanism, f), sp.Basic))):
+    if isinstance(c, PureDP) and not free(
+        c.epsilon,
+        *(
+            getattr(c.mechanism, f)
+            for f in getattr(c.mechanism, "__dataclass_fields__", {})
+            if isinstance(getattr(c.mechanism, f), sp.Basic)
+        ),
+    ):
         loss = pure_loss(c.mechanism, {})
         if loss is not None and mp.isfinite(loss) and loss > 0:
             out.append(("boundary", replace(c, epsilon=_exact(loss * mp.mpf("0.99")))))
@@ -269,8 +319,12 @@ def _boundary_mutants(c) -> list[tuple[str, Any]]:
         value = approx_delta(c.mechanism, num(c.epsilon))
         if value is not None and value > 0:
             out.append(("boundary", replace(c, delta=_exact(value * mp.mpf("0.99")))))
-    elif isinstance(c, ComposedDP) and isinstance(c.k, int) and c.k <= 2000 and not free(
-            c.epsilon, c.epsilon_total, c.delta, c.delta_total):
+    elif (
+        isinstance(c, ComposedDP)
+        and isinstance(c.k, int)
+        and c.k <= 2000
+        and not free(c.epsilon, c.epsilon_total, c.delta, c.delta_total)
+    ):
         value = kov_delta(num(c.epsilon), c.k, num(c.epsilon_total), num(c.delta))
         if value > 0:
             out.append(("boundary", replace(c, delta_total=_exact(value * mp.mpf("0.99")))))
@@ -297,8 +351,7 @@ def _boundary_mutants(c) -> list[tuple[str, Any]]:
     elif isinstance(c, RDPComposition):
         gaussians = [(g, n) for g, n in c.composition if isinstance(g, m.Gaussian)]
         if gaussians:
-            mu = mp.sqrt(sum(n * num(g.sensitivity) ** 2 / num(g.sigma) ** 2
-                             for g, n in gaussians))
+            mu = mp.sqrt(sum(n * num(g.sensitivity) ** 2 / num(g.sigma) ** 2 for g, n in gaussians))
             eps = _gauss_epsilon(mu, num(c.delta))
             out.append(("boundary", replace(c, epsilon=_exact(eps * mp.mpf("0.99")))))
     return out

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import mpmath as mp
 import sympy as sp
@@ -22,8 +22,18 @@ from proofs import mechanisms as m
 from proofs.errors import InputError
 
 __all__ = [
-    "DIGITS", "approx_delta", "beats", "differ", "free", "gauss_delta", "kov_delta", "num", "oracle",
-    "pure_loss", "samples", "smallest_sigma",
+    "DIGITS",
+    "approx_delta",
+    "beats",
+    "differ",
+    "free",
+    "gauss_delta",
+    "kov_delta",
+    "num",
+    "oracle",
+    "pure_loss",
+    "samples",
+    "smallest_sigma",
 ]
 
 DIGITS = 40
@@ -31,13 +41,26 @@ _MARGIN, _TINY = mp.mpf("1e-6"), mp.mpf("1e-30")
 
 
 _POOLS = {
-    "epsilon": (sp.Rational(1, 2), 1, 2), "alpha": (sp.Rational(1, 4), sp.Rational(3, 4)),
-    "b": (sp.Rational(1, 2), 2), "Delta": (1, 2), "Delta_u": (1, 3), "sigma": (sp.Rational(1, 2), 2),
-    "k": (2, 3, 5), "n": (1, 3), "n_1": (0, 1, 2), "m": (1, 3), "T": (1, 2, 3), "h": (1, 2),
-    "f": (sp.Rational(1, 4), sp.Rational(1, 2)), "p": (sp.Rational(1, 4), sp.Rational(1, 2)),
-    "q": (sp.Rational(3, 4), sp.Rational(7, 8)), "delta": (sp.Rational(1, 100), sp.Rational(1, 10)),
-    "t": (sp.Rational(1, 10), sp.Rational(1, 2), 1), "p_truth": (sp.Rational(1, 2),),
-    "p_yes": (sp.Rational(1, 2),), "x": (0, 1),
+    "epsilon": (sp.Rational(1, 2), 1, 2),
+    "alpha": (sp.Rational(1, 4), sp.Rational(3, 4)),
+    "b": (sp.Rational(1, 2), 2),
+    "Delta": (1, 2),
+    "Delta_u": (1, 3),
+    "sigma": (sp.Rational(1, 2), 2),
+    "k": (2, 3, 5),
+    "n": (1, 3),
+    "n_1": (0, 1, 2),
+    "m": (1, 3),
+    "T": (1, 2, 3),
+    "h": (1, 2),
+    "f": (sp.Rational(1, 4), sp.Rational(1, 2)),
+    "p": (sp.Rational(1, 4), sp.Rational(1, 2)),
+    "q": (sp.Rational(3, 4), sp.Rational(7, 8)),
+    "delta": (sp.Rational(1, 100), sp.Rational(1, 10)),
+    "t": (sp.Rational(1, 10), sp.Rational(1, 2), 1),
+    "p_truth": (sp.Rational(1, 2),),
+    "p_yes": (sp.Rational(1, 2),),
+    "x": (0, 1),
 }
 
 
@@ -92,7 +115,7 @@ def _log_ratio_grid(logp: Callable, logq: Callable, ys) -> mp.mpf:
 def pure_loss(mech, v: dict) -> mp.mpf | None:
     """sup of ln P[M(x)=y]/P[M(x')=y] found on a grid, at parameter values v (a lower bound on
     the true supremum: a witness)."""
-    sub = lambda e: num(e, v)  # noqa: E731
+    sub = lambda e: num(e, v)
     if isinstance(mech, (m.Laplace, m.Gaussian, m.TwoSidedGeometric)):
         d = sub(mech.sensitivity)
         scale = sub(mech.sigma if isinstance(mech, m.Gaussian) else mech.scale)
@@ -100,13 +123,19 @@ def pure_loss(mech, v: dict) -> mp.mpf | None:
         if isinstance(mech, m.TwoSidedGeometric):
             ys = [mp.mpf(int(y)) for y in ys]
         if isinstance(mech, m.Gaussian):
-            return _log_ratio_grid(lambda y: -((y - d) ** 2) / (2 * scale**2),
-                                   lambda y: -(y**2) / (2 * scale**2), ys)
+            return _log_ratio_grid(
+                lambda y: -((y - d) ** 2) / (2 * scale**2), lambda y: -(y**2) / (2 * scale**2), ys
+            )
         return _log_ratio_grid(lambda y: -abs(y - d) / scale, lambda y: -abs(y) / scale, ys)
     if isinstance(mech, (m.LaplaceVector, m.Histogram)):
         scale = sub(mech.scale)
-        shifts = ((sub(mech.sensitivity),) if isinstance(mech, m.LaplaceVector)
-                  else (1,) if mech.neighbours == "add_remove" else (1, -1))
+        shifts = (
+            (sub(mech.sensitivity),)
+            if isinstance(mech, m.LaplaceVector)
+            else (1,)
+            if mech.neighbours == "add_remove"
+            else (1, -1)
+        )
         grid = [mp.mpf(t) / 2 for t in range(-8, 9)]
         best = -mp.inf
         for ys in itertools.product(grid, repeat=len(shifts)):
@@ -136,8 +165,7 @@ def pure_loss(mech, v: dict) -> mp.mpf | None:
         if mech.monotone:  # r's utility rises by Delta_u, the others' stay
             return c * du + mp.log((1 + others) / (mp.exp(c * du) + others))
         # r's utility rises, the others' fall: exp(2 c Delta_u) in the limit
-        return (c * du + mp.log((1 + others * mp.exp(c * du))
-                                / (mp.exp(c * du) + others)))
+        return c * du + mp.log((1 + others * mp.exp(c * du)) / (mp.exp(c * du) + others))
     if isinstance(mech, m.ReportNoisyMax):
         b = sub(mech.scale)
 
@@ -146,7 +174,9 @@ def pure_loss(mech, v: dict) -> mp.mpf | None:
                 t = z - gap
                 surv = 1 - mp.exp(t / b) / 2 if t < 0 else mp.exp(-t / b) / 2
                 return mp.exp(-abs(z) / b) / (2 * b) * (1 - surv)
+
             return mp.quad(integrand, [-mp.inf, 0, gap - 1, gap, mp.inf])
+
         g = 1000 * b  # the loss 1/b is approached as the gap grows: within 0.1% here
         return mp.log(win2(g - 1)) - mp.log(win2(g))
     if isinstance(mech, m.Rappor):
@@ -174,8 +204,11 @@ def pure_loss(mech, v: dict) -> mp.mpf | None:
 
 def _oracle_pure(c) -> bool | None:
     mech = c.mechanism
-    fields = [getattr(mech, f) for f in getattr(mech, "__dataclass_fields__", {})
-              if isinstance(getattr(mech, f), sp.Basic)]
+    fields = [
+        getattr(mech, f)
+        for f in getattr(mech, "__dataclass_fields__", {})
+        if isinstance(getattr(mech, f), sp.Basic)
+    ]
     domain = list(mech.domain()) if hasattr(mech, "domain") else []
     verdict = True
     for v in samples(free(c.epsilon, *fields, *domain), domain):
@@ -193,7 +226,7 @@ def approx_delta(mech, eps) -> mp.mpf | None:
         # the log-ratio d (2y - d)/(2 s^2) increases: the optimal event is y > y*
         d, s = num(mech.sensitivity), num(mech.sigma)
         y = s**2 * eps / d + d / 2
-        tail = lambda c: mp.erfc((y - c) / (s * mp.sqrt(2))) / 2  # noqa: E731
+        tail = lambda c: mp.erfc((y - c) / (s * mp.sqrt(2))) / 2
         return max(tail(d) - e * tail(0), 0)
     if isinstance(mech, m.Laplace):
         # the log-ratio (|y| - |y - d|)/b increases on [0, d] and is flat outside
@@ -201,13 +234,15 @@ def approx_delta(mech, eps) -> mp.mpf | None:
         if eps >= d / b:
             return mp.mpf(0)
         y = (d + eps * b) / 2
-        dens = lambda t, c: mp.exp(-abs(t - c) / b) / (2 * b)  # noqa: E731
+        dens = lambda t, c: mp.exp(-abs(t - c) / b) / (2 * b)
         return mp.quad(lambda t: dens(t, d) - e * dens(t, 0), [y, d, mp.inf])
     if isinstance(mech, m.FiniteMechanism):
         best = mp.mpf(0)
         for x, xp in mech.neighbour_pairs():
-            best = max(best, sum(max(num(mech.pmf[x][y]) - e * num(mech.pmf[xp][y]), 0)
-                                 for y in mech.pmf[x]))
+            best = max(
+                best,
+                sum(max(num(mech.pmf[x][y]) - e * num(mech.pmf[xp][y]), 0) for y in mech.pmf[x]),
+            )
         return best
     return None
 
@@ -218,8 +253,10 @@ def gauss_delta(eps, mu) -> mp.mpf:
 
 def kov_delta(eps, k: int, total, delta) -> mp.mpf:
     e = mp.exp(eps)
-    s = sum(math.comb(k, i) * max(mp.exp((k - i) * eps) - mp.exp(total + i * eps), 0)
-            for i in range(k + 1))
+    s = sum(
+        math.comb(k, i) * max(mp.exp((k - i) * eps) - mp.exp(total + i * eps), 0)
+        for i in range(k + 1)
+    )
     return 1 - (1 - delta) ** k * (1 - s / (1 + e) ** k)
 
 
@@ -235,10 +272,14 @@ def _oracle_composed(c) -> bool | None:
 
 
 def _oracle_sequential(c) -> bool | None:
-    e1, e2 = (next((s for s in free(c.rule) if s.name == n), sp.Symbol(n))
-              for n in ("epsilon_1", "epsilon_2"))
-    d1, d2 = (next((s for s in free(c.delta_rule) if s.name == n), sp.Symbol(n))
-              for n in ("delta_1", "delta_2"))
+    e1, e2 = (
+        next((s for s in free(c.rule) if s.name == n), sp.Symbol(n))
+        for n in ("epsilon_1", "epsilon_2")
+    )
+    d1, d2 = (
+        next((s for s in free(c.delta_rule) if s.name == n), sp.Symbol(n))
+        for n in ("delta_1", "delta_2")
+    )
     deltas = (0,) if c.at is None else (0, mp.mpf("0.1"))
     for r1, r2 in itertools.product((2, 3, 1.5, 1), repeat=2):
         for a, b in itertools.product(deltas, repeat=2):
@@ -296,8 +337,15 @@ def _oracle_group(c) -> bool | None:
     for k, big_e, d in itertools.product(ks, (2, 1.5, 3), deltas):
         big_e = mp.mpf(big_e)
         top = d * sum(big_e**i for i in range(k))
-        values = {names[n]: val for n, val in (("k", k), ("epsilon", sp.log(sp.nsimplify(big_e))),
-                                               ("delta", sp.nsimplify(d))) if n in names}
+        values = {
+            names[n]: val
+            for n, val in (
+                ("k", k),
+                ("epsilon", sp.log(sp.nsimplify(big_e))),
+                ("delta", sp.nsimplify(d)),
+            )
+            if n in names
+        }
         ek, dk = num(c.eps_k, values), num(c.delta_k, values)
         for a in (0, (1 - top) / big_e**k / 2, (1 - top) / big_e**k):
             ps = _chain(k, big_e, d, a)
@@ -309,8 +357,11 @@ def _oracle_group(c) -> bool | None:
 def _oracle_calibration(c) -> bool | None:
     from proofs.symbols import DELTA, EPSILON, SENSITIVITY
 
-    deltas = ([c.delta] if hasattr(c, "delta") else
-              [c.delta_min, c.delta_max, sp.sqrt(c.delta_min * c.delta_max)])
+    deltas = (
+        [c.delta]
+        if hasattr(c, "delta")
+        else [c.delta_min, c.delta_max, sp.sqrt(c.delta_min * c.delta_max)]
+    )
     lo, hi = float(c.eps_min), float(c.eps_max)
     for d in deltas:
         for i in range(1, 201):
@@ -322,8 +373,12 @@ def _oracle_calibration(c) -> bool | None:
 
 
 def smallest_sigma(eps, delta) -> mp.mpf:
-    return mp.findroot(lambda s: gauss_delta(eps, 1 / s) - delta, (mp.mpf("0.01"), 1000),
-                       solver="bisect", tol=mp.mpf(10) ** -30)
+    return mp.findroot(
+        lambda s: gauss_delta(eps, 1 / s) - delta,
+        (mp.mpf("0.01"), 1000),
+        solver="bisect",
+        tol=mp.mpf(10) ** -30,
+    )
 
 
 def _oracle_minimal(c) -> bool | None:
@@ -336,15 +391,25 @@ def _oracle_minimal(c) -> bool | None:
 def _oracle_profile(c) -> bool | None:
     formula = c._formula()
     for eps, d, s in itertools.product((mp.mpf("0.1"), mp.mpf(1)), (1, 2), (mp.mpf("0.5"), 1)):
-        mech = m.Gaussian(sp.nsimplify(s), d) if c.mechanism == "gaussian" else \
-            m.Laplace(sp.nsimplify(s), d)
+        mech = (
+            m.Gaussian(sp.nsimplify(s), d)
+            if c.mechanism == "gaussian"
+            else m.Laplace(sp.nsimplify(s), d)
+        )
         if c.mechanism == "laplace" and eps >= d / s:
             continue
         true = approx_delta(mech, eps)
         names = {sym.name: sym for sym in free(formula)}
-        values = {names[n]: val for n, val in (("epsilon", sp.nsimplify(eps)),
-                                               ("Delta", d), ("sigma", sp.nsimplify(s)),
-                                               ("b", sp.nsimplify(s))) if n in names}
+        values = {
+            names[n]: val
+            for n, val in (
+                ("epsilon", sp.nsimplify(eps)),
+                ("Delta", d),
+                ("sigma", sp.nsimplify(s)),
+                ("b", sp.nsimplify(s)),
+            )
+            if n in names
+        }
         if differ(true, num(formula, values)):
             return False
     return True
@@ -354,10 +419,13 @@ def _oracle_renyi(c) -> bool | None:
     names = {s.name: s for s in free(c.bound)}
     for a, s, d in itertools.product((1.5, 2, 5), (0.5, 1, 3), (1, 2)):
         a, s = mp.mpf(a), mp.mpf(s)
-        integrand = lambda y: mp.npdf(y, d, s) ** a * mp.npdf(y, 0, s) ** (1 - a)  # noqa: E731
+        integrand = lambda y, a=a, s=s, d=d: mp.npdf(y, d, s) ** a * mp.npdf(y, 0, s) ** (1 - a)
         div = mp.log(mp.quad(integrand, [-mp.inf, 0, d, mp.inf])) / (a - 1)
-        values = {names[n]: sp.nsimplify(val) for n, val in (("alpha", a), ("sigma", s),
-                                                             ("Delta", d)) if n in names}
+        values = {
+            names[n]: sp.nsimplify(val)
+            for n, val in (("alpha", a), ("sigma", s), ("Delta", d))
+            if n in names
+        }
         bound = num(c.bound, values) * (a if c.per_alpha else 1)
         if beats(div, bound):
             return False
@@ -404,16 +472,26 @@ def _judge(claim) -> bool | None:
     )
 
     judges = [
-        (c.PureDP, _oracle_pure), (c.ComposedDP, _oracle_composed),
-        (c.SequentialComposition, _oracle_sequential), (c.PostProcessing, _oracle_post),
-        (c.GroupPrivacy, _oracle_group), (c.GaussianCalibration, _oracle_calibration),
-        (c.GaussianCalibrationRegion, _oracle_calibration), (c.CalibrationMinimal, _oracle_minimal),
-        (c.PrivacyProfile, _oracle_profile), (c.RenyiGaussian, _oracle_renyi),
-        (c.RDPConversion, _oracle_conversion), (c.ZCDPConversion, _oracle_conversion),
-        (c.RDPComposition, _oracle_rdp), (c.Unbiased, _oracle_unbiased),
-        (c.Variance, _oracle_variance), (c.ChebyshevTail, _oracle_chebyshev),
-        (c.PerReportUnbiased, _oracle_per_report), (c.Moment, _oracle_moment),
-        (c.NoisyMeanVariance, _oracle_noisy_mean), (c.DistanceBound, _oracle_distance),
+        (c.PureDP, _oracle_pure),
+        (c.ComposedDP, _oracle_composed),
+        (c.SequentialComposition, _oracle_sequential),
+        (c.PostProcessing, _oracle_post),
+        (c.GroupPrivacy, _oracle_group),
+        (c.GaussianCalibration, _oracle_calibration),
+        (c.GaussianCalibrationRegion, _oracle_calibration),
+        (c.CalibrationMinimal, _oracle_minimal),
+        (c.PrivacyProfile, _oracle_profile),
+        (c.RenyiGaussian, _oracle_renyi),
+        (c.RDPConversion, _oracle_conversion),
+        (c.ZCDPConversion, _oracle_conversion),
+        (c.RDPComposition, _oracle_rdp),
+        (c.Unbiased, _oracle_unbiased),
+        (c.Variance, _oracle_variance),
+        (c.ChebyshevTail, _oracle_chebyshev),
+        (c.PerReportUnbiased, _oracle_per_report),
+        (c.Moment, _oracle_moment),
+        (c.NoisyMeanVariance, _oracle_noisy_mean),
+        (c.DistanceBound, _oracle_distance),
     ]
     if isinstance(claim, c.ApproxDP):
         value = approx_delta(claim.mechanism, num(claim.epsilon))

@@ -101,16 +101,20 @@ def test_python_block_runs(block: Block, tmp_path):
     code, where = block.code, f"docs/claims.md:block{_PYTHON.index(block)}"
     namespace: dict = {}
     # the page is part of this repository: running its examples is the point of the test
-    exec(compile(code, where, "exec"), namespace)  # noqa: S102
+    exec(compile(code, where, "exec"), namespace)
     if "CLAIMS" not in namespace:
         # an example checks its own verdicts: without an assert it would pass whatever it printed
         assert any(isinstance(node, ast.Assert) for node in ast.walk(ast.parse(code))), (
-            f"docs/claims.md:{block.line}: the example asserts nothing about its verdicts")
+            f"docs/claims.md:{block.line}: the example asserts nothing about its verdicts"
+        )
         return
     # a claims file: run it through the command line as a user would
     first = code.splitlines()[0]
-    name = first[1:].strip() if first.startswith("#") and first.strip().endswith(".py") \
+    name = (
+        first[1:].strip()
+        if first.startswith("#") and first.strip().endswith(".py")
         else "claims.py"
+    )
     path, out = tmp_path / name, tmp_path / "out.json"
     path.write_text(code, encoding="utf-8")
     assert main(["prove", "--quiet", "--json", str(out), str(path)]) == 0
@@ -137,7 +141,8 @@ def test_claim_class_has_a_section_with_an_example(name: str):
     head, blocks = _section(name)
     uses = re.compile(rf"\b{re.escape(name)}\s*\(")
     assert any(uses.search(b.code) for b in blocks), (
-        f"the section '{head.text}' of docs/claims.md has no python example that builds {name}")
+        f"the section '{head.text}' of docs/claims.md has no python example that builds {name}"
+    )
 
 
 def test_every_exported_name_is_mentioned():

@@ -49,15 +49,19 @@ RR3 = rr_table(3)
 CONSTANT = FiniteMechanism({0: {"a": 1}, 1: {"a": 1}}, name="constant")
 
 
-@pytest.mark.parametrize("claim", [
-    SequentialComposition(((RR3, CONSTANT),), rule=sp.Max(E1, E2)),
-    SequentialComposition(((RR3, CONSTANT),), rule=E1),
-    SequentialComposition(((CONSTANT, CONSTANT),), rule=E1 + E2 - R(1, 100) * E1),
-    SequentialComposition(((CONSTANT, CONSTANT),), at=((0, 0),), delta_rule=D1 / 2,
-                          rule=(E1 + E2) / 2),
-    PostProcessing(((RR3, {0: "x", 1: "x"}),), rule=E0 / 2),
-    PostProcessing(((RR3, {0: "x", 1: "x"}),), rule=E0 - sp.exp(-60) * E0),
-])
+@pytest.mark.parametrize(
+    "claim",
+    [
+        SequentialComposition(((RR3, CONSTANT),), rule=sp.Max(E1, E2)),
+        SequentialComposition(((RR3, CONSTANT),), rule=E1),
+        SequentialComposition(((CONSTANT, CONSTANT),), rule=E1 + E2 - R(1, 100) * E1),
+        SequentialComposition(
+            ((CONSTANT, CONSTANT),), at=((0, 0),), delta_rule=D1 / 2, rule=(E1 + E2) / 2
+        ),
+        PostProcessing(((RR3, {0: "x", 1: "x"}),), rule=E0 / 2),
+        PostProcessing(((RR3, {0: "x", 1: "x"}),), rule=E0 - sp.exp(-60) * E0),
+    ],
+)
 def test_false_general_rules_are_refuted_by_a_generated_instance(claim):
     """Each listed instance satisfies the rule; the general theorem is still false."""
     result = check(claim)
@@ -71,14 +75,17 @@ def test_a_listed_instance_that_violates_the_rule_is_the_counterexample():
     assert result.counterexample.parameters["instance"] == 0
 
 
-@pytest.mark.parametrize("claim", [
-    SequentialComposition(((RR3, RR3),)),
-    SequentialComposition(((RR3, CONSTANT),), rule=2 * E1 + E2),
-    SequentialComposition(((RR3, {0: RR3, 1: CONSTANT}),), rule=sp.Max(E1 + E2, 2 * E1)),
-    SequentialComposition(((RR3, RR3),), at=((sp.log(3), sp.log(3)),)),
-    PostProcessing(((RR3, {0: 1, 1: 0}),), at=(0, sp.log(2))),
-    PostProcessing(((RR3, {0: "x", 1: "x"}),), rule=E0 + 1),
-])
+@pytest.mark.parametrize(
+    "claim",
+    [
+        SequentialComposition(((RR3, RR3),)),
+        SequentialComposition(((RR3, CONSTANT),), rule=2 * E1 + E2),
+        SequentialComposition(((RR3, {0: RR3, 1: CONSTANT}),), rule=sp.Max(E1 + E2, 2 * E1)),
+        SequentialComposition(((RR3, RR3),), at=((sp.log(3), sp.log(3)),)),
+        PostProcessing(((RR3, {0: 1, 1: 0}),), at=(0, sp.log(2))),
+        PostProcessing(((RR3, {0: "x", 1: "x"}),), rule=E0 + 1),
+    ],
+)
 def test_true_general_rules_are_proved_symbolically(claim):
     result = check(claim)
     assert result.verdict is Verdict.PROVED, result.summary()
@@ -96,9 +103,11 @@ def test_a_rule_neither_proved_nor_refuted_is_checked_and_never_a_pass(tmp_path,
     assert run.counts()["checked"] == 1 and run.counts()["proved"] == 0
     assert not run.all_as_expected
     path = tmp_path / "claims.py"
-    path.write_text("import sympy as sp\nfrom proofs import E1, E2, SequentialComposition, "
-                    "rr_table\nCLAIMS = [SequentialComposition(((rr_table(3), rr_table(3)),), "
-                    "rule=E1 + E2 + sp.sin(E1)**2)]\n")
+    path.write_text(
+        "import sympy as sp\nfrom proofs import E1, E2, SequentialComposition, "
+        "rr_table\nCLAIMS = [SequentialComposition(((rr_table(3), rr_table(3)),), "
+        "rule=E1 + E2 + sp.sin(E1)**2)]\n"
+    )
     out = tmp_path / "out.json"
     assert main(["prove", str(path), "--json", str(out)]) == 1
     data = json.loads(out.read_text())
@@ -107,20 +116,33 @@ def test_a_rule_neither_proved_nor_refuted_is_checked_and_never_a_pass(tmp_path,
 
 def test_one_statement_written_two_ways_gets_one_verdict():
     pairs = [
-        (SequentialComposition(((RR3, CONSTANT),), rule=sp.Max(E1, E2)),
-         SequentialComposition(((RR3, RR3),), rule="max(epsilon_1, epsilon_2)")),
-        (SequentialComposition(((RR3, RR3),)),
-         SequentialComposition(((RR3, CONSTANT),), rule=sp.Symbol("epsilon_1")
-                               + sp.Symbol("epsilon_2"))),
-        (PostProcessing(((RR3, {0: "x", 1: "x"}),), rule=E0 / 2),
-         PostProcessing(((RR3, {0: 1, 1: 0}),), rule="epsilon_0/2")),
-        (ComposedDP(1, 3, 3, 0), ComposedDP(sym("epsilon"), sym("k"), sym("k") * sym("epsilon"),
-                                             0)),
+        (
+            SequentialComposition(((RR3, CONSTANT),), rule=sp.Max(E1, E2)),
+            SequentialComposition(((RR3, RR3),), rule="max(epsilon_1, epsilon_2)"),
+        ),
+        (
+            SequentialComposition(((RR3, RR3),)),
+            SequentialComposition(
+                ((RR3, CONSTANT),), rule=sp.Symbol("epsilon_1") + sp.Symbol("epsilon_2")
+            ),
+        ),
+        (
+            PostProcessing(((RR3, {0: "x", 1: "x"}),), rule=E0 / 2),
+            PostProcessing(((RR3, {0: 1, 1: 0}),), rule="epsilon_0/2"),
+        ),
+        (
+            ComposedDP(1, 3, 3, 0),
+            ComposedDP(sym("epsilon"), sym("k"), sym("k") * sym("epsilon"), 0),
+        ),
         (GroupPrivacy(K * EPS, 0, pure=True), GroupPrivacy("k*epsilon", "0", pure=True)),
-        (GroupPrivacy(K * EPS, K * DEL), GroupPrivacy(sym("k") * sym("epsilon"),
-                                                      sym("k") * sym("delta"))),
-        (PureDP(Laplace.calibrated(sym("epsilon"), 1), sym("epsilon")),
-         PureDP(Laplace(scale="1/epsilon", sensitivity=1), "epsilon")),
+        (
+            GroupPrivacy(K * EPS, K * DEL),
+            GroupPrivacy(sym("k") * sym("epsilon"), sym("k") * sym("delta")),
+        ),
+        (
+            PureDP(Laplace.calibrated(sym("epsilon"), 1), sym("epsilon")),
+            PureDP(Laplace(scale="1/epsilon", sensitivity=1), "epsilon"),
+        ),
     ]
     for first, second in pairs:
         a, b = check(first).verdict, check(second).verdict
@@ -130,40 +152,52 @@ def test_one_statement_written_two_ways_gets_one_verdict():
 # --- tight cases -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("claim", [
-    ComposedDP(sym("epsilon"), sym("k"), sym("k") * sym("epsilon"), 0),
-    ComposedDP(sym("epsilon"), 1, sym("epsilon"), 0),
-    ComposedDP(R(1, 10), 10, 1, 0),
-    ComposedDP(0.1, 100, 10, 0),
-    ComposedDP(1, 1, 1, 0),
-    ComposedDP(R(1, 2), 3, R(3, 2), R(3, 100), R(1, 100)),
-])
+@pytest.mark.parametrize(
+    "claim",
+    [
+        ComposedDP(sym("epsilon"), sym("k"), sym("k") * sym("epsilon"), 0),
+        ComposedDP(sym("epsilon"), 1, sym("epsilon"), 0),
+        ComposedDP(R(1, 10), 10, 1, 0),
+        ComposedDP(0.1, 100, 10, 0),
+        ComposedDP(1, 1, 1, 0),
+        ComposedDP(R(1, 2), 3, R(3, 2), R(3, 100), R(1, 100)),
+    ],
+)
 def test_basic_composition_at_its_exact_total_is_proved(claim):
     assert check(claim).verdict is Verdict.PROVED, check(claim).summary()
 
 
-@pytest.mark.parametrize("claim", [
-    ComposedDP(sym("epsilon"), sym("k"), sym("k") * sym("epsilon") / 2, 0),
-    ComposedDP(sym("epsilon"), sym("k"), sym("k") * sym("epsilon") - sp.exp(-60), 0),
-    ComposedDP(R(1, 10), 10, R(1) - sp.exp(-60), 0),
-])
+@pytest.mark.parametrize(
+    "claim",
+    [
+        ComposedDP(sym("epsilon"), sym("k"), sym("k") * sym("epsilon") / 2, 0),
+        ComposedDP(sym("epsilon"), sym("k"), sym("k") * sym("epsilon") - sp.exp(-60), 0),
+        ComposedDP(R(1, 10), 10, R(1) - sp.exp(-60), 0),
+    ],
+)
 def test_basic_composition_below_its_total_is_refuted(claim):
     assert check(claim).verdict is Verdict.REFUTED, check(claim).summary()
 
 
-@pytest.mark.parametrize("claim", [
-    ApproxDP(Laplace(10, 1), R(1, 20), 1 - sp.exp(-R(1, 40))),
-    ApproxDP(Gaussian(1, 1), 0, sp.erf(sp.sqrt(2) / 4)),
-    ApproxDP(Gaussian(2, 1), 0, 1 - sp.erfc(sp.sqrt(2) / 8)),
-])
+@pytest.mark.parametrize(
+    "claim",
+    [
+        ApproxDP(Laplace(10, 1), R(1, 20), 1 - sp.exp(-R(1, 40))),
+        ApproxDP(Gaussian(1, 1), 0, sp.erf(sp.sqrt(2) / 4)),
+        ApproxDP(Gaussian(2, 1), 0, 1 - sp.erfc(sp.sqrt(2) / 8)),
+    ],
+)
 def test_privacy_profile_equality_cases_hold(claim):
     assert check(claim).verdict in (Verdict.PROVED, Verdict.CERTIFIED), check(claim).summary()
 
 
-@pytest.mark.parametrize("claim", [
-    ApproxDP(Laplace(10, 1), R(1, 20), 1 - sp.exp(-R(1, 40)) - sp.exp(-80)),
-    ApproxDP(Gaussian(1, 1), 0, sp.erf(sp.sqrt(2) / 4) - sp.exp(-70)),
-])
+@pytest.mark.parametrize(
+    "claim",
+    [
+        ApproxDP(Laplace(10, 1), R(1, 20), 1 - sp.exp(-R(1, 40)) - sp.exp(-80)),
+        ApproxDP(Gaussian(1, 1), 0, sp.erf(sp.sqrt(2) / 4) - sp.exp(-70)),
+    ],
+)
 def test_just_below_the_profile_is_refuted(claim):
     assert check(claim).verdict is Verdict.REFUTED, check(claim).summary()
 
@@ -217,8 +251,12 @@ def test_group_privacy_with_user_symbols_matches_by_name():
     assert check(GroupPrivacy(k * eps, 0, pure=True)).verdict is Verdict.PROVED
     assert check(GroupPrivacy(k * eps, k * delta)).verdict is Verdict.REFUTED
     plain = sp.Symbol("k") * sp.Symbol("epsilon")
-    assert check(GroupPrivacy(plain, plain * sp.Symbol("delta") / sp.Symbol("epsilon")
-                              * sp.exp(plain))).verdict is Verdict.PROVED
+    assert (
+        check(
+            GroupPrivacy(plain, plain * sp.Symbol("delta") / sp.Symbol("epsilon") * sp.exp(plain))
+        ).verdict
+        is Verdict.PROVED
+    )
 
 
 def test_renyi_bounds_with_plain_symbols():
@@ -238,7 +276,10 @@ def _write(tmp_path, name, text):
 
 
 def test_a_bad_claim_gets_an_error_result_and_the_others_still_run(tmp_path, capsys):
-    path = _write(tmp_path, "mixed.py", """
+    path = _write(
+        tmp_path,
+        "mixed.py",
+        """
         from proofs import Laplace, PureDP, Theorem
         CLAIMS = [
             Theorem("first", PureDP(Laplace(1, 1), 1), source="DR14"),
@@ -246,7 +287,8 @@ def test_a_bad_claim_gets_an_error_result_and_the_others_still_run(tmp_path, cap
             42,
             Theorem("last", PureDP(Laplace(1, 1), 0.5), source="DR14", expect="refuted"),
         ]
-    """)
+    """,
+    )
     out = tmp_path / "out.json"
     assert main(["prove", path, "--json", str(out)]) == 2
     captured = capsys.readouterr()
@@ -263,10 +305,14 @@ def test_a_bad_claim_gets_an_error_result_and_the_others_still_run(tmp_path, cap
 
 
 def test_a_file_that_does_not_load_is_an_error_and_other_files_still_run(tmp_path, capsys):
-    good = _write(tmp_path, "good.py", """
+    good = _write(
+        tmp_path,
+        "good.py",
+        """
         from proofs import Laplace, PureDP
         CLAIMS = [PureDP(Laplace(1, 1), 1)]
-    """)
+    """,
+    )
     bad = _write(tmp_path, "bad.py", "CLAIMS = [\n")
     out = tmp_path / "out.json"
     assert main(["prove", bad, good, "--json", str(out)]) == 2
@@ -277,18 +323,26 @@ def test_a_file_that_does_not_load_is_an_error_and_other_files_still_run(tmp_pat
 
 
 def test_repeated_ids_are_errors_not_an_abort(tmp_path, capsys):
-    path = _write(tmp_path, "twice.py", """
+    path = _write(
+        tmp_path,
+        "twice.py",
+        """
         from proofs import Laplace, PureDP, Theorem
         CLAIMS = [Theorem("same", PureDP(Laplace(1, 1), 1), source="a"),
                   Theorem("same", PureDP(Laplace(2, 1), 1), source="b")]
-    """)
+    """,
+    )
     assert main(["prove", path, "--quiet"]) == 2
     assert "appears twice" in capsys.readouterr().err
 
 
 def test_an_error_never_counts_as_a_pass():
-    run = run_theorems([Theorem("bad", PureDP(Laplace(-1, 1), 1), source="x"),
-                        Theorem("ok", PureDP(Laplace(1, 1), 1), source="x")])
+    run = run_theorems(
+        [
+            Theorem("bad", PureDP(Laplace(-1, 1), 1), source="x"),
+            Theorem("ok", PureDP(Laplace(1, 1), 1), source="x"),
+        ]
+    )
     assert isinstance(run, ProofRun)
     assert [r.verdict for r in run.results] == [Verdict.ERROR, Verdict.PROVED]
     assert not run.results[0].as_expected and not run.all_as_expected
@@ -322,8 +376,7 @@ def test_the_catalogue_is_written_in_exported_names_only():
                         continue  # a catalogue module, not a name
                     assert alias.name in proofs.__all__, alias.name
                     getattr(proofs, alias.name)
-    for name in ("K", "EPS", "DEL", "N", "N1", "E0", "E1", "E2", "notes_sigma",
-                 "classical_sigma"):
+    for name in ("K", "EPS", "DEL", "N", "N1", "E0", "E1", "E2", "notes_sigma", "classical_sigma"):
         assert name in proofs.__all__
 
 
@@ -342,15 +395,22 @@ def test_fraction_and_rational_are_accepted_wherever_a_number_is():
     )
 
     for tenth in (F(1, 10), sp.Rational(1, 10), 0.1, np.float64(0.1)):
-        assert sp.simplify(drv_epsilon(tenth, 100, F(1, 10**5))
-                           - drv_epsilon(sp.Rational(1, 10), 100, sp.Rational(1, 10**5))) == 0
+        assert (
+            sp.simplify(
+                drv_epsilon(tenth, 100, F(1, 10**5))
+                - drv_epsilon(sp.Rational(1, 10), 100, sp.Rational(1, 10**5))
+            )
+            == 0
+        )
         assert kov_epsilon(tenth, 100, F(1, 10**5))[0] == sp.Rational(22, 5)
         assert check(ComposedDP(tenth, F(10), 1, 0)).verdict is Verdict.PROVED
     assert float(gaussian_delta(F(1), F(3), F(1)).mid()) == pytest.approx(2.075122e-4, rel=1e-6)
     assert calibrate_gaussian(F(1), F(1, 10**5)).sigma == pytest.approx(3.7306316, rel=1e-7)
     assert laplace_delta(F(1, 20), F(10), F(1)) == 1 - sp.exp(-R(1, 40))
     assert rdp_epsilon([(Gaussian(F(3), 1), F(10))], F(1, 10**5)).epsilon == pytest.approx(
-        5.0239498, rel=1e-7)
+        5.0239498, rel=1e-7
+    )
     assert check(GroupPrivacy("2*epsilon", 0, k=F(2), pure=True)).verdict is Verdict.PROVED
-    assert check(PureDP(Laplace(np.float64(1), np.int64(1)), np.float32(1))).verdict \
-        is Verdict.PROVED
+    assert (
+        check(PureDP(Laplace(np.float64(1), np.int64(1)), np.float32(1))).verdict is Verdict.PROVED
+    )

@@ -116,8 +116,9 @@ def _fields():
         "Gaussian.sigma": lambda v: ApproxDP(Gaussian(v, 1), 1, 0.1),
         "Gaussian.sensitivity": lambda v: ApproxDP(Gaussian(1, v), 1, 0.1),
         "Rappor.f": lambda v: PureDP(Rappor(f=v, p=0.5, q=0.75, h=2), 1),
-        "FiniteMechanism.pmf": lambda v: PureDP(FiniteMechanism({0: {0: v, 1: "1/2"},
-                                                                 1: {0: "1/2", 1: "1/2"}}), 1),
+        "FiniteMechanism.pmf": lambda v: PureDP(
+            FiniteMechanism({0: {0: v, 1: "1/2"}, 1: {0: "1/2", 1: "1/2"}}), 1
+        ),
         "PureDP.epsilon": lambda v: PureDP(Laplace(1, 1), v),
         "ApproxDP.epsilon": lambda v: ApproxDP(Laplace(1, 1), v, 0.1),
         "ApproxDP.delta": lambda v: ApproxDP(Laplace(1, 1), 0.5, v),
@@ -127,7 +128,8 @@ def _fields():
         "ComposedDP.delta_total": lambda v: ComposedDP(1, 3, 3, v),
         "SequentialComposition.rule": lambda v: SequentialComposition(((rr3, rr3),), rule=v),
         "SequentialComposition.delta_rule": lambda v: SequentialComposition(
-            ((rr3, rr3),), at=((1, 1),), delta_rule=v),
+            ((rr3, rr3),), at=((1, 1),), delta_rule=v
+        ),
         "SequentialComposition.at": lambda v: SequentialComposition(((rr3, rr3),), at=((v, 1),)),
         "PostProcessing.rule": lambda v: PostProcessing(((rr3, {0: 0, 1: 1}),), rule=v),
         "PostProcessing.map": lambda v: PostProcessing(((rr3, {0: {0: v, 1: "1/2"}, 1: 1}),)),
@@ -142,8 +144,7 @@ def _fields():
         "GaussianCalibration.sigma": lambda v: GaussianCalibration(1e-5, 0, 1, sigma=v),
         "GaussianCalibration.delta": lambda v: GaussianCalibration(v, 0, 1),
         "CalibrationMinimal.sigma": lambda v: CalibrationMinimal(1, 1e-5, v),
-        "LinearEstimator.slope": lambda v: Unbiased(LinearEstimator(AlphaCoinRR(0.5), v, 0,
-                                                                    "n_1")),
+        "LinearEstimator.slope": lambda v: Unbiased(LinearEstimator(AlphaCoinRR(0.5), v, 0, "n_1")),
         "LinearEstimator.target": lambda v: Unbiased(LinearEstimator(AlphaCoinRR(0.5), 1, 0, v)),
         "Variance.bound": lambda v: Variance(rr_estimator(), v),
         "ChebyshevTail.bound": lambda v: ChebyshevTail(rr_estimator(), v),
@@ -192,8 +193,9 @@ def test_formulas_read_as_users_write_them():
     assert parse("1e-5") == sp.Rational(1, 10**5)
     assert parse("0.1") == sp.Rational(1, 10)
     assert parse("ln((1+epsilon)/(1-epsilon))") == sp.log((1 + eps) / (1 - eps))
-    assert parse("exp(-x^2/2)/sqrt(2*pi)") == sp.exp(-sp.Symbol("x", positive=True) ** 2 / 2) \
-        / sp.sqrt(2 * sp.pi)
+    assert parse("exp(-x^2/2)/sqrt(2*pi)") == sp.exp(
+        -(sp.Symbol("x", positive=True) ** 2) / 2
+    ) / sp.sqrt(2 * sp.pi)
     assert parse("-2^2") == -4 and parse("2^-1") == sp.Rational(1, 2)
     assert parse("max(1, 2, epsilon)") == sp.Max(2, eps)
 
@@ -202,8 +204,9 @@ def test_a_claims_file_with_a_payload_is_bad_input_and_runs_nothing(tmp_path, ca
     marker = tmp_path / "ran"
     path = tmp_path / "evil.py"
     payload = f'__import__("os").system("touch {marker}")'
-    path.write_text(f"from proofs import Laplace, PureDP\nCLAIMS = [PureDP(Laplace({payload!r}, "
-                    "1), 1)]\n")
+    path.write_text(
+        f"from proofs import Laplace, PureDP\nCLAIMS = [PureDP(Laplace({payload!r}, 1), 1)]\n"
+    )
     assert main(["prove", str(path)]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "scale=" in err and "Traceback" not in err

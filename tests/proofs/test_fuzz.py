@@ -28,30 +28,69 @@ pytestmark = pytest.mark.filterwarnings("ignore::hypothesis.errors.HypothesisWar
 _NAMES = ["epsilon", "delta", "k", "alpha", "sigma", "Delta", "b", "n", "epsilon_1", "x"]
 
 symbols = st.builds(
-    lambda name, kind: {"positive": sp.Symbol(name, positive=True),
-                        "plain": sp.Symbol(name),
-                        "integer": sp.Symbol(name, integer=True, positive=True),
-                        "nonneg": sp.Symbol(name, nonnegative=True)}[kind],
-    st.sampled_from(_NAMES), st.sampled_from(["positive", "plain", "integer", "nonneg"]))
+    lambda name, kind: {
+        "positive": sp.Symbol(name, positive=True),
+        "plain": sp.Symbol(name),
+        "integer": sp.Symbol(name, integer=True, positive=True),
+        "nonneg": sp.Symbol(name, nonnegative=True),
+    }[kind],
+    st.sampled_from(_NAMES),
+    st.sampled_from(["positive", "plain", "integer", "nonneg"]),
+)
 
 numbers = st.one_of(
     st.integers(-3, 12),
     st.sampled_from([0, 1, 2, 10**6, -1]),
     st.floats(allow_nan=True, allow_infinity=True, width=64),
     st.fractions(min_value=Fraction(-2), max_value=Fraction(5), max_denominator=50),
-    st.sampled_from([sp.Rational(1, 2), sp.Rational(3, 4), sp.log(3), sp.exp(-60), sp.oo,
-                     sp.nan, sp.zoo, sp.I, sp.pi, sp.Rational(1, 10**5)]),
+    st.sampled_from(
+        [
+            sp.Rational(1, 2),
+            sp.Rational(3, 4),
+            sp.log(3),
+            sp.exp(-60),
+            sp.oo,
+            sp.nan,
+            sp.zoo,
+            sp.I,
+            sp.pi,
+            sp.Rational(1, 10**5),
+        ]
+    ),
 )
 
-formulas = st.sampled_from(["2*epsilon", "k*epsilon", "epsilon_1 + epsilon_2", "1/2", "1e-5",
-                            "log(3)", "exp(-1)", "max(epsilon_1, epsilon_2)", "alpha/2", "",
-                            "x^2", "sqrt(2)", "-1", "k", "delta", "epsilon_0/2"])
+formulas = st.sampled_from(
+    [
+        "2*epsilon",
+        "k*epsilon",
+        "epsilon_1 + epsilon_2",
+        "1/2",
+        "1e-5",
+        "log(3)",
+        "exp(-1)",
+        "max(epsilon_1, epsilon_2)",
+        "alpha/2",
+        "",
+        "x^2",
+        "sqrt(2)",
+        "-1",
+        "k",
+        "delta",
+        "epsilon_0/2",
+    ]
+)
 
-scalars = st.one_of(numbers, symbols, formulas,
-                    st.builds(lambda a, b: a * b, symbols, st.integers(1, 3)),
-                    st.builds(lambda a, b: a + b, symbols, numbers.filter(
-                        lambda v: not isinstance(v, float))),
-                    st.none(), st.booleans(), st.just([1, 2]), st.just({"a": 1}))
+scalars = st.one_of(
+    numbers,
+    symbols,
+    formulas,
+    st.builds(lambda a, b: a * b, symbols, st.integers(1, 3)),
+    st.builds(lambda a, b: a + b, symbols, numbers.filter(lambda v: not isinstance(v, float))),
+    st.none(),
+    st.booleans(),
+    st.just([1, 2]),
+    st.just({"a": 1}),
+)
 
 
 def _finite(values):
@@ -72,8 +111,9 @@ mechanisms = st.one_of(
     st.builds(proofs.Histogram, scalars, st.sampled_from(["add_remove", "replace_one", "x"])),
     st.builds(proofs.OneBitTelemetry, scalars, scalars, st.sampled_from(["sum", "product"])),
     st.builds(proofs.Gaussian, scalars, scalars),
-    st.builds(proofs.Rappor, scalars, scalars, scalars, scalars,
-              st.sampled_from(["one", "unlimited"])),
+    st.builds(
+        proofs.Rappor, scalars, scalars, scalars, scalars, st.sampled_from(["one", "unlimited"])
+    ),
     st.builds(proofs.RepeatedOneBit, scalars, scalars, scalars, st.booleans()),
     st.builds(_finite, st.tuples(scalars, scalars)),
     st.builds(proofs.rr_table, scalars),
@@ -81,31 +121,55 @@ mechanisms = st.one_of(
     st.just(42),
 )
 
-finite = st.one_of(st.builds(proofs.rr_table, st.sampled_from([2, 3, "3/2"])),
-                   st.builds(_finite, st.tuples(scalars, scalars)))
-maps = st.one_of(st.just({0: 0, 1: 1}), st.just({0: "x", 1: "x"}),
-                 st.builds(lambda p: {0: {0: p, 1: "1/2"}, 1: 1}, scalars), st.just([1]))
+finite = st.one_of(
+    st.builds(proofs.rr_table, st.sampled_from([2, 3, "3/2"])),
+    st.builds(_finite, st.tuples(scalars, scalars)),
+)
+maps = st.one_of(
+    st.just({0: 0, 1: 1}),
+    st.just({0: "x", 1: "x"}),
+    st.builds(lambda p: {0: {0: p, 1: "1/2"}, 1: 1}, scalars),
+    st.just([1]),
+)
 
 claims = st.one_of(
     st.builds(proofs.PureDP, mechanisms, scalars, st.booleans()),
     st.builds(proofs.ApproxDP, mechanisms, scalars, scalars),
     st.builds(proofs.ComposedDP, scalars, scalars, scalars, scalars, scalars),
     st.builds(proofs.SequentialComposition, st.tuples(st.tuples(finite, finite)), scalars),
-    st.builds(lambda m1, m2, e, d, r: proofs.SequentialComposition(((m1, m2),), at=((e, d),),
-                                                                   delta_rule=r),
-              finite, finite, scalars, scalars, scalars),
+    st.builds(
+        lambda m1, m2, e, d, r: proofs.SequentialComposition(
+            ((m1, m2),), at=((e, d),), delta_rule=r
+        ),
+        finite,
+        finite,
+        scalars,
+        scalars,
+        scalars,
+    ),
     st.builds(proofs.PostProcessing, st.tuples(st.tuples(finite, maps)), scalars),
     st.builds(proofs.GroupPrivacy, scalars, scalars, scalars, st.booleans()),
     st.builds(proofs.RenyiGaussian, scalars, st.booleans()),
     st.builds(proofs.RDPConversion, scalars, scalars, scalars),
     st.builds(proofs.ZCDPConversion, scalars, scalars, scalars, scalars),
-    st.builds(lambda m, c, e, d: proofs.RDPComposition(((m, c),), e, d),
-              mechanisms, scalars, scalars, scalars),
+    st.builds(
+        lambda m, c, e, d: proofs.RDPComposition(((m, c),), e, d),
+        mechanisms,
+        scalars,
+        scalars,
+        scalars,
+    ),
     st.builds(proofs.GaussianCalibration, scalars, scalars, scalars, scalars),
     st.builds(proofs.CalibrationMinimal, scalars, scalars, scalars),
     st.builds(proofs.PrivacyProfile, st.sampled_from(["gaussian", "laplace", "x"]), scalars),
-    st.builds(lambda s, i, t: proofs.Unbiased(proofs.LinearEstimator(proofs.AlphaCoinRR(
-        sp.Rational(1, 2)), s, i, t)), scalars, scalars, scalars),
+    st.builds(
+        lambda s, i, t: proofs.Unbiased(
+            proofs.LinearEstimator(proofs.AlphaCoinRR(sp.Rational(1, 2)), s, i, t)
+        ),
+        scalars,
+        scalars,
+        scalars,
+    ),
     st.builds(lambda a, b: proofs.Variance(proofs.rr_estimator(a), b), scalars, scalars),
     st.builds(lambda a, b: proofs.ChebyshevTail(proofs.rr_estimator(a), b), scalars, scalars),
     st.builds(proofs.PerReportUnbiased, mechanisms, scalars),
@@ -113,17 +177,23 @@ claims = st.one_of(
     st.builds(proofs.Normalised, mechanisms),
     st.builds(proofs.Moment, mechanisms, st.sampled_from(["mean", "variance", "x"]), scalars),
     st.builds(proofs.NoisyMeanVariance, scalars, st.sampled_from(["laplace", "gaussian", "x"])),
-    st.builds(proofs.DistanceBound, st.sampled_from(["TV", "L1", "KL", "x", "", "2*TV"]),
-              st.one_of(formulas, st.sampled_from(["sqrt(KL/2)", "L2", "1", "EMD"])),
-              st.sampled_from(["<=", "==", "<"])),
-    st.builds(lambda e, d: proofs.Normalised(proofs.NoiseDensity(e, d)),
-              st.one_of(formulas, st.sampled_from(["exp(-abs(y))/2", "exp(-y^2)", "y"])),
-              st.sampled_from(["reals", "integers", "x"])),
+    st.builds(
+        proofs.DistanceBound,
+        st.sampled_from(["TV", "L1", "KL", "x", "", "2*TV"]),
+        st.one_of(formulas, st.sampled_from(["sqrt(KL/2)", "L2", "1", "EMD"])),
+        st.sampled_from(["<=", "==", "<"]),
+    ),
+    st.builds(
+        lambda e, d: proofs.Normalised(proofs.NoiseDensity(e, d)),
+        st.one_of(formulas, st.sampled_from(["exp(-abs(y))/2", "exp(-y^2)", "y"])),
+        st.sampled_from(["reals", "integers", "x"]),
+    ),
 )
 
 
-@settings(max_examples=300, deadline=None, derandomize=True,
-          suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
+)
 @given(st.data())
 def test_random_claims_are_refused_cleanly_or_checked_without_internal_errors(data):
     try:
@@ -135,8 +205,7 @@ def test_random_claims_are_refused_cleanly_or_checked_without_internal_errors(da
     assert not result.internal, result.reason
 
 
-@settings(max_examples=40, deadline=None, derandomize=True,
-          suppress_health_check=list(HealthCheck))
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_dpaudit_prove_exits_0_1_or_2_on_random_claims(monkeypatch_module, capsys, tmp_path, data):
     try:

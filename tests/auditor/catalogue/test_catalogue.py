@@ -15,10 +15,20 @@ from auditor.catalogue import CATALOGUE
 
 CORRECT = [name for name, e in CATALOGUE.items() if e.correct]
 BROKEN = [name for name, e in CATALOGUE.items() if not e.correct]
-FINITE = [name for name, e in CATALOGUE.items()
-          if e.true_epsilon is not None and math.isfinite(e.true_epsilon)]
-VECTOR_OR_MANY_PAIRS = {"svt1", "svt2", "laplace_parallel20", "rappor", "one_time_rappor",
-                        "report_noisy_max.laplace", "rnm2"}
+FINITE = [
+    name
+    for name, e in CATALOGUE.items()
+    if e.true_epsilon is not None and math.isfinite(e.true_epsilon)
+]
+VECTOR_OR_MANY_PAIRS = {
+    "svt1",
+    "svt2",
+    "laplace_parallel20",
+    "rappor",
+    "one_time_rappor",
+    "report_noisy_max.laplace",
+    "rnm2",
+}
 
 # samples per dataset at which each broken benchmark is caught (measured once, x2-5 margin)
 BROKEN_SAMPLES = {
@@ -37,8 +47,16 @@ BROKEN_SAMPLES = {
 
 def _run(name: str, samples: int, seed: int, confidence: float = 0.95):
     e = CATALOGUE[name]
-    return audit(e.sampler(), e.pairs, epsilon=e.claimed_epsilon, delta=e.delta, samples=samples,
-                 confidence=confidence, seed=seed, name=name)
+    return audit(
+        e.sampler(),
+        e.pairs,
+        epsilon=e.claimed_epsilon,
+        delta=e.delta,
+        samples=samples,
+        confidence=confidence,
+        seed=seed,
+        name=name,
+    )
 
 
 def test_every_entry_names_its_theorem_and_pairs():

@@ -19,8 +19,18 @@ from proofs.instances import instance_of
 DESCRIBED = [n for n, e in CATALOGUE.items() if not e.published]
 PUBLISHED = [n for n, e in CATALOGUE.items() if e.published]
 # entries the proof checker cannot describe yet; adding one here needs a reason in its entry
-EXPECTED_PUBLISHED = {"laplace.float_textbook", "rnm2", "rnm3", "rnm4",
-                      "svt1", "svt2", "svt3", "svt4", "svt5", "svt6"}
+EXPECTED_PUBLISHED = {
+    "laplace.float_textbook",
+    "rnm2",
+    "rnm3",
+    "rnm4",
+    "svt1",
+    "svt2",
+    "svt3",
+    "svt4",
+    "svt5",
+    "svt6",
+}
 
 
 def _covering(entry) -> tuple[str, ...]:
@@ -36,7 +46,8 @@ def test_described_entry_is_covered_by_theorems_about_its_description(name):
         mech = getattr(t.claim, "mechanism", None)
         if mech is not None and not isinstance(mech, str):
             assert instance_of(mech, entry.description) is not None, (
-                f"{name}: {entry.description} is not an instance of {tid}'s {mech}")
+                f"{name}: {entry.description} is not an instance of {tid}'s {mech}"
+            )
 
 
 @pytest.mark.parametrize("name", DESCRIBED)
@@ -94,10 +105,23 @@ def test_every_mechanism_a_theorem_describes_has_a_sampler():
     assert {"Laplace", "Rappor", "RepeatedOneBit", "FiniteMechanism"} <= described
 
 
-@pytest.mark.parametrize("name", [n for n, e in CATALOGUE.items()
-                                  if e.true_epsilon is not None and math.isfinite(e.true_epsilon)])
+@pytest.mark.parametrize(
+    "name",
+    [
+        n
+        for n, e in CATALOGUE.items()
+        if e.true_epsilon is not None and math.isfinite(e.true_epsilon)
+    ],
+)
 def test_audited_lower_bound_never_exceeds_the_true_epsilon(name):
     entry = CATALOGUE[name]
-    r = audit(entry.sampler(), entry.pairs, epsilon=entry.claimed_epsilon, delta=entry.delta,
-              samples=20_000, seed=11, name=name)
+    r = audit(
+        entry.sampler(),
+        entry.pairs,
+        epsilon=entry.claimed_epsilon,
+        delta=entry.delta,
+        samples=20_000,
+        seed=11,
+        name=name,
+    )
     assert r.epsilon_lower_bound <= entry.true_epsilon

@@ -30,8 +30,7 @@ def _close(sample: np.ndarray, expected: dict) -> None:
         assert abs(freq - p) <= margin, (y, freq, p)
 
 
-fractions = st.fractions(min_value=Fraction(1, 20), max_value=Fraction(19, 20),
-                         max_denominator=40)
+fractions = st.fractions(min_value=Fraction(1, 20), max_value=Fraction(19, 20), max_denominator=40)
 
 
 @settings(max_examples=15, deadline=None, derandomize=True)
@@ -69,8 +68,10 @@ def test_one_bit_matches_pmf(eps, frac, form):
 
 
 @settings(max_examples=8, deadline=None, derandomize=True)
-@given(scale=st.fractions(min_value=Fraction(1, 4), max_value=4, max_denominator=8),
-       fx=st.integers(-3, 3))
+@given(
+    scale=st.fractions(min_value=Fraction(1, 4), max_value=4, max_denominator=8),
+    fx=st.integers(-3, 3),
+)
 def test_two_sided_geometric_matches_pmf(scale, fx):
     mech = m.TwoSidedGeometric(scale, 1)
     out = sampler_for(mech)(fx, N, np.random.default_rng(5))
@@ -79,11 +80,12 @@ def test_two_sided_geometric_matches_pmf(scale, fx):
 
 
 @settings(max_examples=10, deadline=None, derandomize=True)
-@given(rows=st.lists(st.lists(st.integers(1, 9), min_size=3, max_size=3), min_size=2,
-                     max_size=3))
+@given(rows=st.lists(st.lists(st.integers(1, 9), min_size=3, max_size=3), min_size=2, max_size=3))
 def test_finite_mechanism_matches_its_table(rows):
-    pmf = {f"x{i}": {f"y{j}": Fraction(w, sum(row)) for j, w in enumerate(row)}
-           for i, row in enumerate(rows)}
+    pmf = {
+        f"x{i}": {f"y{j}": Fraction(w, sum(row)) for j, w in enumerate(row)}
+        for i, row in enumerate(rows)
+    }
     mech = m.FiniteMechanism(pmf)
     for x, row in pmf.items():
         out = sampler_for(mech)(x, N, np.random.default_rng(6))
@@ -96,8 +98,7 @@ def test_repeated_one_bit_memoized_repeats_one_bit_and_fresh_bits_are_independen
     assert memo.shape == (N, 4) and (memo == memo[:, :1]).all()
     fresh = sampler_for(m.RepeatedOneBit(1, 1, 4, memoized=False))(1.0, N, rng)
     p1 = float(m.OneBitTelemetry(1, 1).p_one(1))
-    _close(fresh.sum(axis=1), {k: math.comb(4, k) * p1**k * (1 - p1) ** (4 - k)
-                               for k in range(5)})
+    _close(fresh.sum(axis=1), {k: math.comb(4, k) * p1**k * (1 - p1) ** (4 - k) for k in range(5)})
 
 
 @pytest.mark.parametrize("reports", ["one", "unlimited"])
@@ -114,10 +115,13 @@ def test_rappor_bits_match_the_description(reports):
         _close(out[:, bit], {1: p, 0: 1 - p})
 
 
-@pytest.mark.parametrize("mech, dist", [
-    (m.Laplace(2, 1), stats.laplace(loc=1.5, scale=2)),
-    (m.Gaussian(3, 1), stats.norm(loc=1.5, scale=3)),
-])
+@pytest.mark.parametrize(
+    "mech, dist",
+    [
+        (m.Laplace(2, 1), stats.laplace(loc=1.5, scale=2)),
+        (m.Gaussian(3, 1), stats.norm(loc=1.5, scale=3)),
+    ],
+)
 def test_continuous_noise_follows_its_law(mech, dist):
     out = sampler_for(mech)(1.5, N, np.random.default_rng(9))
     assert stats.kstest(out, dist.cdf).pvalue > 1e-6

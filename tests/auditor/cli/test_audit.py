@@ -9,15 +9,28 @@ import pytest
 
 from auditor.cli import main
 
-REQUIRED = ("schema_version", "claimed_epsilon", "delta", "confidence", "epsilon_lower_bound",
-            "unbounded_witness", "delta_lower_bound", "violation", "p_value", "witness", "samples",
-            "seed", "seconds")
+REQUIRED = (
+    "schema_version",
+    "claimed_epsilon",
+    "delta",
+    "confidence",
+    "epsilon_lower_bound",
+    "unbounded_witness",
+    "delta_lower_bound",
+    "violation",
+    "p_value",
+    "witness",
+    "samples",
+    "seed",
+    "seconds",
+)
 
 
 @pytest.fixture()
 def mechfile(tmp_path):
     path = tmp_path / "mechs.py"
-    path.write_text(textwrap.dedent("""
+    path.write_text(
+        textwrap.dedent("""
         import random
         import numpy as np
 
@@ -44,7 +57,8 @@ def mechfile(tmp_path):
             return [1.0] * (size - 1)
 
         not_callable = 3
-    """))
+    """)
+    )
     return path
 
 
@@ -58,8 +72,20 @@ def _one_line_error(capsys) -> str:
 
 def test_catalogue_target_json(tmp_path, capsys):
     out = tmp_path / "r.json"
-    code = main(["audit", "laplace", "--epsilon", "1", "--samples", "20000", "--seed", "3",
-                 "--json", str(out)])
+    code = main(
+        [
+            "audit",
+            "laplace",
+            "--epsilon",
+            "1",
+            "--samples",
+            "20000",
+            "--seed",
+            "3",
+            "--json",
+            str(out),
+        ]
+    )
     assert code == 0
     d = json.loads(out.read_text())
     for key in REQUIRED:
@@ -72,8 +98,21 @@ def test_catalogue_target_json(tmp_path, capsys):
 
 def test_violation_exit_code_and_report(tmp_path, capsys):
     out, rep = tmp_path / "r.json", tmp_path / "r.md"
-    code = main(["audit", "noisy_hist2", "--epsilon", "0.1", "--samples", "20000",
-                 "--json", str(out), "--report", str(rep), "--quiet"])
+    code = main(
+        [
+            "audit",
+            "noisy_hist2",
+            "--epsilon",
+            "0.1",
+            "--samples",
+            "20000",
+            "--json",
+            str(out),
+            "--report",
+            str(rep),
+            "--quiet",
+        ]
+    )
     assert code == 1
     d = json.loads(out.read_text())
     assert d["violation"] is True and d["epsilon_lower_bound"] > 3
@@ -83,34 +122,96 @@ def test_violation_exit_code_and_report(tmp_path, capsys):
 
 def test_html_report(tmp_path):
     rep = tmp_path / "r.html"
-    assert main(["audit", "laplace", "--epsilon", "1", "--samples", "20000", "--report", str(rep),
-                 "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "audit",
+                "laplace",
+                "--epsilon",
+                "1",
+                "--samples",
+                "20000",
+                "--report",
+                str(rep),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert rep.read_text().lstrip().lower().startswith("<!doctype html")
 
 
 def test_file_target_with_pairs(mechfile, tmp_path):
     pairs = tmp_path / "pairs.json"
     pairs.write_text(json.dumps([[0, 1]]))
-    code = main(["audit", f"{mechfile}:leaky", "--epsilon", "1", "--pairs", str(pairs),
-                 "--samples", "5000", "--quiet"])
+    code = main(
+        [
+            "audit",
+            f"{mechfile}:leaky",
+            "--epsilon",
+            "1",
+            "--pairs",
+            str(pairs),
+            "--samples",
+            "5000",
+            "--quiet",
+        ]
+    )
     assert code == 1
 
 
 def test_scalar_python_mechanism(mechfile):
-    code = main(["audit", f"{mechfile}:lap", "--epsilon", "1", "--pair", "0", "1",
-                 "--samples", "20000", "--quiet"])
+    code = main(
+        [
+            "audit",
+            f"{mechfile}:lap",
+            "--epsilon",
+            "1",
+            "--pair",
+            "0",
+            "1",
+            "--samples",
+            "20000",
+            "--quiet",
+        ]
+    )
     assert code == 0
 
 
 def test_raw_float_python_laplace_is_caught(mechfile):
-    code = main(["audit", f"{mechfile}:raw_lap", "--epsilon", "1", "--pair", "0", "1", "--samples",
-                 "20000", "--quiet"])
+    code = main(
+        [
+            "audit",
+            f"{mechfile}:raw_lap",
+            "--epsilon",
+            "1",
+            "--pair",
+            "0",
+            "1",
+            "--samples",
+            "20000",
+            "--quiet",
+        ]
+    )
     assert code == 1
 
 
 def test_generated_pairs_under_relation(mechfile):
-    code = main(["audit", "laplace", "--epsilon", "0.1", "--relation", "sensitivity", "--size", "1",
-                 "--samples", "5000", "--quiet"])
+    code = main(
+        [
+            "audit",
+            "laplace",
+            "--epsilon",
+            "0.1",
+            "--relation",
+            "sensitivity",
+            "--size",
+            "1",
+            "--samples",
+            "5000",
+            "--quiet",
+        ]
+    )
     assert code == 0
 
 
@@ -121,10 +222,24 @@ def test_generated_pairs_under_relation(mechfile):
         (["audit", "missing/file.py:f", "--epsilon", "1", "--pair", "0", "1"], "missing/file.py"),
         (["audit", "not_in_catalogue", "--epsilon", "1"], "not_in_catalogue"),
         (["audit", "laplace", "--epsilon", "1", "--pair", "abc", "1"], "'abc'"),
-        (["audit", "laplace", "--epsilon", "1", "--relation", "replace-one",
-          "--pair", "[1,2]", "[3,4]"], "not neighbouring"),
-        (["audit", "laplace", "--epsilon", "1", "--relation", "sensitivity", "--pair", "0", "5"],
-         "not neighbouring"),
+        (
+            [
+                "audit",
+                "laplace",
+                "--epsilon",
+                "1",
+                "--relation",
+                "replace-one",
+                "--pair",
+                "[1,2]",
+                "[3,4]",
+            ],
+            "not neighbouring",
+        ),
+        (
+            ["audit", "laplace", "--epsilon", "1", "--relation", "sensitivity", "--pair", "0", "5"],
+            "not neighbouring",
+        ),
         (["audit", "laplace", "--epsilon", "8", "--samples", "1000"], "samples=1000"),
         (["audit", "laplace", "--epsilon", "1000"], "cannot be refuted"),
         (["audit", "laplace", "--epsilon", "1", "--delta", "1.5"], "delta=1.5"),
@@ -142,13 +257,19 @@ def test_bad_input_is_one_line_exit_2(argv, needle, capsys):
 
 @pytest.mark.parametrize(
     "name, needle",
-    [("boom", "kaboom"), ("nan", "nan"), ("mixed", "sample index 7"),
-     ("short", "returned 7 outputs for size=8"), ("not_callable", "not callable"),
-     ("absent", "no attribute")],
+    [
+        ("boom", "kaboom"),
+        ("nan", "nan"),
+        ("mixed", "sample index 7"),
+        ("short", "returned 7 outputs for size=8"),
+        ("not_callable", "not callable"),
+        ("absent", "no attribute"),
+    ],
 )
 def test_bad_mechanism_is_one_line_exit_2(mechfile, name, needle, capsys):
-    code = main(["audit", f"{mechfile}:{name}", "--epsilon", "1", "--pair", "0", "1",
-                 "--samples", "5000"])
+    code = main(
+        ["audit", f"{mechfile}:{name}", "--epsilon", "1", "--pair", "0", "1", "--samples", "5000"]
+    )
     assert code == 2
     assert needle in _one_line_error(capsys)
 

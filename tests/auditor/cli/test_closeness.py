@@ -91,4 +91,3 @@ def test_unreadable_paths_exit_2(tmp_path, capsys):
         assert main(["closeness", str(path), "--qi", "a", "--sensitive", "b"]) == 2
         err = capsys.readouterr().err.strip()
         assert "cannot be read" in err and "\n" not in err
-

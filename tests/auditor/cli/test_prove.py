@@ -28,18 +28,26 @@ def test_catalogue_json_lists_every_entry_and_exits_zero(tmp_path, capsys):
 
 
 def test_user_claims_file_true_and_false(tmp_path, capsys):
-    ok = _write(tmp_path, "ok.py", """
+    ok = _write(
+        tmp_path,
+        "ok.py",
+        """
         import sympy as sp
         from proofs import AlphaCoinRR, Laplace, PureDP, Theorem, sym
         eps = sym("epsilon")
         CLAIMS = [PureDP(AlphaCoinRR(0.5), sp.log(3), exact=True),
                   Theorem("my.laplace", PureDP(Laplace.calibrated(eps, 2), eps), source="DR14")]
-    """)
+    """,
+    )
     assert main(["prove", ok]) == 0
-    bad = _write(tmp_path, "bad.py", """
+    bad = _write(
+        tmp_path,
+        "bad.py",
+        """
         from proofs import AlphaCoinRR, PureDP
         CLAIMS = [PureDP(AlphaCoinRR(0.5), 1.0)]
-    """)
+    """,
+    )
     out = tmp_path / "bad.json"
     assert main(["prove", bad, "--json", str(out)]) == 1
     result = json.loads(out.read_text())["results"][0]
@@ -49,18 +57,26 @@ def test_user_claims_file_true_and_false(tmp_path, capsys):
 
 
 def test_expected_refutation_in_a_claims_file_exits_zero(tmp_path):
-    f = _write(tmp_path, "known_false.py", """
+    f = _write(
+        tmp_path,
+        "known_false.py",
+        """
         from proofs import Gaussian, PureDP, Theorem
         CLAIMS = [Theorem("g", PureDP(Gaussian(1, 1), 3), source="folklore", expect="refuted")]
-    """)
+    """,
+    )
     assert main(["prove", f, "--quiet"]) == 0
 
 
 BAD_FILES = {
-    "negative_epsilon.py": ("from proofs import Laplace, PureDP\n"
-                            "CLAIMS = [PureDP(Laplace.calibrated(1, 1), -1)]\n", "epsilon=-1"),
-    "alpha_out_of_range.py": ("from proofs import AlphaCoinRR, PureDP\n"
-                              "CLAIMS = [PureDP(AlphaCoinRR(1.5), 1)]\n", "alpha=3/2"),
+    "negative_epsilon.py": (
+        "from proofs import Laplace, PureDP\nCLAIMS = [PureDP(Laplace.calibrated(1, 1), -1)]\n",
+        "epsilon=-1",
+    ),
+    "alpha_out_of_range.py": (
+        "from proofs import AlphaCoinRR, PureDP\nCLAIMS = [PureDP(AlphaCoinRR(1.5), 1)]\n",
+        "alpha=3/2",
+    ),
     "does_not_import.py": ("import no_such_package_here\n", "does not import"),
     "syntax_error.py": ("CLAIMS = [\n", "does not import"),
     "no_claims.py": ("X = 1\n", "defines no CLAIMS"),

@@ -37,8 +37,14 @@ def test_scalar_batched_and_rng_conventions():
 
 @pytest.mark.parametrize(
     "value, kind",
-    [(1.5, "real"), (3, "discrete"), (True, "discrete"), ("yes", "category"),
-     ((1.0, 2.0), "vector"), ([1, 2, 3], "vector")],
+    [
+        (1.5, "real"),
+        (3, "discrete"),
+        (True, "discrete"),
+        ("yes", "category"),
+        ((1.0, 2.0), "vector"),
+        ([1, 2, 3], "vector"),
+    ],
 )
 def test_output_kinds(value, kind):
     out = draw(as_mechanism(lambda data: value), None, 4, RNG)
@@ -75,7 +81,7 @@ def test_raising_mechanism_is_named():
     def broken(data):
         raise KeyError("oops")
 
-    with pytest.raises(InputError, match="broken.*KeyError"):
+    with pytest.raises(InputError, match=r"broken.*KeyError"):
         draw(as_mechanism(broken), [1, 2], 3, RNG)
 
 

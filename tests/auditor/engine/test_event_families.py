@@ -54,8 +54,14 @@ def test_vector_family_catches_deterministic(family):
 
 @pytest.mark.parametrize("family", SCALAR_FAMILIES)
 def test_scalar_family_passes_correct_laplace(family):
-    r = audit(sampler("laplace.scalar", 1.0), [(0.0, 1.0)], epsilon=1.0, samples=50_000, seed=3,
-              families=(family,))
+    r = audit(
+        sampler("laplace.scalar", 1.0),
+        [(0.0, 1.0)],
+        epsilon=1.0,
+        samples=50_000,
+        seed=3,
+        families=(family,),
+    )
     assert not r.violation
     assert r.epsilon_lower_bound <= 1.0
 
@@ -63,20 +69,38 @@ def test_scalar_family_passes_correct_laplace(family):
 @pytest.mark.parametrize("family", VECTOR_FAMILIES)
 def test_vector_family_passes_correct_laplace(family):
     pairs = [([0.0] * 5, [1.0, 0, 0, 0, 0]), ([0.0] * 5, [0.5, -0.5, 0, 0, 0])]
-    r = audit(sampler("laplace.vector_l1", 1.0), pairs, epsilon=1.0, samples=20_000, seed=4,
-              families=(family,))
+    r = audit(
+        sampler("laplace.vector_l1", 1.0),
+        pairs,
+        epsilon=1.0,
+        samples=20_000,
+        seed=4,
+        families=(family,),
+    )
     assert not r.violation
 
 
 def test_threshold_family_is_tight_on_laplace():
     """Closed form: the event {y <= t}, t <= 0, has ratio exactly e^eps for Laplace(1/eps)."""
-    r = audit(sampler("laplace.scalar", 1.0), [(0.0, 1.0)], epsilon=1.0, samples=200_000, seed=5,
-              families=("threshold",))
+    r = audit(
+        sampler("laplace.scalar", 1.0),
+        [(0.0, 1.0)],
+        epsilon=1.0,
+        samples=200_000,
+        seed=5,
+        families=("threshold",),
+    )
     assert 0.95 <= r.epsilon_lower_bound <= 1.0
 
 
 def test_float_family_catches_textbook_laplace():
     """Mironov (2012): raw double Laplace output leaks the input through its low bits."""
-    r = audit(sampler("laplace.float_textbook", 1.0), [(0.0, 1.0)], epsilon=1.0, samples=100_000,
-              seed=6, families=("float",))
+    r = audit(
+        sampler("laplace.float_textbook", 1.0),
+        [(0.0, 1.0)],
+        epsilon=1.0,
+        samples=100_000,
+        seed=6,
+        families=("float",),
+    )
     assert r.violation and r.unbounded_witness

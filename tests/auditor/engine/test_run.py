@@ -48,9 +48,21 @@ def test_result_is_frozen_and_serialisable():
         r.violation = True  # type: ignore[misc]
     d = r.to_dict()
     json.dumps(d, allow_nan=False)
-    for key in ("schema_version", "claimed_epsilon", "delta", "confidence", "epsilon_lower_bound",
-                "unbounded_witness", "delta_lower_bound", "violation", "p_value", "witness",
-                "samples", "seed", "seconds"):
+    for key in (
+        "schema_version",
+        "claimed_epsilon",
+        "delta",
+        "confidence",
+        "epsilon_lower_bound",
+        "unbounded_witness",
+        "delta_lower_bound",
+        "violation",
+        "p_value",
+        "witness",
+        "samples",
+        "seed",
+        "seconds",
+    ):
         assert key in d
     assert set(d["witness"]) >= {"pair", "event", "counts"}
     assert "not a proof of privacy" in r.summary()
@@ -112,6 +124,12 @@ def test_minimum_samples_is_none_when_no_feasible_sample_refutes_the_claim():
 @given(eps=st.floats(0.05, 3.0), seed=st.integers(0, 2**31))
 def test_laplace_bound_never_exceeds_true_epsilon(eps, seed):
     """Property: for a correct Laplace mechanism epsilon_lb <= eps (here at confidence 0.999)."""
-    r = audit(sampler("laplace.scalar", eps), [(0.0, 1.0)], epsilon=eps, samples=20_000,
-              confidence=0.999, seed=seed)
+    r = audit(
+        sampler("laplace.scalar", eps),
+        [(0.0, 1.0)],
+        epsilon=eps,
+        samples=20_000,
+        confidence=0.999,
+        seed=seed,
+    )
     assert r.epsilon_lower_bound <= eps and not r.violation

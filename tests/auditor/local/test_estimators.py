@@ -57,11 +57,13 @@ def _simulate(name, rng, method):
         return 0.3, est
     if name == "forced":
         x = (rng.random(n) < 0.2).astype(int)
-        return x.sum(), forced_response_count(randomize_forced_response(x, rng),
-                                              confidence=CONFIDENCE, method=method)
+        return x.sum(), forced_response_count(
+            randomize_forced_response(x, rng), confidence=CONFIDENCE, method=method
+        )
     x = rng.uniform(0, 10, n)
-    return x.mean(), one_bit_mean(randomize_one_bit(x, 1.0, 10.0, rng), 1.0, 10.0, CONFIDENCE,
-                                  method)
+    return x.mean(), one_bit_mean(
+        randomize_one_bit(x, 1.0, 10.0, rng), 1.0, 10.0, CONFIDENCE, method
+    )
 
 
 @pytest.mark.parametrize("name", ["rr", "rr-bernoulli", "forced", "one-bit"])
@@ -101,15 +103,18 @@ def test_rappor_frequency_intervals_cover_at_the_stated_rate():
     assert 0.88 * total <= covered <= total
 
 
-@pytest.mark.parametrize("call, needle", [
-    (lambda: rr_proportion([1, 0], alpha=0), "alpha=0"),
-    (lambda: rr_proportion([1, 2], alpha=0.5), "0/1"),
-    (lambda: rr_proportion([], alpha=0.5), "non-empty"),
-    (lambda: rr_proportion([1], alpha=0.5, confidence=1.5), "confidence=1.5"),
-    (lambda: forced_response_count([1], p_truth=0.9, p_yes=0.2), "p_truth=0.9"),
-    (lambda: one_bit_mean([1], epsilon=0, m=1), "epsilon=0"),
-    (lambda: one_bit_mean([1], epsilon=1, m=1, method="wilson"), "method='wilson'"),
-])
+@pytest.mark.parametrize(
+    "call, needle",
+    [
+        (lambda: rr_proportion([1, 0], alpha=0), "alpha=0"),
+        (lambda: rr_proportion([1, 2], alpha=0.5), "0/1"),
+        (lambda: rr_proportion([], alpha=0.5), "non-empty"),
+        (lambda: rr_proportion([1], alpha=0.5, confidence=1.5), "confidence=1.5"),
+        (lambda: forced_response_count([1], p_truth=0.9, p_yes=0.2), "p_truth=0.9"),
+        (lambda: one_bit_mean([1], epsilon=0, m=1), "epsilon=0"),
+        (lambda: one_bit_mean([1], epsilon=1, m=1, method="wilson"), "method='wilson'"),
+    ],
+)
 def test_bad_arguments_raise_input_error_naming_the_value(call, needle):
     with pytest.raises(InputError, match=needle):
         call()

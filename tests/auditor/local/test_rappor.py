@@ -42,8 +42,9 @@ def test_privacy_parameters_closed_forms():
 
 def test_bloom_filter_is_deterministic_and_cohort_dependent():
     params = RapporParams(k=64, h=3, cohorts=4)
-    assert bloom_indices("chrome://settings", params, 1) == bloom_indices("chrome://settings",
-                                                                         params, 1)
+    assert bloom_indices("chrome://settings", params, 1) == bloom_indices(
+        "chrome://settings", params, 1
+    )
     assert 1 <= bloom_filter("x", params, 0).sum() <= 3
     by_cohort = {bloom_indices("x", params, j) for j in range(4)}
     assert len(by_cohort) > 1
@@ -51,9 +52,16 @@ def test_bloom_filter_is_deterministic_and_cohort_dependent():
         bloom_indices("x", params, 4)
 
 
-@pytest.mark.parametrize("kwargs, needle", [
-    ({"k": 0}, "k=0"), ({"h": 5, "k": 4}, "h=5"), ({"f": 1.0}, "f=1.0"),
-    ({"p": 0.8, "q": 0.7}, "p=0.8"), ({"cohorts": 0}, "cohorts=0")])
+@pytest.mark.parametrize(
+    "kwargs, needle",
+    [
+        ({"k": 0}, "k=0"),
+        ({"h": 5, "k": 4}, "h=5"),
+        ({"f": 1.0}, "f=1.0"),
+        ({"p": 0.8, "q": 0.7}, "p=0.8"),
+        ({"cohorts": 0}, "cohorts=0"),
+    ],
+)
 def test_bad_parameters_name_the_value(kwargs, needle):
     with pytest.raises(InputError, match=needle):
         RapporParams(**kwargs)
@@ -84,8 +92,9 @@ def test_reported_bit_rates_match_q_star_and_p_star():
         assert binom.ppf(1e-7, n, prob) <= count <= binom.ppf(1 - 1e-7, n, prob)
 
 
-@pytest.mark.parametrize("params", [RapporParams(k=128, h=2, cohorts=1),
-                                    RapporParams(k=32, h=2, cohorts=8)])
+@pytest.mark.parametrize(
+    "params", [RapporParams(k=128, h=2, cohorts=1), RapporParams(k=32, h=2, cohorts=8)]
+)
 def test_decoder_recovers_zipf_population_within_standard_errors(params):
     rng = np.random.default_rng(2024)
     values = 50
@@ -111,8 +120,9 @@ def test_standard_errors_are_calibrated_over_repeated_populations():
     for _ in range(40):
         population = _zipf_population(5_000, 10, rng)
         estimate = decode(simulate_aggregate(population, candidates, params, rng), candidates)
-        z.append((estimate.counts - np.bincount(population, minlength=10))
-                 / estimate.standard_errors)
+        z.append(
+            (estimate.counts - np.bincount(population, minlength=10)) / estimate.standard_errors
+        )
     z = np.concatenate(z)
     assert 0.75 < z.std() < 1.3
     assert np.mean(np.abs(z) < 1.96) > 0.9

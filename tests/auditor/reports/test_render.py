@@ -16,8 +16,16 @@ from auditor.reports.demo_audit import with_plots
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def _chromium(tmp_path, *args):
@@ -31,8 +39,14 @@ def report(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("report")
     entry = catalogue.get("noisy_hist2")
     mech = entry.sampler(0.1)
-    result = audit(mech, [(p.a, p.b) for p in entry.pairs], epsilon=0.1, samples=100_000, seed=0,
-                   name="noisy_hist2 <script>alert(1)</script>")
+    result = audit(
+        mech,
+        [(p.a, p.b) for p in entry.pairs],
+        epsilon=0.1,
+        samples=100_000,
+        seed=0,
+        name="noisy_hist2 <script>alert(1)</script>",
+    )
     d = with_plots(result, mech, samples=20_000)
     path = tmp / "report.html"
     write_audit_report(d, str(path))
@@ -58,7 +72,7 @@ def test_screenshot_shows_the_plots(report, tmp_path):
     assert pixels.shape[0] >= 2000
 
     def share(rgb_hex: str, tol: float = 0.08) -> float:
-        rgb = np.array([int(rgb_hex[i:i + 2], 16) / 255 for i in (0, 2, 4)])
+        rgb = np.array([int(rgb_hex[i : i + 2], 16) / 255 for i in (0, 2, 4)])
         return float(np.mean(np.all(np.abs(pixels - rgb) < tol, axis=2)))
 
     assert share("1f5fa8") > 1e-4  # dataset A / eps_lb curves drawn

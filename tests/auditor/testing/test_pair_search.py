@@ -32,8 +32,16 @@ def test_search_finds_the_leaking_records():
 
 
 def test_audit_with_hypothesis_search_catches_the_bug():
-    r = audit(leaky_sum, None, relation="replace-one", epsilon=1.0, samples=100_000, seed=2,
-              pair_search="hypothesis", size=4)
+    r = audit(
+        leaky_sum,
+        None,
+        relation="replace-one",
+        epsilon=1.0,
+        samples=100_000,
+        seed=2,
+        pair_search="hypothesis",
+        size=4,
+    )
     assert r.violation and r.epsilon_lower_bound > 3
     a, b = r.witness.pair["a"], r.witness.pair["b"]
     assert any(v > 1.5 for v in a) != any(v > 1.5 for v in b), (a, b)
@@ -42,19 +50,44 @@ def test_audit_with_hypothesis_search_catches_the_bug():
 
 def test_the_classic_patterns_miss_this_bug():
     # the pattern pairs use records in [0, 1]: the search is what finds the leaking record
-    r = audit(leaky_sum, None, relation="replace-one", epsilon=1.0, samples=100_000, seed=2,
-              pair_search="patterns", size=4)
+    r = audit(
+        leaky_sum,
+        None,
+        relation="replace-one",
+        epsilon=1.0,
+        samples=100_000,
+        seed=2,
+        pair_search="patterns",
+        size=4,
+    )
     assert not r.violation
 
 
 def test_cli_search_flag(tmp_path, capsys):
     f = tmp_path / "mech.py"
-    f.write_text("import numpy as np\n"
-                 "def m(data, size, rng):\n"
-                 "    data = np.asarray(data, dtype=float)\n"
-                 "    y = np.clip(data, -1, 1).sum() + 10.0 * np.any(data > 1.5)\n"
-                 "    y = y + rng.laplace(0, 2.0, size)\n"
-                 "    return np.round(y * 2.0**20) / 2.0**20\n")
-    code = main(["audit", f"{f}:m", "--epsilon", "1", "--relation", "replace-one", "--search",
-                 "hypothesis", "--size", "4", "--samples", "100000", "--quiet"])
+    f.write_text(
+        "import numpy as np\n"
+        "def m(data, size, rng):\n"
+        "    data = np.asarray(data, dtype=float)\n"
+        "    y = np.clip(data, -1, 1).sum() + 10.0 * np.any(data > 1.5)\n"
+        "    y = y + rng.laplace(0, 2.0, size)\n"
+        "    return np.round(y * 2.0**20) / 2.0**20\n"
+    )
+    code = main(
+        [
+            "audit",
+            f"{f}:m",
+            "--epsilon",
+            "1",
+            "--relation",
+            "replace-one",
+            "--search",
+            "hypothesis",
+            "--size",
+            "4",
+            "--samples",
+            "100000",
+            "--quiet",
+        ]
+    )
     assert code == 1

@@ -118,7 +118,7 @@ def test_baseline_has_every_approximate_catalogue_entry_with_its_verdict():
         assert saved.get(i) == v, i
 
 
-README_CLAIMS = '''
+README_CLAIMS = """
 import sympy as sp
 from proofs import (ApproxDP, ComposedDP, FiniteMechanism, Gaussian, SequentialComposition,
                     Theorem, drv_epsilon)
@@ -139,7 +139,7 @@ CLAIMS = [
                                            delta_total=1e-5),
             source="Dwork, Rothblum, Vadhan (2010)"),
 ]
-'''
+"""
 
 
 def test_user_claims_file_with_approx_dp_and_composition(tmp_path, capsys):
@@ -148,16 +148,21 @@ def test_user_claims_file_with_approx_dp_and_composition(tmp_path, capsys):
     out = tmp_path / "out.json"
     assert main(["prove", str(path), "--json", str(out)]) == 0
     verdicts = {r["id"]: r["verdict"] for r in json.loads(out.read_text())["results"]}
-    assert verdicts == {"my.gaussian": "certified", "my.gaussian_too_small": "refuted",
-                        "my.two_bits": "proved", "my.daily_reports": "certified"}
+    assert verdicts == {
+        "my.gaussian": "certified",
+        "my.gaussian_too_small": "refuted",
+        "my.two_bits": "proved",
+        "my.daily_reports": "certified",
+    }
     text = capsys.readouterr().out
     assert "4 claims: 1 proved, 2 certified, 1 refuted; 0 not as expected" in text
 
 
 def test_bad_delta_in_a_claims_file_is_exit_2(tmp_path, capsys):
     path = tmp_path / "bad.py"
-    path.write_text("from proofs import ApproxDP, Gaussian\n"
-                    "CLAIMS = [ApproxDP(Gaussian(3, 1), 1, 1.5)]\n")
+    path.write_text(
+        "from proofs import ApproxDP, Gaussian\nCLAIMS = [ApproxDP(Gaussian(3, 1), 1, 1.5)]\n"
+    )
     assert main(["prove", str(path)]) == 2
     err = capsys.readouterr().err
     assert "delta=1.5 must be a number in [0, 1)" in err

@@ -8,14 +8,25 @@ from proofs import Verdict, check
 from proofs.catalogue import CATALOGUE
 
 PROVED = [
-    "rr.alpha_coin.exact", "rr.forced_response.ln3", "rr.k_ary.exact", "laplace.scalar",
-    "laplace.vector_l1", "geometric.two_sided", "exponential.half_factor",
-    "exponential.monotone_no_half", "report_noisy_max.laplace", "histogram.replace_one",
-    "histogram.add_remove", "one_bit.telemetry",
+    "rr.alpha_coin.exact",
+    "rr.forced_response.ln3",
+    "rr.k_ary.exact",
+    "laplace.scalar",
+    "laplace.vector_l1",
+    "geometric.two_sided",
+    "exponential.half_factor",
+    "exponential.monotone_no_half",
+    "report_noisy_max.laplace",
+    "histogram.replace_one",
+    "histogram.add_remove",
+    "one_bit.telemetry",
 ]
 REFUTED = [
-    "rr.alpha_coin.two_alpha", "exponential.no_half_non_monotone",
-    "histogram.replace_one.sensitivity_one", "gaussian.as_pure", "one_bit.product_form",
+    "rr.alpha_coin.two_alpha",
+    "exponential.no_half_non_monotone",
+    "histogram.replace_one.sensitivity_one",
+    "gaussian.as_pure",
+    "one_bit.product_form",
 ]
 BY_ID = {t.id: t for t in CATALOGUE}
 
@@ -52,7 +63,8 @@ def test_false_entries_are_refuted_with_a_counterexample(results, entry):
 def test_every_entry_is_as_expected_and_the_run_is_fast(results):
     out, seconds = results
     assert all(r.as_expected for r in out.values()), [
-        r.id for r in out.values() if not r.as_expected]
+        r.id for r in out.values() if not r.as_expected
+    ]
     assert seconds < 30
 
 

@@ -84,10 +84,14 @@ c5 = sp.sqrt(2 * sp.log(R(5, 4) / DELTA))
 # way, a factor dropped, a bound tightened past the truth.
 APPROXIMATE_MUTANTS = {
     "gaussian.analytic_balle_wang": [
-        PrivacyProfile(formula=phi(D_ / s_ - EPSILON * s_ / D_)
-                       - sp.exp(EPSILON) * phi(-D_ / (2 * s_) - EPSILON * s_ / D_)),
-        PrivacyProfile(formula=phi(D_ / (2 * s_) - EPSILON * s_ / D_)
-                       - sp.exp(EPSILON / 2) * phi(-D_ / (2 * s_) - EPSILON * s_ / D_)),
+        PrivacyProfile(
+            formula=phi(D_ / s_ - EPSILON * s_ / D_)
+            - sp.exp(EPSILON) * phi(-D_ / (2 * s_) - EPSILON * s_ / D_)
+        ),
+        PrivacyProfile(
+            formula=phi(D_ / (2 * s_) - EPSILON * s_ / D_)
+            - sp.exp(EPSILON / 2) * phi(-D_ / (2 * s_) - EPSILON * s_ / D_)
+        ),
     ],
     "laplace.privacy_profile": [
         PrivacyProfile("laplace", 1 - sp.exp(EPSILON - D_ / b_)),
@@ -95,18 +99,23 @@ APPROXIMATE_MUTANTS = {
     ],
     "gaussian.classical_calibration.eps_below_1": [
         GaussianCalibration(d5, 0, 1, sigma=c5 * SENSITIVITY / (4 * EPSILON)),
-        GaussianCalibration(d5, 0, 1, sigma=sp.sqrt(sp.log(R(5, 4) / DELTA)) * SENSITIVITY
-                            / (2 * EPSILON)),
+        GaussianCalibration(
+            d5, 0, 1, sigma=sp.sqrt(sp.log(R(5, 4) / DELTA)) * SENSITIVITY / (2 * EPSILON)
+        ),
     ],
     "gaussian.classical_calibration.eps_below_1.delta_1e-10": [
         GaussianCalibration(R(1, 10**10), 0, 1, sigma=c5 * SENSITIVITY / (4 * EPSILON)),
-        GaussianCalibration(R(1, 10**10), 0, 1, sigma=sp.sqrt(sp.log(R(5, 4) / DELTA))
-                            * SENSITIVITY / (2 * EPSILON)),
+        GaussianCalibration(
+            R(1, 10**10), 0, 1, sigma=sp.sqrt(sp.log(R(5, 4) / DELTA)) * SENSITIVITY / (2 * EPSILON)
+        ),
     ],
     "gaussian.classical_calibration.eps_below_1.all_delta": [
         GaussianCalibrationRegion(R(1, 10**12), R(1, 2), sigma=classical_sigma() / 2),
-        GaussianCalibrationRegion(R(1, 10**12), R(1, 2), sigma=sp.sqrt(sp.log(R(5, 4) / DELTA))
-                                  * SENSITIVITY / (2 * EPSILON)),
+        GaussianCalibrationRegion(
+            R(1, 10**12),
+            R(1, 2),
+            sigma=sp.sqrt(sp.log(R(5, 4) / DELTA)) * SENSITIVITY / (2 * EPSILON),
+        ),
     ],
     "gaussian.classical_calibration.eps_2": [
         GaussianCalibration(d5, 0, 2, sigma=c5 * SENSITIVITY / (2 * EPSILON)),
@@ -149,8 +158,9 @@ APPROXIMATE_MUTANTS = {
         ComposedDP(R(1, 10), 100, drv_epsilon(R(1, 10), 100, d5), R(1, 10**9)),
     ],
     "composition.advanced_drv.k_1000": [
-        ComposedDP(R(1, 10), 1000, R(7, 10) * drv_epsilon(R(1, 10), 1000, R(1, 10**6)),
-                   R(1, 10**6)),
+        ComposedDP(
+            R(1, 10), 1000, R(7, 10) * drv_epsilon(R(1, 10), 1000, R(1, 10**6)), R(1, 10**6)
+        ),
         ComposedDP(R(1, 10), 1000, drv_epsilon(R(1, 10), 1000, R(1, 10**6)), R(1, 10**13)),
     ],
     "composition.kov_optimal": [
@@ -161,10 +171,7 @@ APPROXIMATE_MUTANTS = {
         ApproxDP(Gaussian(3 / sp.sqrt(10), 1), R(46529, 10**4), d5),
         ApproxDP(Gaussian(3 / sp.sqrt(11), 1), R(46530, 10**4), d5),
     ],
-    "rdp.gaussian": [
-        RenyiGaussian(a * D_**2 / (3 * s_**2)),
-        RenyiGaussian(D_**2 / (2 * s_**2)),
-    ],
+    "rdp.gaussian": [RenyiGaussian(a * D_**2 / (3 * s_**2)), RenyiGaussian(D_**2 / (2 * s_**2))],
     "rdp.gaussian_conversion": [
         RDPConversion(3, 10, d5, formula=rdp + sp.log(1 / dl) / (4 * (a - 1))),
         RDPConversion(3, 10, d5, formula=rdp / 2 + sp.log(1 / dl) / (a - 1)),
@@ -174,10 +181,12 @@ APPROXIMATE_MUTANTS = {
         RDPComposition(((Gaussian(R(27, 10), 1), 10),), R(50240, 10**4), d5),
     ],
     "rdp.mixed_composition": [
-        RDPComposition(((Laplace(10, 1), 5), (KAryRR(1, 4), 3), (Gaussian(5, 1), 10)), 2,
-                       R(1, 10**6)),
-        RDPComposition(((Laplace(10, 1), 5), (KAryRR(1, 4), 3), (Gaussian(1, 1), 10)), 6,
-                       R(1, 10**6)),
+        RDPComposition(
+            ((Laplace(10, 1), 5), (KAryRR(1, 4), 3), (Gaussian(5, 1), 10)), 2, R(1, 10**6)
+        ),
+        RDPComposition(
+            ((Laplace(10, 1), 5), (KAryRR(1, 4), 3), (Gaussian(1, 1), 10)), 6, R(1, 10**6)
+        ),
     ],
     "zcdp.gaussian": [
         RenyiGaussian(D_**2 / (4 * s_**2), per_alpha=True),
@@ -204,8 +213,9 @@ APPROXIMATE_MUTANTS = {
         GroupPrivacy((K - R(1, 2)) * EPS, K * sp.exp(K * EPS) * DEL),
     ],
     "postprocessing.finite": [
-        PostProcessing(((rr3, {0: 1, 1: 0}), (asym, {"a": "ab", "b": "ab", "c": "c"})),
-                       rule=E0 / 2),
+        PostProcessing(
+            ((rr3, {0: 1, 1: 0}), (asym, {"a": "ab", "b": "ab", "c": "c"})), rule=E0 / 2
+        ),
         PostProcessing(((three, {"a": "a", "b": "bc", "c": "bc"}),), rule=E0 - R(1, 10)),
     ],
     "estimator.rr.unbiased": [
@@ -237,13 +247,20 @@ APPROXIMATE_MUTANTS = {
         Variance(forced_response_estimator(), 3 * N / 8, "=="),
     ],
     "estimator.one_bit": [
-        PerReportUnbiased(OneBitTelemetry(), sym("m") * (sp.Symbol("b", integer=True,
-                          nonnegative=True) * (sp.exp(EPSILON) + 1) - 1) / sp.exp(EPSILON)),
+        PerReportUnbiased(
+            OneBitTelemetry(),
+            sym("m")
+            * (sp.Symbol("b", integer=True, nonnegative=True) * (sp.exp(EPSILON) + 1) - 1)
+            / sp.exp(EPSILON),
+        ),
         PerReportUnbiased(OneBitTelemetry(), one_bit_term(), sp.Symbol("x", nonnegative=True) / 2),
     ],
 }
-CASES = [(entry, i, claim) for entry, claims in APPROXIMATE_MUTANTS.items()
-         for i, claim in enumerate(claims)]
+CASES = [
+    (entry, i, claim)
+    for entry, claims in APPROXIMATE_MUTANTS.items()
+    for i, claim in enumerate(claims)
+]
 
 
 @pytest.mark.parametrize("entry,index,claim", CASES, ids=[f"{e}[{i}]" for e, i, _ in CASES])
@@ -262,8 +279,9 @@ def test_every_true_approximate_catalogue_entry_has_mutants():
 
 # --- Hypothesis: post-processing and composition on random finite mechanisms ---------------
 
-SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @st.composite
@@ -304,8 +322,9 @@ def test_post_processing_never_increases_epsilon_or_delta(data):
 
 
 @SETTINGS
-@given(m1=finite_mechanisms(), m2=finite_mechanisms(max_outputs=3),
-       m3=finite_mechanisms(max_outputs=3))
+@given(
+    m1=finite_mechanisms(), m2=finite_mechanisms(max_outputs=3), m3=finite_mechanisms(max_outputs=3)
+)
 def test_composition_epsilon_is_at_most_the_sum_and_at_least_the_max(m1, m2, m3):
     r1, r2, r3 = (finite_ratio(m)[0] for m in (m1, m2, m3))
     rc = finite_ratio(compose(m1, m2))[0]
@@ -323,9 +342,12 @@ def test_approx_dp_on_finite_mechanisms_matches_brute_force_over_events(mech, e)
 
     factor = R(e.numerator, e.denominator)
     outputs = list(mech.pmf[0])
-    brute = max(sum(mech.pmf[x][y] for y in S) - factor * sum(mech.pmf[xp][y] for y in S)
-                for x, xp in ((0, 1), (1, 0))
-                for r in range(len(outputs) + 1) for S in itertools.combinations(outputs, r))
+    brute = max(
+        sum(mech.pmf[x][y] for y in S) - factor * sum(mech.pmf[xp][y] for y in S)
+        for x, xp in ((0, 1), (1, 0))
+        for r in range(len(outputs) + 1)
+        for S in itertools.combinations(outputs, r)
+    )
     assert finite_delta(mech, sp.log(factor))[0] == brute
     claim = ApproxDP(mech, sp.log(factor), brute)
     assert check(claim).verdict is Verdict.PROVED
@@ -334,7 +356,8 @@ def test_approx_dp_on_finite_mechanisms_matches_brute_force_over_events(mech, e)
 
 
 def test_single_group_size_follows_from_the_chain_bound():
-    assert check(GroupPrivacy(K * EPS, K * sp.exp((K - 1) * EPS) * DEL, k=3)).verdict \
-        is Verdict.PROVED
+    assert (
+        check(GroupPrivacy(K * EPS, K * sp.exp((K - 1) * EPS) * DEL, k=3)).verdict is Verdict.PROVED
+    )
     wrong = check(GroupPrivacy(K * EPS, K * DEL, k=3))
     assert wrong.verdict is Verdict.REFUTED and "z0" in wrong.counterexample.inputs

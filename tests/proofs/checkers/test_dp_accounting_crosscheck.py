@@ -59,8 +59,9 @@ def test_laplace_100_fold_basic_drv_kov():
     params = pld_common.DifferentialPrivacyParameters(eps, 0)
     assert round(basic, 1) == 10.0
     assert round(drv, 3) == 5.850
-    assert float(kov) == pytest.approx(4.400) == pld_accountant.advanced_composition(params, k,
-                                                                                     delta)
+    assert (
+        float(kov) == pytest.approx(4.400) == pld_accountant.advanced_composition(params, k, delta)
+    )
     assert float(enclosure.upper()) <= delta
     # each of them is sound by the exact KOV sum; basic is (10.0, 0)-DP, decided exactly (every
     # term of the sum vanishes): proved; the others by arb: certified
@@ -87,8 +88,8 @@ def test_laplace_profile_matches_numerical_integration():
     from scipy.integrate import quad
 
     b, eps = 2.0, 0.2
-    p = lambda y: np.exp(-abs(y - 1) / b) / (2 * b)  # noqa: E731
-    q = lambda y: np.exp(-abs(y) / b) / (2 * b)  # noqa: E731
+    p = lambda y: np.exp(-abs(y - 1) / b) / (2 * b)
+    q = lambda y: np.exp(-abs(y) / b) / (2 * b)
     ref = quad(lambda y: max(p(y) - np.exp(eps) * q(y), 0), -50, 50, points=[0, 1], limit=200)[0]
     assert float(laplace_delta(sp.Rational(1, 5), 2)) == pytest.approx(ref, rel=1e-7)
     assert check(ApproxDP(Laplace(2, 1), sp.Rational(1, 5), ref * 1.001)).verdict.holds
@@ -107,13 +108,16 @@ def test_calibrator_certificate_and_dp_accounting():
     assert "smallest sigma" in half.summary()
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda: ApproxDP(Gaussian(3, 1), 1, 1.5), "delta=1.5 must be a number in [0, 1)"),
-    (lambda: ApproxDP(Gaussian(3, 1), -1, 0.1), "epsilon=-1 must be a non-negative number"),
-    (lambda: ComposedDP(0.1, 0, 1, 1e-5), "k=0 must be an integer in [1, "),
-    (lambda: GaussianCalibration(0), "delta=0: Gaussian noise is never"),
-    (lambda: calibrate_gaussian(1, 0), "both must be > 0"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: ApproxDP(Gaussian(3, 1), 1, 1.5), "delta=1.5 must be a number in [0, 1)"),
+        (lambda: ApproxDP(Gaussian(3, 1), -1, 0.1), "epsilon=-1 must be a non-negative number"),
+        (lambda: ComposedDP(0.1, 0, 1, 1e-5), "k=0 must be an integer in [1, "),
+        (lambda: GaussianCalibration(0), "delta=0: Gaussian noise is never"),
+        (lambda: calibrate_gaussian(1, 0), "both must be > 0"),
+    ],
+)
 def test_bad_input_names_the_value_and_the_fix(make, message):
     with pytest.raises(InputError, match=None) as info:
         make()
@@ -124,7 +128,8 @@ def test_bad_input_names_the_value_and_the_fix(make, message):
 def test_kov_with_per_mechanism_delta_matches_dp_accounting():
     params = pld_common.DifferentialPrivacyParameters(0.2, 1e-6)
     expected = pld_accountant.advanced_composition(params, 50, 1e-4)
-    value, enclosure = kov_epsilon(sp.Rational(1, 5), 50, sp.Rational(1, 10**4),
-                                   sp.Rational(1, 10**6))
+    value, enclosure = kov_epsilon(
+        sp.Rational(1, 5), 50, sp.Rational(1, 10**4), sp.Rational(1, 10**6)
+    )
     assert float(value) == pytest.approx(expected)
     assert float(enclosure.upper()) <= 1e-4

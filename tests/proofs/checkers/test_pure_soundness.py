@@ -51,10 +51,7 @@ MUTANTS = {
         PureDP(ForcedResponse(p_truth=sp.Rational(3, 5)), sp.log(3)),
         PureDP(ForcedResponse(), sp.log(4), exact=True),
     ],
-    "rr.k_ary.exact": [
-        PureDP(KAryRR(), r910 * eps),
-        PureDP(KAryRR(), eps / 2),
-    ],
+    "rr.k_ary.exact": [PureDP(KAryRR(), r910 * eps), PureDP(KAryRR(), eps / 2)],
     "laplace.scalar": [
         PureDP(Laplace(scale=r910 * D / eps, sensitivity=D), eps),
         PureDP(Laplace(scale=1 / eps, sensitivity=D), eps),  # sensitivity dropped
@@ -169,8 +166,9 @@ def test_unsupported_algebra_is_unknown_not_proved():
 
 fractions = st.fractions(min_value=Fraction(1, 20), max_value=Fraction(19, 20), max_denominator=50)
 claims = st.fractions(min_value=Fraction(0), max_value=Fraction(4), max_denominator=40)
-SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def _agree(result, brute_max: float, claim: float) -> None:
@@ -207,7 +205,7 @@ def test_laplace_matches_brute_force(scale, sens, claim):
 def test_one_bit_matches_brute_force(e, m, claim):
     result = check(PureDP(OneBitTelemetry(sp.Rational(e), m), sp.Rational(claim)))
     E = math.exp(float(e))
-    p1 = lambda x: 1 / (E + 1) + (x / m) * (E - 1) / (E + 1)  # noqa: E731
+    p1 = lambda x: 1 / (E + 1) + (x / m) * (E - 1) / (E + 1)
     xs = [m * i / 10 for i in range(11)]
     brute = max(math.log(max(p1(x) / p1(xp), (1 - p1(x)) / (1 - p1(xp)))) for x in xs for xp in xs)
     _agree(result, brute, float(claim))
@@ -229,7 +227,8 @@ def test_exponential_matches_brute_force(e, half, monotone, claim):
                 # k outcomes of utility 0 under x; r moves by shift_r, the others by shift_o
                 p = 1 / k
                 q = math.exp(c * shift_r) / (
-                    math.exp(c * shift_r) + (k - 1) * math.exp(c * shift_o))
+                    math.exp(c * shift_r) + (k - 1) * math.exp(c * shift_o)
+                )
                 brute = max(brute, math.log(p / q))
     _agree(result, brute, float(claim))
     assert result.verdict in (Verdict.PROVED, Verdict.CERTIFIED, Verdict.REFUTED), result.summary()

@@ -11,6 +11,7 @@ RandomizedResponseDpEvent(p, k) needs REPLACE_ONE to be k-ary RR between two arb
 P[Y = x] = 1 - p + p/k, so e^eps = k/p - k + 1, i.e. our KAryRR(eps, k).
 """
 
+import itertools
 import math
 from fractions import Fraction
 
@@ -131,20 +132,25 @@ def test_mironov_conversion_matches_formula():
 def test_curves_match_dp_accounting_helpers(rdp_acc, order):
     _, mod = rdp_acc
     assert float(rdp_curve(Gaussian(1.3, 1), order).mid()) == pytest.approx(
-        float(mod._compute_rdp_poisson_subsampled_gaussian(1.0, 1.3, [order])[0]), rel=1e-12)
+        float(mod._compute_rdp_poisson_subsampled_gaussian(1.0, 1.3, [order])[0]), rel=1e-12
+    )
     assert float(rdp_curve(Laplace(2, 1), order).mid()) == pytest.approx(
-        mod._laplace_rdp(0.5, order), rel=1e-9)
+        mod._laplace_rdp(0.5, order), rel=1e-9
+    )
     p = _rr_p(1.2, 5)
     assert float(rdp_curve(KAryRR(1.2, 5), order).mid()) == pytest.approx(
-        mod._randomized_response_rdp_replace_one(p, 5, order), rel=1e-9)
+        mod._randomized_response_rdp_replace_one(p, 5, order), rel=1e-9
+    )
 
 
 def _renyi_quad(log_p, log_q, order, cuts=()):
     """ln(integral of p^alpha q^(1-alpha))/(alpha - 1) by quad, in log space (no underflow)."""
-    f = lambda y: math.exp(order * log_p(y) + (1 - order) * log_q(y))  # noqa: E731
+    f = lambda y: math.exp(order * log_p(y) + (1 - order) * log_q(y))
     edges = [-np.inf, *cuts, np.inf]
-    total = sum(integrate.quad(f, a, b, epsabs=0, epsrel=1e-12, limit=200)[0]
-                for a, b in zip(edges, edges[1:]))
+    total = sum(
+        integrate.quad(f, a, b, epsabs=0, epsrel=1e-12, limit=200)[0]
+        for a, b in itertools.pairwise(edges)
+    )
     return math.log(total) / (order - 1)
 
 
@@ -152,13 +158,15 @@ def _renyi_quad(log_p, log_q, order, cuts=()):
 def test_curves_match_numeric_integrals(order):
     s, d = 1.5, 1.0
     norm = math.log(s * math.sqrt(2 * math.pi))
-    gauss = lambda c: (lambda y: -((y - c) ** 2) / (2 * s**2) - norm)  # noqa: E731
+    gauss = lambda c: lambda y: -((y - c) ** 2) / (2 * s**2) - norm
     assert float(rdp_curve(Gaussian(s, d), order).mid()) == pytest.approx(
-        _renyi_quad(gauss(d), gauss(0), order, cuts=(0.0, d)), rel=1e-7)
+        _renyi_quad(gauss(d), gauss(0), order, cuts=(0.0, d)), rel=1e-7
+    )
     b = 0.7
-    lap = lambda c: (lambda y: -abs(y - c) / b - math.log(2 * b))  # noqa: E731
+    lap = lambda c: lambda y: -abs(y - c) / b - math.log(2 * b)
     assert float(rdp_curve(Laplace(b, d), order).mid()) == pytest.approx(
-        _renyi_quad(lap(d), lap(0), order, cuts=(0.0, d)), rel=1e-7)
+        _renyi_quad(lap(d), lap(0), order, cuts=(0.0, d)), rel=1e-7
+    )
 
 
 @pytest.mark.parametrize("order", [R(21, 20), R(3, 2), 4, R(77, 4)])
@@ -170,8 +178,9 @@ def test_krr_closed_form_equals_finite_sum(order):
     closed, finite = rdp_curve(mech, order), rdp_curve(table, order)
     assert closed.overlaps(finite)
     a, e = float(order), float(eps)
-    by_hand = math.log((math.exp(e * a) + math.exp(e * (1 - a)) + k - 2)
-                       / (math.exp(e) + k - 1)) / (a - 1)
+    by_hand = math.log(
+        (math.exp(e * a) + math.exp(e * (1 - a)) + k - 2) / (math.exp(e) + k - 1)
+    ) / (a - 1)
     assert float(closed.mid()) == pytest.approx(by_hand, rel=1e-12)
 
 
@@ -184,7 +193,7 @@ def test_binary_mechanisms_and_histogram():
     # An asymmetric one: the max of the two ordered divergences.
     fr = ForcedResponse(R(1, 2), R(1, 5))
     a1, b1 = 0.5 + 0.5 * 0.2, 0.5 * 0.2
-    div = lambda p, q: math.log(p**3 * q**-2 + (1 - p) ** 3 * (1 - q) ** -2) / 2  # noqa: E731
+    div = lambda p, q: math.log(p**3 * q**-2 + (1 - p) ** 3 * (1 - q) ** -2) / 2
     assert float(rdp_curve(fr, order).mid()) == pytest.approx(max(div(a1, b1), div(b1, a1)))
     # Replace-one histogram: two Laplace bins move.
     two = rdp_curve(Histogram(2, "replace_one"), order)
@@ -240,8 +249,12 @@ def test_default_grid_contains_dp_accountings(rdp_acc):
     grid = set(DEFAULT_ORDERS)
     assert all(R(str(float(a))) in grid for a in mod.DEFAULT_RDP_ORDERS)
     assert len(DEFAULT_ORDERS) == 664 and min(DEFAULT_ORDERS) == R(101, 100)
-    for comp in ([(Gaussian(0.8, 1), 100)], [(Gaussian(R(1, 100), 1), 20000)],
-                 [(Gaussian(1000, 1), 1)], *SETTINGS[7:]):
+    for comp in (
+        [(Gaussian(0.8, 1), 100)],
+        [(Gaussian(R(1, 100), 1), 20000)],
+        [(Gaussian(1000, 1), 1)],
+        *SETTINGS[7:],
+    ):
         ref = _accountant(rdp_acc, comp).get_epsilon(1e-5)
         assert rdp_epsilon(comp, 1e-5).epsilon <= ref * (1 + 1e-12)
     big, tiny = [(Gaussian(R(1, 100), 1), 20000)], [(Gaussian(1000, 1), 1)]
@@ -249,13 +262,14 @@ def test_default_grid_contains_dp_accountings(rdp_acc):
     assert rdp_epsilon(tiny, 1e-5).epsilon < 0.6 * _accountant(rdp_acc, tiny).get_epsilon(1e-5)
 
 
-@pytest.mark.parametrize("sigma,count,delta", [
-    (1, 1, 1e-5), (2, 10, 1e-5), (R(1, 2), 3, 1e-6), (5, 100, 1e-8), (Fraction(3, 2), 7, 1e-3),
-])
+@pytest.mark.parametrize(
+    "sigma,count,delta",
+    [(1, 1, 1e-5), (2, 10, 1e-5), (R(1, 2), 3, 1e-6), (5, 100, 1e-8), (Fraction(3, 2), 7, 1e-3)],
+)
 def test_rdp_epsilon_is_sound_for_gaussians(sigma, count, delta):
     """The RDP bound is never below the exact epsilon of the composed Gaussian."""
     comp_sigma = sp.nsimplify(sigma) / sp.sqrt(count)
-    lo, hi = gaussian_epsilon(comp_sigma, delta)
+    _lo, hi = gaussian_epsilon(comp_sigma, delta)
     bound = rdp_epsilon([(Gaussian(sigma, 1), count)], delta)
     assert bound.epsilon >= hi
 
@@ -316,7 +330,8 @@ def test_claim_unknown_below_rdp_bound():
     between = (imp + mir) / 2
     assert RDPComposition(MIXED, between, 1e-5).check().verdict is Verdict.CERTIFIED
     assert RDPComposition(MIXED, between, 1e-5, conversion="mironov").check().verdict is (
-        Verdict.UNKNOWN)
+        Verdict.UNKNOWN
+    )
 
 
 def test_claim_all_gaussian_exact_decisions():
@@ -341,8 +356,12 @@ def test_claim_never_refutes_without_an_exact_profile():
 
 
 def test_exact_number_types_accepted():
-    frac = RDPComposition([(Gaussian(Fraction(3, 2), 1), 5)], Fraction(12), Fraction(1, 10**5),
-                          orders=[Fraction(3, 2), R(5, 2), 4, 8.0, np.float64(16), np.int64(32)])
+    frac = RDPComposition(
+        [(Gaussian(Fraction(3, 2), 1), 5)],
+        Fraction(12),
+        Fraction(1, 10**5),
+        orders=[Fraction(3, 2), R(5, 2), 4, 8.0, np.float64(16), np.int64(32)],
+    )
     rat = RDPComposition([(Gaussian(R(3, 2), 1), sp.Integer(5))], R(12), R(1, 10**5))
     floats = RDPComposition([(Gaussian(1.5, 1.0), 5)], 12.0, 1e-5)
     for claim in (frac, rat, floats):
@@ -353,26 +372,29 @@ def test_exact_number_types_accepted():
     assert single.order in (2.0, 4.0)
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    (dict(composition=[(Gaussian(sym("sigma"), 1), 2)]), "Gaussian.sigma=sigma is symbolic"),
-    (dict(composition=[(Laplace(), 1)]), "symbolic"),
-    (dict(composition=[(Gaussian(2, 1), 0)]), "count=0 must be a positive integer"),
-    (dict(composition=[(Gaussian(2, 1), 1.5)]), "positive integer"),
-    (dict(composition=[(Gaussian(2, 1), True)]), "positive integer"),
-    (dict(composition=[]), "empty"),
-    (dict(composition=[(TwoSidedGeometric(1, 1), 1)]), "no RDP curve for TwoSidedGeometric"),
-    (dict(composition=[(Gaussian(-1, 1), 1)]), "sigma=-1"),
-    (dict(composition=[(KAryRR(1, R(5, 2)), 1)]), "integer"),
-    (dict(delta=0), "delta=0 must be in \\(0, 1\\)"),
-    (dict(delta=1), "delta=1 must be in"),
-    (dict(delta=sym("delta")), "symbolic"),
-    (dict(epsilon=-1), "epsilon=-1 must be a non-negative"),
-    (dict(orders=[2, 1]), "orders\\[1\\]=1 must be a rational number > 1"),
-    (dict(orders=[0.5]), "> 1"),
-    (dict(orders=[]), "empty"),
-    (dict(orders=[float("inf")]), "finite"),
-    (dict(conversion="basic"), "conversion='basic' is not known"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        (dict(composition=[(Gaussian(sym("sigma"), 1), 2)]), "Gaussian.sigma=sigma is symbolic"),
+        (dict(composition=[(Laplace(), 1)]), "symbolic"),
+        (dict(composition=[(Gaussian(2, 1), 0)]), "count=0 must be a positive integer"),
+        (dict(composition=[(Gaussian(2, 1), 1.5)]), "positive integer"),
+        (dict(composition=[(Gaussian(2, 1), True)]), "positive integer"),
+        (dict(composition=[]), "empty"),
+        (dict(composition=[(TwoSidedGeometric(1, 1), 1)]), "no RDP curve for TwoSidedGeometric"),
+        (dict(composition=[(Gaussian(-1, 1), 1)]), "sigma=-1"),
+        (dict(composition=[(KAryRR(1, R(5, 2)), 1)]), "integer"),
+        (dict(delta=0), "delta=0 must be in \\(0, 1\\)"),
+        (dict(delta=1), "delta=1 must be in"),
+        (dict(delta=sym("delta")), "symbolic"),
+        (dict(epsilon=-1), "epsilon=-1 must be a non-negative"),
+        (dict(orders=[2, 1]), "orders\\[1\\]=1 must be a rational number > 1"),
+        (dict(orders=[0.5]), "> 1"),
+        (dict(orders=[]), "empty"),
+        (dict(orders=[float("inf")]), "finite"),
+        (dict(conversion="basic"), "conversion='basic' is not known"),
+    ],
+)
 def test_bad_inputs(kwargs, match):
     args = dict(composition=[(Gaussian(2, 1), 3)], epsilon=1, delta=1e-5)
     args.update(kwargs)

@@ -14,13 +14,30 @@ from proofs.mutation import mutants, oracle, run_mutation
 
 # one or two cheap theorems of every claim class
 SUBSET = [
-    "rr.alpha_coin.exact", "laplace.scalar", "histogram.replace_one", "rappor.eps_one",
-    "rappor.notes_each_two_dp", "one_bit.repeated_composes", "laplace.privacy_profile",
-    "gaussian.calibrator", "laplace.approx_dp", "finite.approx_dp.leaky", "composition.basic",
-    "composition.basic_delta", "composition.kov_optimal", "rdp.improved_conversion",
-    "zcdp.conversion", "group.chain_delta", "postprocessing.finite", "estimator.rr.unbiased",
-    "estimator.rr.variance_notes", "estimator.forced_response.variance", "estimator.one_bit",
-    "facts.laplace.variance", "facts.noisy_mean.variance", "facts.kary_rr.normalised",
+    "rr.alpha_coin.exact",
+    "laplace.scalar",
+    "histogram.replace_one",
+    "rappor.eps_one",
+    "rappor.notes_each_two_dp",
+    "one_bit.repeated_composes",
+    "laplace.privacy_profile",
+    "gaussian.calibrator",
+    "laplace.approx_dp",
+    "finite.approx_dp.leaky",
+    "composition.basic",
+    "composition.basic_delta",
+    "composition.kov_optimal",
+    "rdp.improved_conversion",
+    "zcdp.conversion",
+    "group.chain_delta",
+    "postprocessing.finite",
+    "estimator.rr.unbiased",
+    "estimator.rr.variance_notes",
+    "estimator.forced_response.variance",
+    "estimator.one_bit",
+    "facts.laplace.variance",
+    "facts.noisy_mean.variance",
+    "facts.kary_rr.normalised",
     "facts.distance.tv_le_1",
 ]
 
@@ -37,7 +54,8 @@ def test_no_false_mutant_is_proved_or_certified(subset):
     assert run.theorems_without_false_mutant == ()  # every theorem gets a false mutant
     assert run.false >= len(SUBSET) and run.refuted >= 0.9 * run.false
     assert {"epsilon x0.99", "delta x0.99", "k+1", "k-1", "constant", "boundary"} <= set(
-        run.by_kind)
+        run.by_kind
+    )
 
 
 def test_the_oracle_agrees_with_known_answers():
