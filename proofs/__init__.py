@@ -96,3 +96,9 @@ _EXPORTS = {
 }
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 __all__ += ["DPAuditError", "InputError"]
+
+
+def exports_of(module: str) -> list[str]:
+    """The names `module` contributes to the package: its ``__all__`` is this list, written
+    once, here."""
+    return list(_EXPORTS[module])

@@ -21,20 +21,13 @@ from typing import Any
 
 import sympy as sp
 
+from proofs import exports_of
 from proofs.errors import InputError
 from proofs.expr import as_expr, rationalize
 from proofs.mechanisms import FiniteMechanism
 from proofs.numeric import certainly_greater
 
-__all__ = [
-    "canonical_mechanism",
-    "compose",
-    "compose_adaptive",
-    "finite_delta",
-    "finite_ratio",
-    "post_process",
-    "rr_table",
-]
+__all__ = [*exports_of(__name__)]
 
 
 def rr_table(ratio) -> FiniteMechanism:

@@ -106,23 +106,18 @@ def _integer(value: Any, name: str) -> int | None:
     return int(v) if v is not None and v.is_Integer else None
 
 
+def _count(k: Any, limit: int, what: str) -> int:
+    value = _integer(k, "k")
+    if value is None or not 1 <= value <= limit:
+        raise InputError(f"k={k!r} must be an integer in [1, {limit}] ({what}).")
+    return value
+
+
 def check_k(k: Any) -> int:
     """The number of mechanisms composed: an integer in [1, MAX_COMPOSITIONS]."""
-    value = _integer(k, "k")
-    if value is None or not 1 <= value <= MAX_COMPOSITIONS:
-        raise InputError(
-            f"k={k!r} must be an integer in [1, {MAX_COMPOSITIONS}] (the number of "
-            "mechanisms composed)."
-        )
-    return value
+    return _count(k, MAX_COMPOSITIONS, "the number of mechanisms composed")
 
 
 def group_size(k: Any) -> int:
     """A numeric group size: an integer in [1, MAX_GROUP]."""
-    value = _integer(k, "k")
-    if value is None or not 1 <= value <= MAX_GROUP:
-        raise InputError(
-            f"k={k!r} must be an integer in [1, {MAX_GROUP}] (the group size); or "
-            "leave k=None for every k."
-        )
-    return value
+    return _count(k, MAX_GROUP, "the group size; or leave k=None for every k")

@@ -49,6 +49,12 @@ __all__ = ["check", "supports"]
 # Dummies cannot capture a user's symbol of the same name.
 
 
+def _refuted(values, inputs, output, ratio, how, note, method, steps) -> Finding:
+    """`refuted` with the counterexample at `values`, re-checked as `how` says."""
+    cex = Counterexample(params(values), inputs, output, ratio, "0", how, note=note)
+    return Finding(Verdict.REFUTED, method, counterexample=cex, steps=tuple(steps))
+
+
 def _check_normalised(claim) -> Finding:
     if isinstance(claim.law, (NoiseDensity, Laplace, Gaussian, TwoSidedGeometric)):
         return _normalised_check_density(claim)
@@ -98,20 +104,15 @@ def _normalised_search_density(claim, law, steps, mass, nonneg, reason) -> Findi
                 g = law.expr.xreplace({**values, v: y})
                 bad, how = greater(0, g)
                 if bad:
-                    cex = Counterexample(
-                        params(values),
+                    return _refuted(
+                        values,
                         ("-", "-"),
                         f"g({v} = {y})",
                         f"-g({y}) = {show(-g)}",
-                        "0",
                         how,
                         note="a density/pmf must be >= 0",
-                    )
-                    return Finding(
-                        Verdict.REFUTED,
-                        "negative value, re-checked",
-                        counterexample=cex,
-                        steps=tuple(steps),
+                        method="negative value, re-checked",
+                        steps=steps,
                     )
         if mass is None or is_zero(mass - 1):
             continue
@@ -121,20 +122,15 @@ def _normalised_search_density(claim, law, steps, mass, nonneg, reason) -> Findi
             continue
         bad, how = differ(total, 1)
         if bad:
-            cex = Counterexample(
-                params(values),
+            return _refuted(
+                values,
                 ("-", "-"),
                 "total mass",
                 f"|total - 1| = |{show(total)} - 1|",
-                "0",
                 how,
                 note="mass recomputed at these values by SymPy",
-            )
-            return Finding(
-                Verdict.REFUTED,
-                "total mass at concrete values, re-checked",
-                counterexample=cex,
-                steps=tuple(steps),
+                method="total mass at concrete values, re-checked",
+                steps=steps,
             )
     return Finding(
         Verdict.UNKNOWN,
@@ -177,31 +173,28 @@ def _normalised_check_rows(claim) -> Finding:
             total = sum(m * p for m, p in probs)
             bad, how = differ(total, 1)
             if bad:
-                cex = Counterexample(
-                    params(values),
+                return _refuted(
+                    values,
                     (label, "-"),
                     "sum of the row",
                     f"|sum - 1| = |{show(total)} - 1|",
-                    "0",
                     how,
-                )
-                return Finding(
-                    Verdict.REFUTED,
-                    "row sum at concrete values, re-checked",
-                    counterexample=cex,
-                    steps=tuple(steps),
+                    note="",
+                    method="row sum at concrete values, re-checked",
+                    steps=steps,
                 )
             for i, (_m, p) in enumerate(probs):
                 neg, how = greater(0, p)
                 if neg:
-                    cex = Counterexample(
-                        params(values), (label, "-"), f"entry {i}", f"-P = {show(-p)}", "0", how
-                    )
-                    return Finding(
-                        Verdict.REFUTED,
-                        "negative probability, re-checked",
-                        counterexample=cex,
-                        steps=tuple(steps),
+                    return _refuted(
+                        values,
+                        (label, "-"),
+                        f"entry {i}",
+                        f"-P = {show(-p)}",
+                        how,
+                        note="",
+                        method="negative probability, re-checked",
+                        steps=steps,
                     )
     return Finding(
         Verdict.UNKNOWN,
@@ -247,20 +240,15 @@ def _check_moment(claim) -> Finding:
             continue
         bad, how = differ(recomputed, claimed)
         if bad:
-            cex = Counterexample(
-                params(values),
+            return _refuted(
+                values,
                 ("-", "-"),
                 claim.kind,
                 f"|{claim.kind} - claimed| = |{show(recomputed)} - {show(claimed)}|",
-                "0",
                 how,
                 note=f"{claim.kind} recomputed at these values by SymPy",
-            )
-            return Finding(
-                Verdict.REFUTED,
-                f"{claim.kind} at concrete values, re-checked",
-                counterexample=cex,
-                steps=tuple(steps),
+                method=f"{claim.kind} at concrete values, re-checked",
+                steps=steps,
             )
     return Finding(
         Verdict.UNKNOWN,
@@ -341,20 +329,15 @@ def _check_noisy_mean_variance(claim) -> Finding:
             continue
         bad, how = differ(recomputed, claimed)
         if bad:
-            cex = Counterexample(
-                params(values),
+            return _refuted(
+                values,
                 ("data mean c", "-"),
                 "Var[c + N]",
                 f"|Var - claimed| = |{show(recomputed)} - {show(claimed)}|",
-                "0",
                 how,
                 note="noise variance recomputed at these values by SymPy",
-            )
-            return Finding(
-                Verdict.REFUTED,
-                "variance at concrete values, re-checked",
-                counterexample=cex,
-                steps=tuple(steps),
+                method="variance at concrete values, re-checked",
+                steps=steps,
             )
     return Finding(
         Verdict.UNKNOWN,

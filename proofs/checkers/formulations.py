@@ -119,10 +119,12 @@ def _(mech: m.KAryRR) -> Formulation:
     return Formulation(cases, tight=(mech.epsilon, 0, {}))
 
 
-def _shift_case(mech, density: Callable, integer: bool, log_ratio: sp.Expr | None = None):
-    """Scalar additive noise: f(x), f(x') within `sensitivity`, output y anywhere."""
+def _shift_case(mech, density: Callable, integer: bool, loss: Callable):
+    """Scalar additive noise: f(x), f(x') within `sensitivity`, output y anywhere; `loss(fx,
+    fxp, y)` is the closed log-ratio."""
     kind = dict(integer=True) if integer else _real
     fx, fxp, y = sp.Symbol("fx", **kind), sp.Symbol("fxp", **kind), sp.Symbol("y", **kind)
+    log_ratio = loss(fx, fxp, y)
     d = mech.sensitivity
     case = Case(
         "f(x), f(x') within the sensitivity, any output y",
@@ -130,36 +132,38 @@ def _shift_case(mech, density: Callable, integer: bool, log_ratio: sp.Expr | Non
         density(fxp, y),
         (fx, fxp, y),
         constraints=(sp.Abs(fx - fxp) <= d,),
-        log_ratio=log_ratio if log_ratio is not None else None,
+        log_ratio=log_ratio,
         grid={fx: [0], fxp: [d, -d, d / 2], y: [0, d, -d, 2 * d, 10 * d, -10 * d, 100 * d]},
     )
     return case, (fx, fxp, y)
 
 
+def _absolute_loss(mech, density: Callable, integer: bool) -> Formulation:
+    """Laplace-shaped noise exp(-|y - f|/b): loss (|y - f(x')| - |y - f(x)|)/b, attained at
+    y = f(x) = Delta, f(x') = 0."""
+    b, d = mech.scale, mech.sensitivity
+    case, (fx, fxp, y) = _shift_case(
+        mech, density, integer, lambda fx, fxp, y: (sp.Abs(y - fxp) - sp.Abs(y - fx)) / b
+    )
+    return Formulation((case,), tight=(d / b, 0, {fx: d, fxp: 0, y: d}))
+
+
 @formulate.register
 def _(mech: m.Laplace) -> Formulation:
-    fx, fxp, y = sp.symbols("fx fxp y", real=True)
-    loss = (sp.Abs(y - fxp) - sp.Abs(y - fx)) / mech.scale
-    case, _ = _shift_case(mech, mech.pdf, integer=False, log_ratio=loss)
-    d = mech.sensitivity
-    return Formulation((case,), tight=(d / mech.scale, 0, {fx: d, fxp: 0, y: d}))
+    return _absolute_loss(mech, mech.pdf, integer=False)
 
 
 @formulate.register
 def _(mech: m.TwoSidedGeometric) -> Formulation:
-    fx, fxp, y = sp.symbols("fx fxp y", integer=True)
-    loss = (sp.Abs(y - fxp) - sp.Abs(y - fx)) / mech.scale
-    case, _ = _shift_case(mech, mech.pmf, integer=True, log_ratio=loss)
-    d = mech.sensitivity
-    return Formulation((case,), tight=(d / mech.scale, 0, {fx: d, fxp: 0, y: d}))
+    return _absolute_loss(mech, mech.pmf, integer=True)
 
 
 @formulate.register
 def _(mech: m.Gaussian) -> Formulation:
-    fx, fxp, y = sp.symbols("fx fxp y", real=True)
     s = mech.sigma
-    loss = ((y - fxp) ** 2 - (y - fx) ** 2) / (2 * s**2)
-    case, _ = _shift_case(mech, mech.pdf, integer=False, log_ratio=loss)
+    case, _ = _shift_case(
+        mech, mech.pdf, False, lambda fx, fxp, y: ((y - fxp) ** 2 - (y - fx) ** 2) / (2 * s**2)
+    )
     return Formulation((case,), tight_note="unbounded: the loss grows linearly in y")
 
 

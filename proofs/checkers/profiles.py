@@ -275,16 +275,20 @@ def _interval_verdict(
     )
 
 
+def _not_derived(deriv) -> Finding:
+    return Finding(
+        Verdict.UNKNOWN,
+        "SymPy derivation",
+        reason=f"profile not derived: {deriv.reason}",
+        steps=deriv.steps,
+    )
+
+
 def _approx_gaussian(claim: ApproxDP) -> Finding:
     g = claim.mechanism
     deriv = gaussian_profile_derivation()
     if not deriv.matches_published:
-        return Finding(
-            Verdict.UNKNOWN,
-            "SymPy derivation",
-            reason=f"profile not derived: {deriv.reason}",
-            steps=deriv.steps,
-        )
+        return _not_derived(deriv)
     ball = gaussian_delta(claim.epsilon, g.sigma, g.sensitivity)
     cstar = g.sensitivity / 2 + claim.epsilon * g.sigma**2 / g.sensitivity
     value = deriv.delta.subs(
@@ -306,12 +310,7 @@ def _approx_laplace(claim: ApproxDP) -> Finding:
     lap = claim.mechanism
     deriv = laplace_profile_derivation()
     if not deriv.matches_published:
-        return Finding(
-            Verdict.UNKNOWN,
-            "SymPy derivation",
-            reason=f"profile not derived: {deriv.reason}",
-            steps=deriv.steps,
-        )
+        return _not_derived(deriv)
     value = laplace_delta(claim.epsilon, lap.scale, lap.sensitivity)
     with precision():
         ball = to_ball(value)

@@ -275,6 +275,23 @@ class _Account:
             f"{self.rdp}, {solved} in {self.interval}"
         )
 
+    @classmethod
+    def found(cls, epsilon, delta, ball, order, rdp, conversion, grid, comp, method):
+        """The account from the accountant's best order: `ball` encloses the solved value,
+        `rdp` the composed RDP at `order` (None: no finite order)."""
+        return cls(
+            epsilon,
+            delta,
+            show_ball(ball),
+            None if order is None else float(order),
+            _order_text(order),
+            show_ball(rdp),
+            conversion,
+            len(grid),
+            describe_composition(comp),
+            method,
+        )
+
     def to_dict(self) -> dict:
         return {
             "schema_version": SCHEMA_VERSION,
@@ -334,18 +351,7 @@ def rdp_epsilon(
     with precision(_bits(grid)):
         ball, a, r, method = _best_epsilon(comp, d, grid, conversion)
         upper = max(0.0, _float_up(ball)) if ball.is_finite() else math.inf
-        return RDPEpsilon(
-            upper,
-            float(d),
-            show_ball(ball),
-            None if a is None else float(a),
-            _order_text(a),
-            show_ball(r),
-            conversion,
-            len(grid),
-            describe_composition(comp),
-            method,
-        )
+        return RDPEpsilon.found(upper, float(d), ball, a, r, conversion, grid, comp, method)
 
 
 def rdp_delta(
@@ -375,18 +381,8 @@ def rdp_delta(
                 if ball.upper() < best[0].upper():
                     best = (ball, a, r, method)
         ball, a, r, method = best
-        return RDPDelta(
-            float(e),
-            min(1.0, _float_up(ball)),
-            show_ball(ball),
-            None if a is None else float(a),
-            _order_text(a),
-            show_ball(r),
-            conversion,
-            len(grid),
-            describe_composition(comp),
-            method,
-        )
+        delta = min(1.0, _float_up(ball))
+        return RDPDelta.found(float(e), delta, ball, a, r, conversion, grid, comp, method)
 
 
 def _check_rdp_composition(claim) -> Finding:

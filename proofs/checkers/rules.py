@@ -47,6 +47,16 @@ class GeneralOutcome:
     reason: str = ""
 
 
+def _open(steps) -> GeneralOutcome:
+    """Neither proved nor refuted: the steps that stayed open are the reason."""
+    open_steps = "; ".join(s for s in steps if "proved" not in s)
+    return GeneralOutcome(
+        "open",
+        tuple(steps),
+        reason=f"the general rule was neither proved nor refuted: {open_steps}",
+    )
+
+
 def _lemma(label: str, lhs, rhs, constraints=()) -> tuple[str, bool]:
     out = discharge(lhs, rhs, list(constraints))
     return f"{label}: {out.status} ({out.detail})", out.status == "proved"
@@ -123,12 +133,7 @@ def composition_rule(rule: sp.Expr, delta_rule: sp.Expr | None) -> GeneralOutcom
             cex = _composition_instance(r1, d1, r2, d2, rule, delta_rule)
             if cex is not None:
                 return GeneralOutcome("refuted", tuple(steps), cex)
-    return GeneralOutcome(
-        "open",
-        tuple(steps),
-        reason="the general rule was neither proved "
-        "nor refuted: " + "; ".join(s for s in steps if "proved" not in s),
-    )
+    return _open(steps)
 
 
 def _composition_instance(r1, d1, r2, d2, rule, delta_rule) -> Counterexample | None:
@@ -230,9 +235,4 @@ def postprocessing_rule(rule: sp.Expr) -> GeneralOutcome:
                 f"ln {r}), f the identity map",
             )
             return GeneralOutcome("refuted", tuple(steps), cex)
-    return GeneralOutcome(
-        "open",
-        tuple(steps),
-        reason="the general rule was neither proved "
-        "nor refuted: " + "; ".join(s for s in steps if "proved" not in s),
-    )
+    return _open(steps)

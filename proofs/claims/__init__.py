@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from proofs import exports_of
 from proofs.claims.accounting import RDPComposition, RDPConversion, RenyiGaussian, ZCDPConversion
 from proofs.claims.composition import (
     ComposedDP,
@@ -42,33 +43,7 @@ from proofs.claims.privacy import (
 )
 from proofs.errors import InputError
 
-__all__ = [
-    "ApproxDP",
-    "CalibrationMinimal",
-    "ChebyshevTail",
-    "ComposedDP",
-    "DistanceBound",
-    "GaussianCalibration",
-    "GaussianCalibrationRegion",
-    "GroupPrivacy",
-    "LinearEstimator",
-    "Moment",
-    "NoiseDensity",
-    "NoisyMeanVariance",
-    "Normalised",
-    "PerReportUnbiased",
-    "PostProcessing",
-    "PrivacyProfile",
-    "PureDP",
-    "RDPComposition",
-    "RDPConversion",
-    "RenyiGaussian",
-    "SequentialComposition",
-    "Theorem",
-    "Unbiased",
-    "Variance",
-    "ZCDPConversion",
-]
+__all__ = [*exports_of(__name__)]
 
 EXPECTATIONS = ("holds", "refuted")
 

@@ -14,6 +14,7 @@ One module per family: :mod:`~proofs.mechanisms.response` (randomized response),
 
 from __future__ import annotations
 
+from proofs import exports_of
 from proofs.mechanisms.base import sym
 from proofs.mechanisms.local import OneBitTelemetry, Rappor, RepeatedOneBit
 from proofs.mechanisms.noise import Gaussian, Histogram, Laplace, LaplaceVector, TwoSidedGeometric
@@ -21,25 +22,7 @@ from proofs.mechanisms.response import AlphaCoinRR, ForcedResponse, KAryRR
 from proofs.mechanisms.selection import ExponentialMechanism, ReportNoisyMax
 from proofs.mechanisms.tables import FiniteMechanism, Published
 
-__all__ = [
-    "AlphaCoinRR",
-    "ExponentialMechanism",
-    "FiniteMechanism",
-    "ForcedResponse",
-    "Gaussian",
-    "Histogram",
-    "KAryRR",
-    "Laplace",
-    "LaplaceVector",
-    "OneBitTelemetry",
-    "Published",
-    "Rappor",
-    "RepeatedOneBit",
-    "ReportNoisyMax",
-    "TwoSidedGeometric",
-    "describe",
-    "sym",
-]
+__all__ = [*exports_of(__name__), "describe"]
 
 
 def describe(mech) -> str:

@@ -14,6 +14,7 @@ from proofs import mechanisms as m
 from proofs.mutation.oracle import beats, differ, free, num, samples
 
 __all__ = [
+    "distance_sides",
     "distances",
     "distribution_pairs",
     "estimator_moments",
@@ -188,14 +189,20 @@ def distribution_pairs():
                 yield p, q
 
 
-def _oracle_distance(c) -> bool | None:
+def distance_sides(c):
+    """(lhs, rhs) of a DistanceBound claim at every test pair of distributions where the
+    distances it names are finite."""
     names = {s.name: s for s in free(c.lhs, c.rhs)}
     for p, q in distribution_pairs():
         dist = distances(p, q)
         if any(dist[n] == mp.inf for n in names):
             continue
         values = {names[n]: sp.Float(str(dist[n]), 40) for n in names}
-        lhs, rhs = num(c.lhs, values), num(c.rhs, values)
+        yield num(c.lhs, values), num(c.rhs, values)
+
+
+def _oracle_distance(c) -> bool | None:
+    for lhs, rhs in distance_sides(c):
         if c.relation == "<=" and beats(lhs, rhs):
             return False
         if c.relation == "==" and differ(lhs, rhs):

@@ -22,8 +22,7 @@ from proofs import mechanisms as m
 from proofs.claims import Theorem
 from proofs.errors import InputError
 from proofs.mutation.facts import (
-    distances,
-    distribution_pairs,
+    distance_sides,
     estimator_moments,
     estimator_points,
     exact_tail,
@@ -363,13 +362,7 @@ def _largest_ratio(c) -> mp.mpf | None:
 
     best = None
     if isinstance(c, DistanceBound):
-        names = {s.name: s for s in free(c.lhs, c.rhs)}
-        for p, q in distribution_pairs():
-            dist = distances(p, q)
-            if any(dist[n] == mp.inf for n in names):
-                continue
-            values = {names[n]: sp.Float(str(dist[n]), 40) for n in names}
-            lhs, rhs = num(c.lhs, values), num(c.rhs, values)
+        for lhs, rhs in distance_sides(c):
             if rhs > 0:
                 best = max(best or lhs / rhs, lhs / rhs)
         return best
