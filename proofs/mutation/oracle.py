@@ -177,8 +177,11 @@ def pure_loss(mech, v: dict) -> mp.mpf | None:
 
             return mp.quad(integrand, [-mp.inf, 0, gap - 1, gap, mp.inf])
 
-        g = 1000 * b  # the loss 1/b is approached as the gap grows: within 0.1% here
-        return mp.log(win2(g - 1)) - mp.log(win2(g))
+        # neighbours move the gap by 1 (monotone) or 2 (each answer its own way); the loss
+        # shift/b is approached as the gap grows: within 0.1% here
+        shift = 1 if mech.monotone else 2
+        g = 1000 * b
+        return mp.log(win2(g - shift)) - mp.log(win2(g))
     if isinstance(mech, m.Rappor):
         s1, s0 = (sub(e) for e in mech.bit_probabilities())
         h = int(sub(mech.h))
