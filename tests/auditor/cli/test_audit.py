@@ -8,22 +8,9 @@ import textwrap
 import pytest
 
 from auditor.cli import main
+from tests.auditor.contract import AUDIT_JSON_KEYS
 
-REQUIRED = (
-    "schema_version",
-    "claimed_epsilon",
-    "delta",
-    "confidence",
-    "epsilon_lower_bound",
-    "unbounded_witness",
-    "delta_lower_bound",
-    "violation",
-    "p_value",
-    "witness",
-    "samples",
-    "seed",
-    "seconds",
-)
+REQUIRED = AUDIT_JSON_KEYS
 
 
 @pytest.fixture()
