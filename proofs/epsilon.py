@@ -21,7 +21,9 @@ from typing import Any
 
 import sympy as sp
 
+from proofs.errors import InputError
 from proofs.mechanisms import Gaussian, Published
+from proofs.validate import check_delta
 
 __all__ = ["TrueEpsilon", "true_epsilon"]
 
@@ -42,17 +44,25 @@ class TrueEpsilon:
 
 def true_epsilon(mech: Any, delta: Any = 0) -> TrueEpsilon | None:
     """The true epsilon of `mech` (at `delta` for the Gaussian), or None when unknown."""
+    delta = check_delta(delta)
+    if not hasattr(mech, "domain"):
+        raise InputError(
+            f"mechanism={mech!r} is not a description; pass e.g. proofs.Laplace(10, 1)."
+        )
     if isinstance(mech, Published):
         mech.validate()
         return TrueEpsilon(float(mech.epsilon), f"published: {mech.source}")
-    if isinstance(mech, Gaussian) and float(delta) > 0:
+    if isinstance(mech, Gaussian) and delta > 0:
         from proofs.checkers.profiles import gaussian_epsilon
 
         _lo, hi = gaussian_epsilon(mech.sigma, delta, mech.sensitivity)
         return TrueEpsilon(hi, "certified at delta: the exact Gaussian profile (Balle-Wang), arb")
     from proofs.checkers.pure import supremum_epsilon, tight_epsilon
 
-    value, how = tight_epsilon(mech)
+    try:
+        value, how = tight_epsilon(mech)
+    except NotImplementedError:
+        return None  # no pure-DP formulation of this description (e.g. a finite table)
     if value is not None:
         return TrueEpsilon(_float(value), f"proved, attained: {how}", value)
     value, how = supremum_epsilon(mech)
