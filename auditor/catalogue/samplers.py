@@ -118,14 +118,19 @@ def _(mech: m.KAryRR) -> Sampler:
 
 
 # ---------------------------------------------------------------- additive noise
+def _scalar_noise(draw: Callable) -> Sampler:
+    """f(x) + noise for a scalar f(x), on the grid; `draw(rng, size)` draws the noise."""
+
+    def sample(data, size, rng):
+        return snap(float(data) + draw(rng, size))
+
+    return sample
+
+
 @sampler_for.register
 def _(mech: m.Laplace) -> Sampler:
     b = _num(mech, "scale")
-
-    def sample(data, size, rng):
-        return snap(float(data) + rng.laplace(scale=b, size=size))
-
-    return sample
+    return _scalar_noise(lambda rng, size: rng.laplace(scale=b, size=size))
 
 
 @sampler_for.register
@@ -142,11 +147,7 @@ def _(mech: m.LaplaceVector) -> Sampler:
 @sampler_for.register
 def _(mech: m.Gaussian) -> Sampler:
     sigma = _num(mech, "sigma")
-
-    def sample(data, size, rng):
-        return snap(float(data) + rng.normal(scale=sigma, size=size))
-
-    return sample
+    return _scalar_noise(lambda rng, size: rng.normal(scale=sigma, size=size))
 
 
 @sampler_for.register
