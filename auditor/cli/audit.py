@@ -1,7 +1,8 @@
 """`dpaudit audit TARGET --epsilon E ...`: argument parsing over :func:`auditor.audit`.
 
 TARGET is a catalogue name (``laplace``, ``svt3``, ...), ``package.module:callable`` or
-``path/to/file.py:callable``. Exit codes: 0 nothing found, 1 violation, 2 bad input, 3 internal.
+``path/to/file.py:callable``. Exit codes: 0 nothing found, 1 violation, 2 bad input, 3 internal,
+130 interrupted (a checkpoint, if asked for, is saved and valid).
 """
 
 from __future__ import annotations
@@ -55,12 +56,45 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "Hypothesis search steered by the estimated privacy loss",
     )
     parser.add_argument(
-        "--samples", type=int, default=1_000_000, help="samples per dataset (total)"
+        "--samples",
+        type=_count,
+        default=1_000_000,
+        help="samples per dataset (total; 1e8 notation accepted)",
     )
     parser.add_argument(
         "--confidence", type=float, default=0.95, help="confidence level (default 0.95)"
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the audit (default 0)")
+    scale = parser.add_argument_group("scale: where samples are drawn, resuming, stopping")
+    scale.add_argument(
+        "--workers", type=int, default=None, help="worker processes (default: every core)"
+    )
+    scale.add_argument(
+        "--executor",
+        choices=("local", "dask"),
+        default="local",
+        help="local process pool (default) or a Dask cluster (with --scheduler)",
+    )
+    scale.add_argument(
+        "--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://host:8786"
+    )
+    scale.add_argument(
+        "--checkpoint",
+        metavar="FILE",
+        help="save progress to FILE (atomically, every 10 s and at exit); rerun to resume",
+    )
+    scale.add_argument(
+        "--max-time",
+        type=float,
+        metavar="SECONDS",
+        help="end the audit after SECONDS with a valid result on the samples drawn so far",
+    )
+    scale.add_argument(
+        "--no-early-stop",
+        action="store_true",
+        help="draw every certification sample even once a violation is certified "
+        "(the tightest bound, one look at the end)",
+    )
     parser.add_argument("--json", metavar="OUT", help="write the result as JSON (atomically)")
     parser.add_argument(
         "--report", metavar="OUT.html|OUT.md", help="write an HTML or Markdown report"
@@ -68,6 +102,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--quiet", action="store_true", help="print nothing on success (and no progress bar)"
     )
+
+
+def _count(text: str) -> int:
+    """A sample count: an integer, or float notation that is one (1e8, 2.5e6)."""
+    try:
+        value = int(text)
+    except ValueError:
+        try:
+            f = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid count {text!r}") from None
+        if not f.is_integer():
+            raise argparse.ArgumentTypeError(f"invalid count {text!r}") from None
+        value = int(f)
+    return value
 
 
 def _import_file(path: str, target: str) -> Any:
@@ -80,6 +129,7 @@ def _import_file(path: str, target: str) -> Any:
     if spec is None or spec.loader is None:
         raise InputError(f"TARGET {target!r}: {path!r} is not importable Python; pass a .py file.")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
     try:
         spec.loader.exec_module(module)
     except Exception as exc:
@@ -87,6 +137,9 @@ def _import_file(path: str, target: str) -> Any:
             f"TARGET {target!r}: importing {path!r} raised {type(exc).__name__}: "
             f"{exc}; fix that file."
         ) from None
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(module)  # workers cannot import it by name
     return module
 
 
@@ -176,6 +229,12 @@ def run(args: argparse.Namespace) -> int:
         name=name,
         pair_search=args.search,
         progress=False if args.quiet else None,
+        early_stop=not args.no_early_stop,
+        workers=args.workers,
+        executor=args.executor,
+        scheduler=args.scheduler,
+        checkpoint=args.checkpoint,
+        max_time=args.max_time,
     )
     _write_outputs(args, result, func)
     if not args.quiet:

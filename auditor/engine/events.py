@@ -8,7 +8,7 @@ hash of the output are still fixed sets of outputs, so hash collisions cannot br
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -26,6 +26,8 @@ __all__ = [
     "MinBox",
     "Score",
     "ScoreInterval",
+    "event_from_state",
+    "event_state",
 ]
 
 _MULT = np.uint64(0x9E3779B97F4A7C15)
@@ -222,3 +224,46 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     else:
         d.update(k=event.k, negate=event.negate, coordinate=event.coord)
     return d
+
+
+_STATE_TYPES = {
+    cls.__name__: cls
+    for cls in (Identity, Coordinate, MinBox, Linear, ScoreInterval, KeyFn, KeySet, FloatMultiple)
+}
+
+
+def event_state(obj: Any) -> Any:
+    """A lossless JSON-ready form of an event (checkpoints, replay): floats round-trip exactly."""
+    if type(obj).__name__ in _STATE_TYPES and type(obj) is _STATE_TYPES[type(obj).__name__]:
+        out = {"type": type(obj).__name__}
+        out.update({f.name: event_state(getattr(obj, f.name)) for f in fields(obj)})
+        return out
+    if isinstance(obj, (tuple, list)):
+        return [event_state(x) for x in obj]
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return {"float": repr(obj)}
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return obj
+    raise TypeError(f"cannot serialise {obj!r} in an event")
+
+
+def event_from_state(state: Any) -> Any:
+    """Inverse of :func:`event_state`; raises ValueError on anything it did not write."""
+    if isinstance(state, list):
+        return tuple(event_from_state(x) for x in state)
+    if isinstance(state, dict):
+        if set(state) == {"float"} and state["float"] in ("inf", "-inf", "nan"):
+            return float(state["float"])
+        cls = _STATE_TYPES.get(state.get("type"))  # type: ignore[arg-type]
+        if cls is None:
+            raise ValueError(f"unknown event type {state.get('type')!r}")
+        names = {f.name for f in fields(cls)}
+        args = {k: v for k, v in state.items() if k != "type"}
+        if set(args) != names:
+            raise ValueError(f"{cls.__name__} needs fields {sorted(names)}")
+        return cls(**{k: event_from_state(v) for k, v in args.items()})
+    if state is None or isinstance(state, (bool, int, float, str)):
+        return state
+    raise ValueError(f"unexpected value {state!r} in an event")

@@ -79,7 +79,13 @@ class AuditResult:
     seconds: float
     pairs_searched: int
     events_certified: int
-    method: str = "select-then-certify; one-sided Clopper-Pearson; Bonferroni over certified bounds"
+    reproducible: bool = True
+    stop: str = "complete"
+    look: int = 1
+    looks: int = 1
+    method: str = (
+        "select-then-certify; one-sided Clopper-Pearson; Bonferroni over certified bounds and looks"
+    )
     notes: tuple[str, ...] = field(default=())
     event: Any = field(
         default=None, repr=False, compare=False
@@ -114,6 +120,13 @@ class AuditResult:
             f"  samples per dataset {self.samples} ({self.selection_samples} selection + "
             f"{self.certification_samples} certification), seed {self.seed}, {self.seconds:.2f} s"
         )
+        if self.stop != "complete" or self.looks > 1:
+            lines.append(
+                f"  certified at look {self.look} of {self.looks} ({self.stop})"
+                + ("" if self.reproducible else "; not reproducible (the mechanism takes no rng)")
+            )
+        elif not self.reproducible:
+            lines.append("  not reproducible: the mechanism takes no rng")
         if not self.violation:
             lines.append("  'no violation found' is not a proof of privacy.")
         return "\n".join(lines)
@@ -138,6 +151,10 @@ class AuditResult:
             "seconds": self.seconds,
             "pairs_searched": self.pairs_searched,
             "events_certified": self.events_certified,
+            "reproducible": self.reproducible,
+            "stop": self.stop,
+            "look": self.look,
+            "looks": self.looks,
             "method": self.method,
             "notes": list(self.notes),
         }

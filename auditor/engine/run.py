@@ -4,9 +4,13 @@ Soundness argument. Selection uses generators spawned from the seed that certifi
 touches, so the certified events are fixed before the certification samples exist; so is their
 number K (1, or 2 when the plain and the conservative predictions disagree). For each of
 the ``K`` certified events we compute two one-sided Clopper-Pearson bounds at level
-``a = (1 - confidence) / (2K)``; by the union bound all ``2K`` hold simultaneously with
-probability at least ``confidence``, and then every reported quantity (the max over events of
-``ln((p_lo - delta) / p_hi)`` and of ``p_lo - e^eps p_hi``) is a valid bound.
+``a = alpha_l / (2K)`` at each look ``l`` of the schedule declared in
+:mod:`auditor.engine.schedule` (one look with ``alpha_1 = 1 - confidence`` when early stopping
+is off); by the union bound all of them hold simultaneously with probability at least
+``confidence``, and then every reported quantity (the max over events of
+``ln((p_lo - delta) / p_hi)`` and of ``p_lo - e^eps p_hi``) is a valid bound, at whichever look
+the audit stopped. The phases and the executors are in :mod:`auditor.engine.session` and
+:mod:`auditor.engine.executors`.
 """
 
 from __future__ import annotations
@@ -19,19 +23,21 @@ from typing import Any
 
 import numpy as np
 
-from auditor.engine.adapter import Mechanism, as_mechanism, draw, kind_of
+from auditor.engine.adapter import Mechanism, as_mechanism
+from auditor.engine.checkpoint import Checkpoint
 from auditor.engine.events import event_to_dict
+from auditor.engine.executors import open_runner
 from auditor.engine.pairs import Pair, check_pair, generate_pairs, normalise_relation
-from auditor.engine.progress import Progress
 from auditor.engine.result import AuditResult, Witness
-from auditor.engine.select import FAMILIES, Candidate, Scorer, propose
-from auditor.engine.stats import cp_lower, cp_upper, delta_bound, epsilon_bound, p_value
+from auditor.engine.select import FAMILIES, Candidate
+from auditor.engine.session import Outcome, Plan, Session, probe
+from auditor.engine.stats import cp_lower, cp_upper, delta_bound, epsilon_bound
 from proofs.errors import InputError
 
 __all__ = ["AuditConfig", "audit", "minimum_samples"]
 
-SELECTION_CAP = 1_000_000  # per dataset and pair, for vector outputs (memory)
-SCALAR_SELECTION_CAP = 4_000_000  # scalar outputs are cheap to hold: choose events more finely
+SELECTION_CAP = 1_000_000  # per dataset and pair, for vector outputs
+SCALAR_SELECTION_CAP = 4_000_000  # scalar outputs are cheap to judge: choose events more finely
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +54,13 @@ class AuditConfig:
     batch_size: int | None = None
     families: tuple[str, ...] = FAMILIES
     progress: bool | None = None  # a bar on stderr; None: only when stderr is a terminal
+    early_stop: bool = True  # look at the counts on a declared schedule; stop once violated
+    workers: int | None = None  # None: every core
+    executor: Any = None  # "local" (default), "dask", or a concurrent.futures.Executor
+    scheduler: str | None = None  # Dask scheduler address
+    checkpoint: str | None = None  # file to save progress to and resume from
+    max_time: float | None = None  # seconds; the result then uses the last look completed
+    checkpoint_every: float = 10.0  # seconds between checkpoint saves
 
     @property
     def alpha_per_bound(self) -> float:
@@ -102,6 +115,17 @@ def validate(config: AuditConfig) -> None:
     unknown = set(config.families) - set(FAMILIES)
     if unknown or not config.families:
         raise InputError(f"families={config.families!r} must be a non-empty subset of {FAMILIES}.")
+    if config.max_time is not None:
+        t = _number("max_time", config.max_time, "--max-time")
+        if not t >= 0 or math.isinf(t):
+            raise InputError(
+                f"max_time={config.max_time!r} must be a finite number of seconds >= 0; use e.g. "
+                "--max-time 600."
+            )
+    if not _number("checkpoint_every", config.checkpoint_every, "checkpoint_every") > 0:
+        raise InputError(f"checkpoint_every={config.checkpoint_every!r} must be > 0 seconds.")
+    if config.checkpoint is not None and config.seed is None:
+        raise InputError("a checkpoint needs a fixed seed; pass seed=S (--seed S).")
     if config.max_certified < 1:
         raise InputError(f"max_certified={config.max_certified!r} must be >= 1.")
     m, n = config.split()
@@ -211,120 +235,6 @@ def _tuple_pair(p: Any) -> Pair:
     raise InputError(f"pair {p!r} is not a 2-tuple (A, B); pass pairs=[(A, B), ...].")
 
 
-@dataclass(frozen=True, slots=True)
-class _Streams:
-    selection: list[tuple[np.random.Generator, np.random.Generator]]
-    certification: list[tuple[np.random.Generator, np.random.Generator]]
-    selection_seed: int
-
-
-def _streams(seed: int, n_pairs: int) -> _Streams:
-    # Independent streams per (phase, pair, dataset): selection samples are never reused.
-    root = np.random.SeedSequence(seed)
-    sel_root, cert_root, misc = root.spawn(3)
-    gen = lambda ss: [
-        tuple(np.random.default_rng(c) for c in s.spawn(2)) for s in ss.spawn(n_pairs)
-    ]
-    return _Streams(gen(sel_root), gen(cert_root), int(misc.generate_state(1)[0]))
-
-
-@dataclass(frozen=True, slots=True)
-class _Shape:
-    kind: str
-    tail: tuple[int, ...]
-
-
-def _check_shape(mech: Mechanism, arr: np.ndarray, expected: _Shape | None, data: Any) -> _Shape:
-    got = _Shape(kind_of(arr), arr.shape[1:])
-    if expected is not None and got != expected:
-        raise InputError(
-            f"mechanism {mech.name} returned {got.kind} outputs of shape {got.tail} on "
-            f"data={data!r} "
-            f"but {expected.kind} outputs of shape {expected.tail} earlier; outputs must have one "
-            "type."
-        )
-    return got
-
-
-def _select(
-    mech: Mechanism, pairs: Sequence[Pair], cfg: AuditConfig, streams: _Streams
-) -> tuple[list[Candidate], _Shape]:
-    m, n = cfg.split()
-    scorer = Scorer(m, n, cfg.alpha_per_bound, float(cfg.delta))
-    shape: _Shape | None = None
-    cands: list[Candidate] = []
-    for i, pair in enumerate(pairs):
-        ga, gb = streams.selection[i]
-        ya = draw(mech, pair.a, m, ga)
-        shape = _check_shape(mech, ya, shape, pair.a)
-        yb = draw(mech, pair.b, m, gb)
-        shape = _check_shape(mech, yb, shape, pair.b)
-        found = propose(shape.kind, ya, yb, scorer, streams.selection_seed, cfg.families)
-        cands += [replace(c, pair_index=i) for c in found]
-    return _choose(cands, cfg.max_certified), shape  # type: ignore[return-value]
-
-
-def _choose(cands: list[Candidate], k_max: int) -> list[Candidate]:
-    """The best event by the conservative (1.6-sigma shrunk) prediction; if a different event is
-    clearly best by the milder 1-sigma prediction (typically a rarer, higher-ratio one), certify it
-    too (K = 2).
-
-    K is decided on selection data only, so the union bound over 2K certified bounds is valid.
-    """
-    if not cands:
-        return []
-    key = lambda c: (c.pair_index, c.forward, repr(c.event))
-    chosen = [max(cands, key=lambda c: c.rank)]
-    bold = max(cands, key=lambda c: c.plain)
-    # a second event costs a wider union bound: only worth it when clearly better
-    if (
-        k_max >= 2
-        and key(bold) != key(chosen[0])
-        and bold.plain > chosen[0].plain + 0.03 * abs(chosen[0].plain)
-    ):
-        chosen.append(bold)
-    return chosen[:k_max]
-
-
-def _batch_size(cfg: AuditConfig, mech: Mechanism, shape: _Shape, n: int) -> int:
-    if cfg.batch_size:
-        return min(cfg.batch_size, n)
-    width = int(np.prod(shape.tail)) if shape.tail else 1
-    base = 1 << 20 if mech.batched else 1 << 16
-    return max(1, min(n, max(4096, base // width)))
-
-
-def _certify(
-    mech: Mechanism,
-    pairs: Sequence[Pair],
-    chosen: Sequence[Candidate],
-    cfg: AuditConfig,
-    streams: _Streams,
-    shape: _Shape,
-) -> np.ndarray:
-    """Counts[k] = (count under a, count under b) on fresh samples, streamed in batches."""
-    _, n = cfg.split()
-    counts = np.zeros((len(chosen), 2), dtype=np.int64)
-    bs = _batch_size(cfg, mech, shape, n)
-    pair_ids = sorted({c.pair_index for c in chosen})
-    bar = Progress(2 * n * len(pair_ids), "certifying", enabled=cfg.progress)
-    for i in pair_ids:
-        idx = [k for k, c in enumerate(chosen) if c.pair_index == i]
-        for side, data in enumerate((pairs[i].a, pairs[i].b)):
-            gen = streams.certification[i][side]
-            done = 0
-            while done < n:
-                size = min(bs, n - done)
-                y = draw(mech, data, size, gen)
-                _check_shape(mech, y, shape, data)
-                for k in idx:
-                    counts[k, side] += int(np.count_nonzero(chosen[k].event.contains(y)))
-                done += size
-                bar.update(size)
-    bar.close()
-    return counts
-
-
 def _witness(c: Candidate, pair: Pair, counts: np.ndarray, n: int, lo: float, hi: float) -> Witness:
     num, den = (0, 1) if c.forward else (1, 0)
     return Witness(
@@ -341,37 +251,40 @@ def _witness(c: Candidate, pair: Pair, counts: np.ndarray, n: int, lo: float, hi
     )
 
 
+STOPS = {
+    "complete": "all certification samples drawn",
+    "violation": "stopped early: a violation was certified",
+    "max-time": "stopped by the time limit: the result uses the samples up to the last look",
+}
+
+
 def _conclude(
     mech: Mechanism,
     pairs: Sequence[Pair],
-    chosen: Sequence[Candidate],
-    counts: np.ndarray,
+    out: Outcome,
     cfg: AuditConfig,
-    seed: int,
+    selection: int,
     t0: float,
 ) -> AuditResult:
-    m, n = cfg.split()
-    a = cfg.level(len(chosen))
+    chosen, counts, n, a = out.chosen, out.counts, out.samples, out.level
     eps, delta = float(cfg.epsilon), float(cfg.delta)
-    kn = np.array([counts[k, 0 if c.forward else 1] for k, c in enumerate(chosen)])
-    kd = np.array([counts[k, 1 if c.forward else 0] for k, c in enumerate(chosen)])
-    lo, hi = cp_lower(kn, n, a), cp_upper(kd, n, a)
-    bounds = epsilon_bound(lo, hi, delta)
-    best = int(np.argmax(bounds)) if len(chosen) else -1
-    eps_lb = float(max(bounds[best], 0.0)) if best >= 0 else 0.0
-    d_lb = float(max(np.max(delta_bound(lo, hi, eps)), 0.0)) if best >= 0 else 0.0
-    pv = min(
-        (
-            p_value(int(kn[k]), int(kd[k]), n, n, eps, delta, 2 * len(chosen))
-            for k in range(len(chosen))
-        ),
-        default=1.0,
-    )
-    witness = None
-    if best >= 0:
+    best, eps_lb, d_lb, witness = -1, 0.0, 0.0, None
+    kn = np.array([counts[k, 0 if c.forward else 1] for k, c in enumerate(chosen)], dtype=int)
+    kd = np.array([counts[k, 1 if c.forward else 0] for k, c in enumerate(chosen)], dtype=int)
+    if chosen and n > 0:
+        lo, hi = cp_lower(kn, n, a), cp_upper(kd, n, a)
+        bounds = epsilon_bound(lo, hi, delta)
+        best = int(np.argmax(bounds))
+        eps_lb = float(max(bounds[best], 0.0))
+        d_lb = float(max(np.max(delta_bound(lo, hi, eps)), 0.0))
         c = chosen[best]
         witness = _witness(
             c, pairs[c.pair_index], counts[best], n, float(lo[best]), float(hi[best])
+        )
+    notes = [] if out.stop == "complete" else [STOPS[out.stop]]
+    if not mech.wants_rng:
+        notes.append(
+            "not reproducible: the mechanism takes no rng, so a rerun with the same seed may differ"
         )
     return AuditResult(
         mechanism=mech.name,
@@ -382,23 +295,40 @@ def _conclude(
         unbounded_witness=bool(best >= 0 and kd[best] == 0 and kn[best] > 0),
         delta_lower_bound=d_lb,
         violation=bool(eps_lb > eps),
-        p_value=pv,
+        p_value=out.p_value,
         witness=witness,
         samples=int(cfg.samples),
-        selection_samples=m,
+        selection_samples=selection,
         certification_samples=n,
-        seed=seed,
+        seed=cfg.seed,
         seconds=time.perf_counter() - t0,
         pairs_searched=len(pairs),
         events_certified=len(chosen),
+        reproducible=mech.wants_rng,
+        stop=out.stop,
+        look=out.look,
+        looks=out.looks,
+        notes=tuple(notes),
         event=chosen[best].event if best >= 0 else None,
     )
 
 
-def _is_scalar(mech: Mechanism, pair: Pair, seed: int) -> bool:
-    """Probe a few outputs (on a stream of their own) to size the selection sample."""
-    probe = draw(mech, pair.a, 8, np.random.default_rng(np.random.SeedSequence([seed, 0x5CA1])))
-    return probe.ndim == 1
+def _identity(mech: Mechanism, pairs: Sequence[Pair], cfg: AuditConfig, plan: Plan) -> dict:
+    """Everything that changes the result: a checkpoint is only resumed by the same audit."""
+    return {
+        "target": mech.name,
+        "pairs": [p.to_dict() for p in pairs],
+        "epsilon": float(cfg.epsilon),
+        "delta": float(cfg.delta),
+        "samples": int(cfg.samples),
+        "confidence": float(cfg.confidence),
+        "seed": int(cfg.seed),  # type: ignore[arg-type]
+        "selection_samples": int(cfg.selection_samples),  # type: ignore[arg-type]
+        "max_certified": int(cfg.max_certified),
+        "families": list(cfg.families),
+        "chunks": [plan.build.cap, plan.certify.cap],
+        "looks": len(plan.looks),
+    }
 
 
 def run(
@@ -412,13 +342,25 @@ def run(
     validate(cfg)
     mech = as_mechanism(mechanism, name)
     seed = cfg.seed if cfg.seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
+    pr = probe(mech, pairs[0].a, seed)
     cfg = replace(cfg, seed=seed)
     if cfg.selection_samples is None:
-        cfg = replace(cfg, selection_samples=cfg.split(_is_scalar(mech, pairs[0], seed))[0])
-    streams = _streams(seed, len(pairs))
-    chosen, shape = _select(mech, pairs, cfg, streams)
-    counts = _certify(mech, pairs, chosen, cfg, streams, shape)
-    return _conclude(mech, pairs, chosen, counts, cfg, seed, t0)
+        cfg = replace(cfg, selection_samples=cfg.split(pr.scalar)[0])
+    m, n = cfg.split(pr.scalar)
+    sequential = cfg.early_stop or cfg.max_time is not None
+    plan = Plan.of(m, n, mech, pr, cfg.batch_size, sequential, len(pairs))
+    ckpt = Checkpoint(cfg.checkpoint, _identity(mech, pairs, cfg, plan)) if cfg.checkpoint else None
+    runner = open_runner(cfg.executor, cfg.workers, cfg.scheduler, plan.serial_seconds(pr.rate))
+    session = Session(mech, pairs, cfg, plan, pr, runner, ckpt)
+    try:
+        out = session.run()
+    except KeyboardInterrupt:
+        session.save()
+        runner.abort()
+        raise
+    finally:
+        runner.close()
+    return _conclude(mech, pairs, out, cfg, session.selection_used, t0)
 
 
 def audit(
@@ -439,6 +381,13 @@ def audit(
     name: str | None = None,
     pair_search: str = "patterns",
     progress: bool | None = None,
+    early_stop: bool = True,
+    workers: int | None = None,
+    executor: Any = None,
+    scheduler: str | None = None,
+    checkpoint: str | None = None,
+    max_time: float | None = None,
+    checkpoint_every: float = 10.0,
 ) -> AuditResult:
     """Audit the claim "``mechanism`` is (epsilon, delta)-DP" on neighbouring ``pairs``.
 
@@ -450,6 +399,14 @@ def audit(
     the event families searched (see ``auditor.engine.select.FAMILIES``). Returns an
     :class:`AuditResult`; ``violation`` is True with probability at most ``1 - confidence`` when
     the claim holds. ``progress`` shows a bar on stderr (None: only when it is a terminal).
+
+    Scale: samples are drawn in chunks on ``executor`` (``"local"``: a process pool of
+    ``workers`` processes, default every core; ``"dask"`` with ``scheduler`` an address; or any
+    ``concurrent.futures.Executor``); the same seed gives the same result on any of them.
+    ``checkpoint`` names a file that saves progress (every ``checkpoint_every`` seconds and at
+    exit) and resumes it when the same audit is run again. ``early_stop`` looks at the counts on
+    a schedule declared before sampling and stops once a violation is certified; ``max_time``
+    (seconds) ends the audit with the result of the last look completed.
     """
     cfg = AuditConfig(
         epsilon=epsilon,
@@ -461,6 +418,13 @@ def audit(
         max_certified=max_certified,
         families=tuple(families),
         progress=progress,
+        early_stop=early_stop,
+        workers=workers,
+        executor=executor,
+        scheduler=scheduler,
+        checkpoint=None if checkpoint is None else str(checkpoint),
+        max_time=max_time,
+        checkpoint_every=checkpoint_every,
     )
     validate(cfg)
     pair_list = _as_pairs(

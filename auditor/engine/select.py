@@ -32,7 +32,7 @@ from auditor.engine.events import (
 )
 from auditor.engine.stats import predicted_epsilon
 
-__all__ = ["FAMILIES", "Candidate", "Scorer", "propose"]
+__all__ = ["FAMILIES", "Candidate", "Scorer", "build", "judge", "propose"]
 
 MAX_KEYS = 20_000
 N_THRESH = 600
@@ -332,6 +332,51 @@ def _vector_score_family(score: Score) -> str:
     return "classifier" if score.label.startswith("logistic") else "projection"
 
 
+def build(
+    kind: str,
+    yx: np.ndarray,
+    yy: np.ndarray,
+    scorer: Scorer,
+    seed: int,
+    families: tuple[str, ...] = FAMILIES,
+    per_family: int = 6,
+) -> list[Candidate]:
+    """Candidate events for one pair, built on the building sample ``yx``, ``yy`` (``scorer``
+    sized for it): the best few of each enabled family, to be judged on fresh samples."""
+    raw = _family_candidates(kind, yx, yy, scorer, seed, set(families))
+    by_family: dict[str, list[Candidate]] = {}
+    for c in sorted(raw, key=lambda c: -c.predicted):
+        group = by_family.setdefault(c.family, [])
+        if len(group) < (4 * per_family if c.family in ("atoms", "histogram") else per_family):
+            group.append(c)
+    return [c for group in by_family.values() for c in group]
+
+
+def judge(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Scorer) -> list[Candidate]:
+    """Re-score candidates on the judging sample: ``counts[i] = (count under the pair's first
+    dataset, count under its second)`` on ``m2`` fresh samples each; best rank first.
+
+    Fresh counts are unbiased but noisy, and the best of many noisy scores is optimistic:
+    rank by a 1.6-sigma shrunk prediction (when nothing survives, by a 1-sigma one, kept as
+    ``plain`` for the engine's optional second event). Counts can be streamed: the judging
+    sample is never held in memory.
+    """
+    judges = (
+        Scorer(m2, scorer.n, scorer.a, scorer.delta, shrink=JUDGE_SHRINK),
+        Scorer(m2, scorer.n, scorer.a, scorer.delta, shrink=0.16),
+    )
+    out = []
+    for c, (kx, ky) in zip(cands, np.asarray(counts, dtype=float)):
+        num, den = np.array([kx if c.forward else ky]), np.array([ky if c.forward else kx])
+        shrunk, plain = float(judges[0](num, den)[0]), float(judges[1](num, den)[0])
+        if shrunk > 0:
+            out.append(replace(c, predicted=shrunk, rank=shrunk, plain=plain))
+        else:
+            out.append(replace(c, predicted=plain, rank=plain - 1e3, plain=plain))
+    out.sort(key=lambda c: -c.rank)
+    return out
+
+
 def propose(
     kind: str,
     yx: np.ndarray,
@@ -344,51 +389,25 @@ def propose(
     """Candidates for one pair from the enabled ``families``, best predicted first.
 
     Families build their events on the first half of the selection sample; every surviving
-    candidate is then re-scored on the second half, so predictions are unbiased and comparable
-    across families (a family that tries thousands of events does not win by luck).
+    candidate is then re-scored on the second half (:func:`judge`), so predictions are unbiased
+    and comparable across families (a family that tries thousands of events does not win by
+    luck). The engine runs the same two steps with the judging half streamed in chunks.
     """
+    from auditor.engine.executors import count_events
+
     h = yx.shape[0] // 2
-    build = Scorer(h, scorer.n, scorer.a, scorer.delta)
-    raw = _family_candidates(kind, yx[:h], yy[:h], build, seed, set(families))
-    by_family: dict[str, list[Candidate]] = {}
-    for c in sorted(raw, key=lambda c: -c.predicted):
-        group = by_family.setdefault(c.family, [])
-        if len(group) < (4 * per_family if c.family in ("atoms", "histogram") else per_family):
-            group.append(c)
-    m2 = yx.shape[0] - h
-    judges = (
-        Scorer(m2, scorer.n, scorer.a, scorer.delta, shrink=JUDGE_SHRINK),
-        Scorer(m2, scorer.n, scorer.a, scorer.delta, shrink=0.16),
+    cands = build(
+        kind,
+        yx[:h],
+        yy[:h],
+        Scorer(h, scorer.n, scorer.a, scorer.delta),
+        seed,
+        families,
+        per_family,
     )
-    cache: dict = {}
-    out = [
-        _rescore(c, yx[h:], yy[h:], judges, cache) for group in by_family.values() for c in group
-    ]
-    out.sort(key=lambda c: -c.rank)
-    return out
-
-
-def _contains(event: Event, y: np.ndarray, cache: dict, side: int) -> np.ndarray:
-    if not isinstance(event, KeySet):
-        return event.contains(y)
-    keys = cache.setdefault((event.key, side), event.key(y))
-    values = np.asarray(event.keys, dtype=str if keys.dtype.kind == "U" else keys.dtype)
-    return np.isin(keys, values)
-
-
-def _rescore(
-    c: Candidate, yx: np.ndarray, yy: np.ndarray, judges: tuple[Scorer, Scorer], cache: dict
-) -> Candidate:
-    """Fresh counts are unbiased but noisy, and the best of many noisy scores is optimistic:
-    rank by a 1.6-sigma shrunk prediction (when nothing survives, by a 1-sigma one, kept as
-    ``plain`` for the engine's optional second event)."""
-    kx = float(np.count_nonzero(_contains(c.event, yx, cache, 0)))
-    ky = float(np.count_nonzero(_contains(c.event, yy, cache, 1)))
-    num, den = np.array([kx if c.forward else ky]), np.array([ky if c.forward else kx])
-    shrunk, plain = float(judges[0](num, den)[0]), float(judges[1](num, den)[0])
-    if shrunk > 0:
-        return replace(c, predicted=shrunk, rank=shrunk, plain=plain)
-    return replace(c, predicted=plain, rank=plain - 1e3, plain=plain)
+    events = [c.event for c in cands]
+    counts = np.stack([count_events(events, yx[h:]), count_events(events, yy[h:])], axis=1)
+    return judge(cands, counts.reshape(len(cands), 2), yx.shape[0] - h, scorer)
 
 
 def _tag(cands: list[Candidate], family: str) -> list[Candidate]:

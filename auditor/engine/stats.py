@@ -126,14 +126,24 @@ def _single_level(kx: int, ky: int, n_x: int, n_y: int, epsilon: float, delta: f
 
 
 def p_value(
-    kx: int, ky: int, n_x: int, n_y: int, epsilon: float, delta: float, n_bounds: int
+    kx: int,
+    ky: int,
+    n_x: int,
+    n_y: int,
+    epsilon: float,
+    delta: float,
+    n_bounds: int,
+    share: float = 1.0,
 ) -> float:
     """Exact p-value of H0 "P_D(E) <= e^eps P_D'(E) + delta" from the CP construction.
 
     Under H0 the event {lower_a(D) - delta > e^eps upper_a(D')} has probability at most 2a
     (one of the two one-sided bounds must fail). The p-value is the smallest total level
     ``n_bounds * a`` at which the counts reject, so ``p <= 1 - confidence`` iff the certified
-    bound at that confidence exceeds the claim.
+    bound at that confidence exceeds the claim. With looks at the counts (``share``: the
+    fraction of the failure probability this look spends), the bounds at overall level ``p`` are
+    taken at ``share * p / n_bounds``, so the look's p-value is ``n_bounds * a / share``; the
+    minimum over the looks taken is again a valid p-value (union bound over the looks).
     """
     a = _single_level(kx, ky, n_x, n_y, epsilon, delta)
-    return float(min(1.0, n_bounds * a))
+    return float(min(1.0, n_bounds * a / share))

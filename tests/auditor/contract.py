@@ -14,5 +14,6 @@ AUDIT_JSON_KEYS = (
     "witness",
     "samples",
     "seed",
+    "reproducible",
     "seconds",
 )

@@ -39,7 +39,7 @@ BROKEN_SAMPLES = {
     "noisy_hist2": 20_000,
     "histogram.replace_one": 300_000,
     "svt3": 3_000_000,
-    "svt4": 1_000_000,
+    "svt4": 4_000_000,  # its selection is weak (issue-level work): 1e6 detects ~80% of seeds
     "svt5": 20_000,
     "svt6": 300_000,
 }

@@ -1,0 +1,127 @@
+"""Checkpoints: what an audit has done so far, saved atomically, so a rerun resumes it.
+
+A checkpoint holds the audit's *identity* (target, pairs, claim, samples, confidence, seed and
+every setting that changes the result), the selected candidate events, the chosen events and the
+counts of the chunks done so far, in chunk order. Chunks are seeded by position, so a resumed
+run draws exactly the samples the interrupted one would have drawn next: the result is the
+same as an uninterrupted run. Workers, executor and time limit are not part of the identity
+(they never change a result). The file is JSON, written to a temporary file and renamed, so a
+kill at any moment leaves the previous checkpoint or the new one, never half of one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from auditor.engine.events import event_from_state, event_state
+from auditor.engine.select import Candidate
+from proofs.errors import InputError
+from proofs.io import write_json_atomic
+
+__all__ = [
+    "FORMAT",
+    "Checkpoint",
+    "candidate_from_state",
+    "candidate_state",
+    "counts_from_state",
+    "counts_state",
+]
+
+FORMAT = "dpaudit-checkpoint/1"
+
+
+def candidate_state(c: Candidate) -> dict[str, Any]:
+    return {
+        "event": event_state(c.event),
+        "forward": c.forward,
+        "pair_index": c.pair_index,
+        "family": c.family,
+        "scores": event_state([c.predicted, c.rank, c.plain]),
+    }
+
+
+def candidate_from_state(d: dict[str, Any]) -> Candidate:
+    predicted, rank, plain = event_from_state(d["scores"])
+    return Candidate(
+        event_from_state(d["event"]),
+        bool(d["forward"]),
+        float(predicted),
+        pair_index=int(d["pair_index"]),
+        family=str(d["family"]),
+        rank=float(rank),
+        plain=float(plain),
+    )
+
+
+def _describe(identity: dict[str, Any], key: str) -> str:
+    text = json.dumps(identity.get(key), sort_keys=True)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class Checkpoint:
+    """One checkpoint file bound to one audit identity; ``state`` is the saved progress."""
+
+    def __init__(self, path: str | os.PathLike, identity: dict[str, Any]):
+        self.path = Path(path)
+        self.identity = json.loads(json.dumps(identity, sort_keys=True))
+        self.digest = hashlib.sha256(json.dumps(self.identity, sort_keys=True).encode()).hexdigest()
+        self.state: dict[str, Any] = {}
+        if self.path.exists():
+            self._load()
+        elif not self.path.parent.exists():
+            raise InputError(
+                f"checkpoint {str(self.path)!r}: folder {str(self.path.parent)!r} does not exist; "
+                "create it or pass another --checkpoint path."
+            )
+
+    def _load(self) -> None:
+        where = str(self.path)
+        try:
+            doc = json.loads(self.path.read_text())
+            ok = isinstance(doc, dict) and doc.get("format") == FORMAT
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InputError(
+                f"checkpoint {where!r} is not a readable dpaudit checkpoint ({type(exc).__name__});"
+                " delete it to start over."
+            ) from None
+        if not ok or not isinstance(doc.get("identity"), dict):
+            raise InputError(
+                f"checkpoint {where!r} is not a dpaudit checkpoint (corrupt or another file); "
+                "delete it to start over."
+            )
+        saved = doc["identity"]
+        for key in sorted(set(saved) | set(self.identity)):
+            if saved.get(key) != self.identity.get(key):
+                raise InputError(
+                    f"checkpoint {where!r} belongs to another audit ({key}="
+                    f"{_describe(saved, key)}, this one has {key}={_describe(self.identity, key)});"
+                    " rerun that audit, or pass a new --checkpoint path."
+                )
+        if doc.get("digest") != self.digest or not isinstance(doc.get("state"), dict):
+            raise InputError(
+                f"checkpoint {where!r} is corrupt (its digest does not match); delete it to start "
+                "over."
+            )
+        self.state = doc["state"]
+
+    def save(self, state: dict[str, Any]) -> None:
+        self.state = state
+        doc = {"format": FORMAT, "identity": self.identity, "digest": self.digest, "state": state}
+        write_json_atomic(self.path, doc, strict=True)
+
+
+def counts_state(a: np.ndarray) -> list:
+    return np.asarray(a, dtype=np.int64).tolist()
+
+
+def counts_from_state(x: Any, shape: tuple[int, ...]) -> np.ndarray:
+    a = np.asarray(x, dtype=np.int64)
+    if a.shape != shape or (a < 0).any():
+        raise ValueError(f"counts of shape {a.shape}, expected {shape}")
+    return a

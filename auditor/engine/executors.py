@@ -1,0 +1,216 @@
+"""Where samples are drawn: fixed-size chunks run on an executor, results taken in chunk order.
+
+Every sample the audit draws belongs to a *chunk*: a stream (phase, pair, dataset) and an
+index in it. The chunk's generator is seeded from ``SeedSequence(seed).spawn`` keys alone, and
+chunk sizes depend only on the audit's settings, so what a chunk returns does not depend on who
+runs it: this process, a local process pool or a Dask cluster. Results are consumed in chunk
+order, so the counts, the looks at them and the result are the same for 1 worker, many, or a
+resumed run.
+
+Executors: ``"local"`` is a process pool (loky, which pickles closures and lambdas with
+cloudpickle) on ``workers`` processes, by default every core this process may use; ``"dask"``
+is ``distributed.Client(scheduler).get_executor()``; any ``concurrent.futures.Executor`` object
+is used as given. One worker, or an audit whose probe says it takes under a second, runs in
+this process: no pool start-up, the same chunks and the same result.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor, Future
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from auditor.engine.adapter import Mechanism, draw, kind_of
+from proofs.errors import InputError
+
+__all__ = [
+    "EXECUTORS",
+    "Runner",
+    "chunk_rng",
+    "count_events",
+    "default_workers",
+    "open_runner",
+    "run_chunk",
+]
+
+EXECUTORS = ("local", "dask")
+INLINE_SECONDS = 1.0  # below this projected serial time a pool costs more than it saves
+SCHEDULER_TIMEOUT = 4  # seconds to reach a Dask scheduler before giving up
+
+
+def default_workers() -> int:
+    """Every core this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def chunk_rng(entropy: int, stream: tuple[int, ...], index: int) -> np.random.Generator:
+    """The generator of chunk ``index`` of ``stream``: the ``index``-th child spawned from the
+    stream's SeedSequence, built directly so any chunk can be drawn alone (resume, workers)."""
+    return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(*stream, index)))
+
+
+def count_events(events: Iterable[Any], y: np.ndarray) -> np.ndarray:
+    """How many rows of ``y`` each event contains (hash keys computed once per key function)."""
+    from auditor.engine.events import KeySet
+
+    keys: dict[Any, np.ndarray] = {}
+    out = []
+    for ev in events:
+        if isinstance(ev, KeySet):
+            k = keys.get(ev.key)
+            if k is None:
+                k = keys[ev.key] = ev.key(y)
+            values = np.asarray(ev.keys, dtype=str if k.dtype.kind == "U" else k.dtype)
+            out.append(np.count_nonzero(np.isin(k, values)))
+        else:
+            out.append(np.count_nonzero(ev.contains(y)))
+    return np.asarray(out, dtype=np.int64)
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """One chunk: draw ``size`` outputs of the mechanism on ``data`` and sample or count them."""
+
+    data: Any
+    entropy: int
+    stream: tuple[int, ...]
+    index: int
+    size: int
+
+
+def run_chunk(
+    mech: Mechanism, events: tuple[Any, ...] | None, task: Task
+) -> tuple[tuple[str, tuple[int, ...]], np.ndarray]:
+    """((kind, shape), outputs) when ``events`` is None, else ((kind, shape), counts)."""
+    y = draw(mech, task.data, task.size, chunk_rng(task.entropy, task.stream, task.index))
+    shape = (kind_of(y), tuple(y.shape[1:]))
+    return shape, (y if events is None else count_events(events, y))
+
+
+@functools.lru_cache(maxsize=4)
+def _unpack(digest: str, payload: bytes) -> tuple[Mechanism, tuple[Any, ...] | None]:
+    import cloudpickle
+
+    return cloudpickle.loads(payload)
+
+
+def _remote_chunk(digest: str, payload: bytes, task: Task):
+    """What a worker runs: the mechanism and events arrive pickled once per phase."""
+    mech, events = _unpack(digest, payload)
+    return run_chunk(mech, events, task)
+
+
+class Runner:
+    """Runs chunk tasks and yields their results in task order, a bounded window in flight."""
+
+    def __init__(self, executor: Executor | None, workers: int, label: str, close=None):
+        self.executor, self.workers, self.label = executor, workers, label
+        self._close = close
+
+    @property
+    def inline(self) -> bool:
+        return self.executor is None
+
+    def results(
+        self, mech: Mechanism, events: tuple[Any, ...] | None, tasks: Iterable[Task]
+    ) -> Iterator[Any]:
+        if self.executor is None:
+            for t in tasks:
+                yield run_chunk(mech, events, t)
+            return
+        import cloudpickle
+
+        payload = cloudpickle.dumps((mech, events))
+        digest = hashlib.sha256(payload).hexdigest()
+        window = max(2, 3 * self.workers)
+        pending: deque[Future] = deque()
+        try:
+            for t in tasks:
+                pending.append(self.executor.submit(_remote_chunk, digest, payload, t))
+                if len(pending) >= window:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for f in pending:
+                f.cancel()
+
+    def abort(self) -> None:
+        """After an interrupt: stop the local pool's workers now instead of waiting for them."""
+        if self.executor is not None and self.label.startswith("local"):
+            try:
+                self.executor.shutdown(wait=False, kill_workers=True)  # type: ignore[call-arg]
+            except TypeError:  # pragma: no cover - a plain Executor
+                self.executor.shutdown(wait=False)
+
+    def close(self) -> None:
+        if self._close is not None:
+            self._close()
+
+
+def _check_workers(workers: Any) -> int:
+    if workers is None:
+        return default_workers()
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise InputError(f"workers={workers!r} must be an integer >= 1; use e.g. --workers 2.")
+    return int(workers)
+
+
+def _dask(scheduler: str | None) -> tuple[Executor, int, Callable[[], None]]:
+    if not scheduler:
+        raise InputError(
+            "executor 'dask' needs a scheduler address; pass --scheduler tcp://HOST:8786 "
+            "(start one with `dask scheduler`)."
+        )
+    try:
+        from distributed import Client
+    except ImportError:
+        raise InputError(
+            "executor 'dask' needs the dask extra; install it with pip install 'dpaudit[dask]'."
+        ) from None
+    try:
+        client = Client(scheduler, timeout=SCHEDULER_TIMEOUT, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise InputError(
+            f"scheduler {scheduler!r} is unreachable ({type(exc).__name__}) within "
+            f"{SCHEDULER_TIMEOUT} s; check the address or start one with `dask scheduler`."
+        ) from None
+    threads = sum(client.nthreads().values()) or 1
+    return client.get_executor(), threads, client.close
+
+
+def open_runner(
+    executor: str | Executor | None,
+    workers: int | None,
+    scheduler: str | None,
+    serial_seconds: float,
+) -> Runner:
+    """The runner for an audit whose chunks would take ``serial_seconds`` on one core."""
+    n = _check_workers(workers)
+    if isinstance(executor, Executor):
+        return Runner(executor, n, "executor")
+    kind = executor or "local"
+    if kind not in EXECUTORS:
+        raise InputError(f"executor={kind!r} is unknown; use one of {', '.join(EXECUTORS)}.")
+    if kind == "dask":
+        ex, threads, close = _dask(scheduler)
+        return Runner(ex, threads, "dask", close)
+    if scheduler:
+        raise InputError(
+            f"scheduler={scheduler!r} is only used by the dask executor; add --executor dask."
+        )
+    if n == 1 or serial_seconds < INLINE_SECONDS:
+        return Runner(None, 1, "inline")
+    from loky import get_reusable_executor
+
+    return Runner(get_reusable_executor(max_workers=n, timeout=60), n, f"local:{n}")

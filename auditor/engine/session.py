@@ -1,0 +1,512 @@
+"""One audit run: build candidate events, judge them, certify the chosen ones, in chunks.
+
+Phases, each drawn from streams of its own (so no sample is used twice):
+1. *build*: a capped sample per dataset of each pair, held in memory; the event families
+   propose candidates on it (:func:`auditor.engine.select.build`);
+2. *judge*: the rest of the selection sample, streamed in chunks, counts every candidate; the
+   best one or two are chosen (:func:`auditor.engine.select.judge`, :func:`choose`);
+3. *certify*: fresh samples streamed in chunks count the chosen events; the counts are looked
+   at on the schedule of :mod:`auditor.engine.schedule`, which also states why stopping early
+   (a violation certified, a time limit) keeps every bound valid.
+
+Memory does not grow with the sample count: only the build sample (capped) is ever held.
+Chunks run on the executor of :mod:`auditor.engine.executors` and are consumed in chunk order;
+the session saves its progress to a checkpoint (:mod:`auditor.engine.checkpoint`) and resumes
+from one.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from auditor.engine.adapter import Mechanism, draw, kind_of
+from auditor.engine.checkpoint import (
+    Checkpoint,
+    candidate_from_state,
+    candidate_state,
+    counts_from_state,
+    counts_state,
+)
+from auditor.engine.executors import Runner, Task
+from auditor.engine.pairs import Pair
+from auditor.engine.progress import Progress
+from auditor.engine.schedule import ChunkPlan, look_levels, looks
+from auditor.engine.select import JUDGE_SHRINK, Candidate, Scorer, build, judge
+from auditor.engine.stats import cp_lower, cp_upper, epsilon_bound, p_value
+from proofs.errors import InputError
+
+__all__ = ["Outcome", "Plan", "Probe", "Session", "choose", "probe"]
+
+BUILD = 0
+JUDGE = 1
+CERTIFY = 2
+SCALAR_BUILD_CAP = 1 << 18  # outputs per dataset held for building events
+VECTOR_BUILD_ELEMENTS = 1 << 20  # for vector outputs: rows = this / width (at least 16k)
+WARN_SECONDS = 3600.0
+SAY_SECONDS = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """What a few outputs on their own stream tell: output kind and shape, samples per second."""
+
+    kind: str
+    tail: tuple[int, ...]
+    rate: float
+
+    @property
+    def scalar(self) -> bool:
+        return not self.tail
+
+    @property
+    def width(self) -> int:
+        return int(np.prod(self.tail)) if self.tail else 1
+
+
+def probe(mech: Mechanism, data: Any, seed: int, budget: float = 0.05) -> Probe:
+    """Draw a few outputs (never used by the audit) to learn their shape and the speed."""
+    gen = np.random.default_rng(np.random.SeedSequence([seed, 0x5CA1]))
+    y = draw(mech, data, 8, gen)
+    total, size, t0 = 0, 16, time.perf_counter()
+    while True:
+        draw(mech, data, size, gen)
+        total += size
+        elapsed = time.perf_counter() - t0
+        if elapsed >= budget or total >= 16_384:
+            break
+        size *= 4
+    return Probe(kind_of(y), tuple(y.shape[1:]), total / max(elapsed, 1e-9))
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Sample sizes per dataset and the chunk plans of the three phases."""
+
+    build: ChunkPlan
+    judge: ChunkPlan
+    certify: ChunkPlan
+    looks: tuple[int, ...]
+    n_pairs: int
+
+    @classmethod
+    def of(
+        cls,
+        selection: int,
+        certification: int,
+        mech: Mechanism,
+        pr: Probe,
+        batch_size: int | None,
+        sequential: bool,
+        n_pairs: int,
+    ) -> Plan:
+        cap = batch_size or max(1, (1 << 20 if mech.batched else 1 << 16) // pr.width)
+        hold = SCALAR_BUILD_CAP if pr.scalar else max(1 << 14, VECTOR_BUILD_ELEMENTS // pr.width)
+        h = max(1, min(selection // 2, hold))
+        cert = ChunkPlan(certification, cap)
+        return cls(
+            ChunkPlan(h, cap), ChunkPlan(selection - h, cap), cert, looks(cert, sequential), n_pairs
+        )
+
+    def serial_seconds(self, rate: float) -> float:
+        draws = 2 * (self.n_pairs * (self.build.n + self.judge.n) + self.certify.n)
+        return draws / max(rate, 1e-9)
+
+
+def choose(cands: list[Candidate], k_max: int) -> list[Candidate]:
+    """The best event by the conservative (1.6-sigma shrunk) prediction; if a different event is
+    clearly best by the milder 1-sigma prediction (typically a rarer, higher-ratio one), certify it
+    too (K = 2).
+
+    K is decided on selection data only, so the union bound over 2K certified bounds is valid.
+    """
+    if not cands:
+        return []
+    key = lambda c: (c.pair_index, c.forward, repr(c.event))
+    chosen = [max(cands, key=lambda c: c.rank)]
+    bold = max(cands, key=lambda c: c.plain)
+    # a second event costs a wider union bound: only worth it when clearly better
+    if (
+        k_max >= 2
+        and key(bold) != key(chosen[0])
+        and bold.plain > chosen[0].plain + 0.03 * abs(chosen[0].plain)
+    ):
+        chosen.append(bold)
+    return chosen[:k_max]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What certification ended with: the counts at the reported look and why it stopped."""
+
+    chosen: list[Candidate]
+    counts: np.ndarray  # (K, 2): counts under the pair's first and second dataset
+    samples: int  # certification samples per dataset at the reported look
+    level: float  # level of each one-sided bound at that look
+    p_value: float
+    stop: str  # "complete", "violation", "max-time"
+    look: int  # 1-based index of the reported look (0: none)
+    looks: int
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+class Session:
+    """The state of one audit; :meth:`run` goes through the phases, saving as it goes."""
+
+    def __init__(
+        self,
+        mech: Mechanism,
+        pairs: Sequence[Pair],
+        cfg: Any,
+        plan: Plan,
+        pr: Probe,
+        runner: Runner,
+        checkpoint: Checkpoint | None,
+    ):
+        self.mech, self.pairs, self.cfg, self.plan, self.probe = mech, pairs, cfg, plan, pr
+        self.runner, self.checkpoint = runner, checkpoint
+        self.entropy = int(cfg.seed)
+        self.misc_seed = int(
+            np.random.SeedSequence(self.entropy, spawn_key=(3,)).generate_state(1)[0]
+        )
+        self.t0 = time.perf_counter()
+        self.last_save = self.t0
+        self.cands: list[list[Candidate] | None] = [None] * len(pairs)
+        self.judged: list[dict[str, Any] | None] = [None] * len(pairs)
+        self.chosen: list[Candidate] | None = None
+        self.cert: dict[str, Any] | None = None
+        self.levels = look_levels(len(plan.looks), 1.0 - float(cfg.confidence))
+        if checkpoint is not None and checkpoint.state:
+            self._restore(checkpoint.state)
+
+    # -- checkpoint ---------------------------------------------------------------------------
+
+    def state(self) -> dict[str, Any]:
+        cert = None
+        if self.cert is not None:
+            cert = dict(self.cert)
+            cert["counts"] = counts_state(cert["counts"])
+            if cert["reported"] is not None:
+                rep = dict(cert["reported"])
+                rep["counts"] = counts_state(rep["counts"])
+                cert["reported"] = rep
+        return {
+            "candidates": [
+                None if cs is None else [candidate_state(c) for c in cs] for cs in self.cands
+            ],
+            "judged": [
+                None
+                if j is None
+                else {"done": j["done"], "counts": counts_state(j["counts"]), "early": j["early"]}
+                for j in self.judged
+            ],
+            "chosen": None if self.chosen is None else [candidate_state(c) for c in self.chosen],
+            "certify": cert,
+        }
+
+    def _restore(self, st: dict[str, Any]) -> None:
+        try:
+            self.cands = [
+                None if cs is None else [candidate_from_state(c) for c in cs]
+                for cs in st["candidates"]
+            ]
+            self.judged = [
+                None
+                if j is None
+                else {
+                    "done": int(j["done"]),
+                    "counts": counts_from_state(j["counts"], (len(self.cands[i] or ()), 2)),
+                    "early": bool(j["early"]),
+                }
+                for i, j in enumerate(st["judged"])
+            ]
+            if len(self.cands) != len(self.pairs) or len(self.judged) != len(self.pairs):
+                raise ValueError("one entry per pair expected")
+            self.chosen = (
+                None if st["chosen"] is None else [candidate_from_state(c) for c in st["chosen"]]
+            )
+            cert = st["certify"]
+            if cert is not None:
+                k = len(self.chosen or ())
+                cert = dict(cert)
+                cert["counts"] = counts_from_state(cert["counts"], (k, 2))
+                if cert["reported"] is not None:
+                    rep = dict(cert["reported"])
+                    rep["counts"] = counts_from_state(rep["counts"], (k, 2))
+                    cert["reported"] = rep
+                cert["done"], cert["next_look"] = int(cert["done"]), int(cert["next_look"])
+                cert["p"] = float(cert["p"])
+            self.cert = cert
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise InputError(
+                f"checkpoint {str(self.checkpoint.path)!r} is corrupt ({exc}); delete it to start "  # type: ignore[union-attr]
+                "over."
+            ) from None
+
+    def save(self, force: bool = True) -> None:
+        if self.checkpoint is None:
+            return
+        now = time.perf_counter()
+        if force or now - self.last_save >= self.cfg.checkpoint_every:
+            self.checkpoint.save(self.state())
+            self.last_save = now
+
+    def _tick(self) -> None:
+        self.save(force=False)
+        limit = self.cfg.max_time
+        if limit is not None and time.perf_counter() - self.t0 >= limit:
+            raise _OutOfTime
+
+    # -- chunks -------------------------------------------------------------------------------
+
+    def _task(self, phase: int, pair: int, side: int, plan: ChunkPlan, j: int) -> Task:
+        p = self.pairs[pair]
+        return Task(p.a if side == 0 else p.b, self.entropy, (phase, pair, side), j, plan.size(j))
+
+    def _check(self, shape: tuple[str, tuple[int, ...]], pair: int, side: int) -> None:
+        if shape != (self.probe.kind, self.probe.tail):
+            p = self.pairs[pair]
+            raise InputError(
+                f"mechanism {self.mech.name} returned {shape[0]} outputs of shape {shape[1]} on "
+                f"data={(p.a if side == 0 else p.b)!r} but {self.probe.kind} outputs of shape "
+                f"{self.probe.tail} earlier; outputs must have one type."
+            )
+
+    # -- phases -------------------------------------------------------------------------------
+
+    def _build(self, i: int, bar: Progress) -> None:
+        plan = self.plan.build
+        tasks = [self._task(BUILD, i, s, plan, j) for j in range(plan.count) for s in (0, 1)]
+        parts: list[list[np.ndarray]] = [[], []]
+        for g, (shape, y) in enumerate(self.runner.results(self.mech, None, tasks)):
+            self._check(shape, i, g % 2)
+            parts[g % 2].append(y)
+            bar.update(len(y))
+            self._tick()
+        ya, yb = np.concatenate(parts[0]), np.concatenate(parts[1])
+        del parts
+        scorer = Scorer(
+            plan.n, self.plan.certify.n, self.cfg.alpha_per_bound, float(self.cfg.delta)
+        )
+        found = build(self.probe.kind, ya, yb, scorer, self.misc_seed, self.cfg.families)
+        self.cands[i] = [replace(c, pair_index=i) for c in found]
+        self.judged[i] = {
+            "done": 0,
+            "counts": np.zeros((len(found), 2), dtype=np.int64),
+            "early": False,
+        }
+        self.save(force=False)
+
+    def _judge(self, i: int, bar: Progress) -> None:
+        plan, state = self.plan.judge, self.judged[i]
+        cands = self.cands[i] or []
+        total = 2 * plan.count
+        if not cands or state["early"] or state["done"] >= total:  # type: ignore[index]
+            if not cands:
+                state["done"] = total  # type: ignore[index]
+            return
+        events = tuple(c.event for c in cands)
+        start = state["done"]  # type: ignore[index]
+        bar.update(plan.end(start // 2) * 2)
+        tasks = (self._task(JUDGE, i, g % 2, plan, g // 2) for g in range(start, total))
+        stops = set(looks(plan, True)) if self.cfg.early_stop else set()
+        for g, (shape, counts) in enumerate(self.runner.results(self.mech, events, tasks), start):
+            self._check(shape, i, g % 2)
+            state["counts"][:, g % 2] += counts  # type: ignore[index]
+            state["done"] = g + 1  # type: ignore[index]
+            bar.update(plan.size(g // 2))
+            if (
+                g % 2
+                and (g + 1) // 2 in stops
+                and self._clear(cands, state["counts"], plan.end((g + 1) // 2))
+            ):  # type: ignore[index]
+                state["early"] = True  # type: ignore[index]
+                break
+            self._tick()
+
+    @property
+    def selection_used(self) -> int:
+        """Selection samples drawn per dataset (the most any pair used)."""
+        judged = [self.plan.judge.end(j["done"] // 2) for j in self.judged if j is not None]
+        return self.plan.build.n + max(judged, default=0)
+
+    def _clear(self, cands: list[Candidate], counts: np.ndarray, m2: int) -> bool:
+        """Would a candidate already certify a violation with as many samples as it was judged
+        on, at the first look's level? Then judging more only delays the verdict. (Selection
+        data never enter a bound, so any rule on them keeps certification valid.)"""
+        a = self.levels[0] / (2 * self.cfg.max_certified)
+        sc = Scorer(m2, m2, a, float(self.cfg.delta), shrink=JUDGE_SHRINK)
+        fwd = np.array([c.forward for c in cands])
+        num = np.where(fwd, counts[:, 0], counts[:, 1]).astype(float)
+        den = np.where(fwd, counts[:, 1], counts[:, 0]).astype(float)
+        return bool(np.max(sc(num, den)) > float(self.cfg.epsilon))
+
+    def _select(self) -> None:
+        total = 2 * len(self.pairs) * (self.plan.build.n + self.plan.judge.n)
+        bar = Progress(total, "selecting", enabled=self.cfg.progress)
+        try:
+            for i in range(len(self.pairs)):
+                if any(j is not None and j.get("early") for j in self.judged):
+                    break  # a clear violation: the pairs not judged yet are left out
+                if self.cands[i] is None:
+                    self._build(i, bar)
+                else:
+                    bar.update(2 * self.plan.build.n)
+                self._judge(i, bar)
+        finally:
+            bar.close()
+        scorer = Scorer(
+            self.plan.build.n, self.plan.certify.n, self.cfg.alpha_per_bound, float(self.cfg.delta)
+        )
+        judged: list[Candidate] = []
+        for cs, state in zip(self.cands, self.judged):
+            if cs and state is not None and state["done"] > 0:
+                m2 = self.plan.judge.end(state["done"] // 2)
+                judged += judge(cs, state["counts"], m2, scorer)
+        self.chosen = choose(judged, self.cfg.max_certified)
+        self.cert = {
+            "done": 0,
+            "counts": np.zeros((len(self.chosen), 2), dtype=np.int64),
+            "next_look": 0,
+            "p": 1.0,
+            "reported": None,
+            "stop": None,
+        }
+        self.save()
+
+    def _look(self, t: int) -> None:
+        """Evaluate look ``next_look`` after ``t`` chunks per stream (see the schedule)."""
+        cert, chosen = self.cert, self.chosen or []
+        assert cert is not None
+        idx = cert["next_look"]
+        n = self.plan.certify.end(t)
+        k = len(chosen)
+        alpha = 1.0 - float(self.cfg.confidence)
+        share = self.levels[idx] / alpha
+        a = self.levels[idx] / (2 * max(k, 1))
+        counts = cert["counts"]
+        kn = np.array([counts[j, 0 if c.forward else 1] for j, c in enumerate(chosen)])
+        kd = np.array([counts[j, 1 if c.forward else 0] for j, c in enumerate(chosen)])
+        eps, delta = float(self.cfg.epsilon), float(self.cfg.delta)
+        for j in range(k):
+            pv = p_value(int(kn[j]), int(kd[j]), n, n, eps, delta, 2 * k, share=share)
+            cert["p"] = min(cert["p"], pv)
+        cert["reported"] = {"look": idx + 1, "samples": n, "level": a, "counts": counts.copy()}
+        cert["next_look"] = idx + 1
+        if idx + 1 == len(self.plan.looks):
+            cert["stop"] = "complete"
+        elif self.cfg.early_stop and k:
+            bound = epsilon_bound(cp_lower(kn, n, a), cp_upper(kd, n, a), delta)
+            if float(np.max(bound)) > eps:
+                cert["stop"] = "violation"
+
+    def _certify(self) -> None:
+        cert, chosen = self.cert, self.chosen or []
+        assert cert is not None
+        plan = self.plan.certify
+        pair_ids = sorted({c.pair_index for c in chosen})
+        if not chosen:
+            cert["stop"] = "complete"
+            return
+        per = 2 * len(pair_ids)
+        rows = [[k for k, c in enumerate(chosen) if c.pair_index == i] for i in pair_ids]
+        total = per * plan.count
+        events = tuple(c.event for c in chosen)
+        start = cert["done"]
+        bar = Progress(per * plan.n, "certifying", enabled=self.cfg.progress)
+        bar.update(per * plan.end(start // per))
+
+        def task(g: int) -> Task:
+            j, r = divmod(g, per)
+            return self._task(CERTIFY, pair_ids[r // 2], r % 2, plan, j)
+
+        try:
+            results = self.runner.results(self.mech, events, (task(g) for g in range(start, total)))
+            for g, (shape, counts) in enumerate(results, start):
+                j, r = divmod(g, per)
+                self._check(shape, pair_ids[r // 2], r % 2)
+                for k in rows[r // 2]:
+                    cert["counts"][k, r % 2] += counts[k]
+                cert["done"] = g + 1
+                bar.update(plan.size(j))
+                if r == per - 1 and j + 1 == self.plan.looks[cert["next_look"]]:
+                    self._look(j + 1)
+                    if cert["stop"] is not None:
+                        break
+                self._tick()
+        finally:
+            bar.close()
+
+    def run(self) -> Outcome:
+        """Go through the phases (skipping what the checkpoint holds); return the outcome."""
+        self._say()
+        stop = None
+        try:
+            if self.chosen is None:
+                self._select()
+            if self.cert is not None and self.cert["stop"] is None:
+                self._certify()
+        except _OutOfTime:
+            stop = "max-time"
+        self.save()
+        return self._outcome(stop)
+
+    def _outcome(self, stop: str | None) -> Outcome:
+        chosen = self.chosen or []
+        cert = self.cert or {}
+        rep = cert.get("reported")
+        if rep is None:
+            return Outcome(
+                chosen,
+                np.zeros((len(chosen), 2), dtype=np.int64),
+                0,
+                0.0,
+                1.0,
+                stop or "max-time",
+                0,
+                len(self.plan.looks),
+            )
+        return Outcome(
+            chosen,
+            rep["counts"],
+            int(rep["samples"]),
+            float(rep["level"]),
+            float(cert["p"]),
+            stop or cert["stop"],
+            int(rep["look"]),
+            len(self.plan.looks),
+        )
+
+    def _say(self) -> None:
+        """Print the projected time of a long run (a warning beyond an hour)."""
+        if self.cfg.progress is False:
+            return
+        secs = self.plan.serial_seconds(self.probe.rate) / max(self.runner.workers, 1)
+        show = self.cfg.progress or getattr(sys.stderr, "isatty", lambda: False)()
+        if secs >= WARN_SECONDS or (show and secs >= SAY_SECONDS):
+            warn = "warning: " if secs >= WARN_SECONDS else ""
+            print(
+                f"dpaudit: {warn}probe: {self.probe.rate:.3g} samples/s per worker; projected "
+                f"{_duration(secs)} on {self.runner.workers} worker(s)"
+                + ("; consider --max-time or fewer --samples" if warn else ""),
+                file=sys.stderr,
+                flush=True,
+            )
+
+
+def _duration(secs: float) -> str:
+    if not math.isfinite(secs):
+        return "forever"
+    for unit, size in (("days", 86400.0), ("h", 3600.0), ("min", 60.0)):
+        if secs >= size:
+            return f"{secs / size:.3g} {unit}"
+    return f"{secs:.3g} s"

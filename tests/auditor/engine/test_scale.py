@@ -1,0 +1,226 @@
+"""Audits at scale: executors, chunk plans, looks, early stopping, time limits, checkpoints.
+
+The headline property: the same seed gives the same result (same counts, same JSON apart from
+``seconds``) whatever runs it, and after any kill and resume.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+
+import numpy as np
+import pytest
+
+from auditor import audit
+from auditor.engine import executors
+from auditor.engine.checkpoint import Checkpoint
+from auditor.engine.schedule import FINAL_SHARE, ChunkPlan, look_levels, looks
+from proofs.errors import InputError
+
+
+def _rr(eps: float):
+    """Randomized response on one bit (a closure: workers must receive it by value)."""
+    p = math.exp(eps) / (1 + math.exp(eps))
+
+    def rr(data, size, rng):
+        return np.where(rng.random(size) < p, int(data), 1 - int(data))
+
+    return rr
+
+
+def _vector(data, size, rng):
+    return np.round(np.asarray(data, float) + rng.laplace(0, 1.0, (size, 3)), 3)
+
+
+def _global_random(data):
+    # no rng parameter: seeded through Python's global generator, chunk by chunk
+    return int(data) if random.random() < 0.7 else 1 - int(data)
+
+
+def _scalar_rr(data, rng):
+    return int(data) if rng.random() < 0.62 else 1 - int(data)
+
+
+def _same(a, b):
+    da, db = a.to_dict(), b.to_dict()
+    da.pop("seconds"), db.pop("seconds")
+    assert da == db
+
+
+# -- chunk plans and looks ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [1, 7, 1024, 1025, 5000, 123_457, 10**9, 10**12])
+@pytest.mark.parametrize("cap", [1, 3, 1024, 65536, 1 << 20])
+def test_chunk_plan_covers_the_stream_exactly(n, cap):
+    plan = ChunkPlan(n, cap)
+    t = plan.count
+    assert plan.end(t) == n and plan.end(t - 1) < n and plan.end(0) == 0
+    if t < 50:
+        sizes = [plan.size(j) for j in range(t)]
+        assert sum(sizes) == n and all(0 < s <= cap for s in sizes)
+    for samples in (1, n // 3 + 1, n):
+        k = plan.chunks_for(samples)
+        assert plan.end(k) >= samples and (k == 0 or plan.end(k - 1) < samples)
+
+
+@pytest.mark.parametrize("n", [500, 4096, 10**6, 10**8, 10**12])
+def test_looks_are_declared_increasing_and_end_at_the_end(n):
+    plan = ChunkPlan(n, 65536)
+    ls = looks(plan, True)
+    assert list(ls) == sorted(set(ls)) and ls[-1] == plan.count
+    assert looks(plan, False) == (plan.count,)
+    levels = look_levels(len(ls), 0.05)
+    assert len(levels) == len(ls) and math.isclose(sum(levels), 0.05, rel_tol=1e-12)
+    assert levels[-1] == pytest.approx(0.05 * (FINAL_SHARE if len(ls) > 1 else 1))
+    assert len(ls) <= 80  # a few dozen looks even at 1e12 samples
+
+
+# -- the same seed, the same result, whatever runs it --------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def pool():
+    from loky import get_reusable_executor
+
+    return get_reusable_executor(max_workers=2, timeout=60)  # the one the local runner reuses
+
+
+@pytest.mark.parametrize(
+    "mech, pairs, eps",
+    [
+        (_rr(1.0), [(0, 1)], 1.0),
+        (_vector, [([0, 0, 0], [1, 0, 0])], 1.0),
+        (_global_random, [(0, 1)], 0.5),
+        (lambda d, rng: d + rng.integers(0, 3), [(0, 1)], 0.5),
+    ],
+    ids=["closure", "vector", "global-random", "lambda"],
+)
+def test_same_seed_same_result_one_worker_or_a_pool(mech, pairs, eps, pool, monkeypatch):
+    kw = dict(epsilon=eps, samples=60_000, seed=11)
+    one = audit(mech, pairs, workers=1, **kw)
+    two = audit(mech, pairs, executor=pool, **kw)
+    _same(one, two)
+    monkeypatch.setattr(executors, "INLINE_SECONDS", 0.0)  # force the "local" pool path
+    _same(one, audit(mech, pairs, workers=2, executor="local", **kw))
+
+
+def test_same_seed_same_result_on_a_dask_local_cluster():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        kw = dict(epsilon=1.0, samples=60_000, seed=4)
+        dask = audit(_rr(1.0), [(0, 1)], executor="dask", scheduler=cluster.scheduler_address, **kw)
+    _same(audit(_rr(1.0), [(0, 1)], workers=1, **kw), dask)
+
+
+def test_reproducibility_is_reported():
+    kw = dict(epsilon=0.5, samples=5_000, seed=1)
+    assert audit(_rr(0.5), [(0, 1)], **kw).to_dict()["reproducible"] is True
+    r = audit(_global_random, [(0, 1)], **kw)
+    assert r.to_dict()["reproducible"] is False and "not reproducible" in r.summary()
+
+
+# -- early stopping and the time limit -----------------------------------------------------------
+
+
+def test_a_violation_that_shows_early_stops_early():
+    """RR at eps 2 claimed 1-DP: certified within the first looks although 1e8 were asked."""
+    r = audit(_rr(2.0), [(0, 1)], epsilon=1.0, samples=100_000_000, seed=3, workers=1)
+    assert r.violation and r.stop == "violation" and r.look < r.looks
+    assert r.certification_samples <= 20_000 and r.selection_samples <= 300_000
+    full = audit(_rr(2.0), [(0, 1)], epsilon=1.0, samples=200_000, seed=3, early_stop=False)
+    assert full.looks == 1 and full.stop == "complete" and full.violation
+
+
+def test_early_stopping_false_alarms_on_tight_mechanisms():
+    """Calibration (fast version; `make bench` runs 1,000): correct mechanisms audited at their
+    exact epsilon, confidence 0.9, early stopping on: violations <= 10%."""
+    tight = [(_rr(0.5), [(0, 1)], 0.5), (_rr(1.0), [(0, 1)], 1.0)]
+    runs = alarms = 0
+    for k, (mech, pairs, eps) in enumerate(tight):
+        for seed in range(60):
+            r = audit(
+                mech,
+                pairs,
+                epsilon=eps,
+                samples=20_000,
+                seed=1000 * k + seed,
+                confidence=0.9,
+                workers=1,
+            )
+            runs += 1
+            alarms += r.violation
+    assert alarms <= 0.1 * runs
+
+
+def test_max_time_ends_with_a_valid_result():
+    r = audit(_rr(1.0), [(0, 1)], epsilon=1.0, samples=10**11, seed=2, max_time=1.0, workers=1)
+    assert r.stop == "max-time" and r.certification_samples < 10**9
+    assert r.epsilon_lower_bound <= 1.0 + 0.05  # a valid bound on a 1-DP mechanism
+    zero = audit(_rr(1.0), [(0, 1)], epsilon=1.0, samples=10**6, seed=2, max_time=0, workers=1)
+    assert zero.stop == "max-time" and zero.witness is None and not zero.violation
+
+
+# -- checkpoints ---------------------------------------------------------------------------------
+
+
+def test_checkpoint_resume_equals_an_uninterrupted_run(tmp_path):
+    ck = tmp_path / "a.ckpt"
+    kw = dict(epsilon=0.5, samples=400_000, seed=9, workers=1)
+    mech = _scalar_rr  # about a microsecond per call: the time limit falls mid-run
+    plain = audit(mech, [(0, 1)], **kw)
+    first = audit(mech, [(0, 1)], checkpoint=ck, max_time=0.15, **kw)
+    assert first.stop == "max-time" and ck.exists()
+    assert first.certification_samples < plain.certification_samples
+    again = audit(mech, [(0, 1)], checkpoint=ck, **kw)
+    _same(plain, again)
+    _same(plain, audit(mech, [(0, 1)], checkpoint=ck, **kw))  # done: the same result
+
+
+def test_a_checkpoint_of_another_audit_is_refused(tmp_path):
+    ck = tmp_path / "a.ckpt"
+    audit(_rr(1.0), [(0, 1)], epsilon=1.0, samples=5_000, seed=9, checkpoint=ck)
+    with pytest.raises(InputError, match=r"belongs to another audit.*epsilon"):
+        audit(_rr(1.0), [(0, 1)], epsilon=2.0, samples=5_000, seed=9, checkpoint=ck)
+    with pytest.raises(InputError, match=r"belongs to another audit.*seed"):
+        audit(_rr(1.0), [(0, 1)], epsilon=1.0, samples=5_000, seed=8, checkpoint=ck)
+
+
+@pytest.mark.parametrize("text", ["", "{", "[]", '{"format": "dpaudit-checkpoint/1"}', "\x00\xff"])
+def test_a_corrupt_checkpoint_is_refused(tmp_path, text):
+    ck = tmp_path / "bad.ckpt"
+    ck.write_bytes(text.encode("latin-1"))
+    with pytest.raises(InputError, match="checkpoint") as info:
+        audit(_rr(1.0), [(0, 1)], epsilon=1.0, samples=5_000, seed=9, checkpoint=ck)
+    assert "\n" not in str(info.value)
+
+
+def test_a_tampered_checkpoint_state_is_refused(tmp_path):
+    ck = tmp_path / "a.ckpt"
+    audit(_rr(1.0), [(0, 1)], epsilon=1.0, samples=5_000, seed=9, checkpoint=ck)
+    doc = json.loads(ck.read_text())
+    doc["state"]["certify"]["counts"] = [[-1, 2]]
+    ck.write_text(json.dumps(doc))
+    with pytest.raises(InputError, match="corrupt"):
+        audit(_rr(1.0), [(0, 1)], epsilon=1.0, samples=5_000, seed=9, checkpoint=ck)
+    assert Checkpoint  # the class the engine uses
+
+
+@pytest.mark.parametrize(
+    "kw, needle",
+    [
+        (dict(workers=0), "workers=0"),
+        (dict(max_time=-1.0), "max_time=-1.0"),
+        (dict(executor="spark"), "executor='spark'"),
+        (dict(executor="dask"), "scheduler"),
+        (dict(scheduler="tcp://127.0.0.1:1"), "--executor dask"),
+    ],
+)
+def test_bad_scale_settings_are_one_line_errors(kw, needle):
+    with pytest.raises(InputError) as info:
+        audit(_rr(1.0), [(0, 1)], epsilon=1.0, samples=5_000, seed=1, **kw)
+    assert needle in str(info.value) and "\n" not in str(info.value)
