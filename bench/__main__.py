@@ -1,13 +1,15 @@
 """`python -m bench`: the auditor's benchmark table, overhead, memory and false-alarm checks.
 
 Everything is measured in this one run (2 cores assumed). Sections:
-1. memory: peak RSS of a 1e8-sample certification vs a 1e6-sample one (subprocesses);
-2. scalar-loop overhead: auditing a pure-Python scalar mechanism vs merely calling it;
-3. the table: catalogue mechanisms at the literature's claimed epsilon (0.1 unless the
+1. scale: 1 vs 2 workers and a Dask LocalCluster (OpenDP and a pure-Python callable) with the
+   audit's overhead against a bare loop of the mechanism, peak RSS at 1e6-1e8 samples, the
+   stopping point of early-stopped violations, and false alarms of 1,000 early-stopping audits
+   at confidence 0.9 (bench/scale_bench.py);
+2. the table: catalogue mechanisms at the literature's claimed epsilon (0.1 unless the
    mechanism's parameters fix it), our certified bound vs the oracle bound and DP-Sniper;
-4. false alarms: every correct catalogue mechanism, 20 seeds each;
-5. longitudinal audits, third-party libraries, local protocols;
-6. the proof checker: catalogue timing, mutation testing of every true theorem, a fuzz of
+3. false alarms: every correct catalogue mechanism, 20 seeds each;
+4.-6. longitudinal audits, third-party libraries, local protocols;
+7. the proof checker: catalogue timing, mutation testing of every true theorem, a fuzz of
    random claims (bench/proofs_bench.py).
 `python -m bench SECTION ...` runs only the named sections (e.g. `python -m bench proofs`).
 Set BENCH_QUICK=1 for a smoke run with small sample sizes.
@@ -17,14 +19,13 @@ from __future__ import annotations
 
 import math
 import os
-import random
 import subprocess
 import sys
 import time
 
 from auditor import audit
 from auditor.catalogue import CATALOGUE
-from bench import oracle_bound
+from bench.oracle import oracle_bound
 
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 SCALE = 100 if QUICK else 1
@@ -71,6 +72,7 @@ def _row(name: str, eps: float | None, samples: int) -> list[str]:
         confidence=CONFIDENCE,
         seed=2026,
         name=name,
+        early_stop=False,  # the tightest bound: every sample, one look at the end
     )
     a = (1 - CONFIDENCE) / 2
     oracle = oracle_bound(name, eps, r.certification_samples, a, e.delta)
@@ -103,7 +105,7 @@ def _print_table(rows: list[list[str]], head: list[str]) -> None:
 
 
 def table() -> None:
-    print(f"## 3. Certified epsilon lower bounds (confidence {CONFIDENCE}, seed 2026)\n")
+    print(f"## 2. Certified epsilon lower bounds (confidence {CONFIDENCE}, seed 2026)\n")
     head = [
         "mechanism",
         "claimed eps",
@@ -132,75 +134,9 @@ def table() -> None:
     )
 
 
-def _scalar_mechanism(x):
-    # rounded to 2^-20: raw doubles would leak the input through low-order bits
-    return round((x + random.expovariate(1.0) - random.expovariate(1.0)) * 1048576.0) / 1048576.0
-
-
-def overhead(repeats: int = 3) -> None:
-    n = 1_000_000 // SCALE
-    print(f"## 2. Scalar-loop overhead (pure-Python scalar mechanism, {n:.0e} samples per side)\n")
-    f = _scalar_mechanism
-    t_call, t_audit = [], []
-    for _ in range(repeats):  # alternate and keep the minimum: robust to a busy machine
-        t0 = time.perf_counter()
-        for _ in range(2 * n):
-            f(0.0)
-        t_call.append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        r = audit(f, [(0.0, 1.0)], epsilon=1.0, samples=n, seed=1)
-        t_audit.append(time.perf_counter() - t0)
-    a, b = min(t_call), min(t_audit)
-    print(
-        f"calling the mechanism {2 * n:.0e} times: {a:.2f} s; full audit ({n:.0e} per side, "
-        f"selection + certification): {b:.2f} s; ratio {b / a:.3f} (acceptance <= 1.5; "
-        f"min of {repeats} alternating runs); eps_lb {r.epsilon_lower_bound:.4f}\n"
-    )
-
-
-_MEM_SCRIPT = """
-import sys, tracemalloc
-from auditor import audit
-from auditor.catalogue import sampler
-n = int(sys.argv[1])
-tracemalloc.start()
-r = audit(sampler("laplace.scalar", 1.0), [(0.0, 1.0)], epsilon=1.0, samples=n, seed=5,
-          selection_samples=100_000)
-peak_py = tracemalloc.get_traced_memory()[1]
-# VmHWM (peak RSS of this process image; unlike ru_maxrss it is not inherited across exec)
-hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM")][0].split()[1]
-print(int(hwm), peak_py, r.epsilon_lower_bound, r.seconds)
-"""
-
-
-def memory() -> None:
-    sizes = [1_000_000, 100_000_000 // SCALE]
-    print(
-        f"## 1. Memory: peak RSS of certification at {sizes[0]:.0e} vs {sizes[1]:.0e} samples per "
-        "side\n"
-    )
-    out = {}
-    env = dict(os.environ, PYTHONPATH=os.getcwd() + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    for n in sizes:
-        res = subprocess.run(
-            [sys.executable, "-c", _MEM_SCRIPT, str(n)],
-            capture_output=True,
-            text=True,
-            check=True,
-            env=env,
-        )
-        hwm, peak_py, lb, secs = res.stdout.split()
-        out[n] = int(hwm)
-        print(
-            f"samples {n:.0e}: peak RSS (VmHWM) {int(hwm) / 1024:.1f} MiB, peak traced allocations "
-            f"{int(peak_py) / 2**20:.1f} MiB, eps_lb {float(lb):.4f}, {float(secs):.1f} s"
-        )
-    print(f"RSS ratio {out[sizes[1]] / out[sizes[0]]:.3f} (acceptance <= 1.2)\n")
-
-
 def false_alarms() -> None:
     seeds = range(20)
-    print("## 4. False alarms: correct catalogue mechanisms, 20 seeds each, confidence 0.95\n")
+    print("## 3. False alarms: correct catalogue mechanisms, 20 seeds each, confidence 0.95\n")
     total = bad = 0
     for name, e in CATALOGUE.items():
         if not e.correct:
@@ -225,7 +161,7 @@ def false_alarms() -> None:
 def longitudinal() -> None:
     from bench import longitudinal as lon
 
-    print("## 5. Longitudinal audits: T reports of one client as one output\n")
+    print("## 4. Longitudinal audits: T reports of one client as one output\n")
     rows = lon.run(samples=max(200_000 // SCALE, 20_000))
     print(lon.table(rows) + "\n")
     if not QUICK:
@@ -235,14 +171,14 @@ def longitudinal() -> None:
 def third_party() -> None:
     from bench import thirdparty_bench as tp
 
-    print("## 6. Third-party libraries (diffprivlib, OpenDP, python-dp)\n")
+    print("## 5. Third-party libraries (diffprivlib, OpenDP, python-dp)\n")
     print(tp.table(tp.run(scale=0.05 if QUICK else 1.0)) + "\n")
 
 
 def local_protocols() -> None:
     from bench import ldp_bench
 
-    print("## 7. Closeness of a 1e6-row table; local-DP estimators and the RAPPOR decoder\n")
+    print("## 6. Closeness of a 1e6-row table; local-DP estimators and the RAPPOR decoder\n")
     # in a child of its own: peak RSS of children is a maximum over every child this process
     # has had, and the memory section above already ran a 1e8-sample one
     rows = 10_000 if QUICK else 1_000_000
@@ -264,9 +200,14 @@ def proofs() -> None:
     proofs_bench.run()
 
 
+def scale() -> None:
+    from bench import scale_bench
+
+    scale_bench.run()
+
+
 SECTIONS = {
-    "memory": memory,
-    "overhead": overhead,
+    "scale": scale,
     "table": table,
     "false_alarms": false_alarms,
     "longitudinal": longitudinal,

@@ -79,9 +79,9 @@ def count_events(events: Iterable[Any], y: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True, slots=True)
 class Task:
-    """One chunk: draw ``size`` outputs of the mechanism on ``data`` and sample or count them."""
+    """One chunk: draw ``size`` outputs on dataset number ``which`` and keep or count them."""
 
-    data: Any
+    which: int
     entropy: int
     stream: tuple[int, ...]
     index: int
@@ -89,25 +89,27 @@ class Task:
 
 
 def run_chunk(
-    mech: Mechanism, events: tuple[Any, ...] | None, task: Task
+    mech: Mechanism, events: tuple[Any, ...] | None, datas: tuple[Any, ...], task: Task
 ) -> tuple[tuple[str, tuple[int, ...]], np.ndarray]:
     """((kind, shape), outputs) when ``events`` is None, else ((kind, shape), counts)."""
-    y = draw(mech, task.data, task.size, chunk_rng(task.entropy, task.stream, task.index))
+    rng = chunk_rng(task.entropy, task.stream, task.index)
+    y = draw(mech, datas[task.which], task.size, rng)
     shape = (kind_of(y), tuple(y.shape[1:]))
     return shape, (y if events is None else count_events(events, y))
 
 
 @functools.lru_cache(maxsize=4)
-def _unpack(digest: str, payload: bytes) -> tuple[Mechanism, tuple[Any, ...] | None]:
+def _unpack(digest: str, payload: bytes) -> tuple[Any, ...]:
     import cloudpickle
 
     return cloudpickle.loads(payload)
 
 
 def _remote_chunk(digest: str, payload: bytes, task: Task):
-    """What a worker runs: the mechanism and events arrive pickled once per phase."""
-    mech, events = _unpack(digest, payload)
-    return run_chunk(mech, events, task)
+    """What a worker runs: mechanism, events and datasets arrive pickled once per phase (and
+    are unpickled once per worker); a task itself is a few integers."""
+    mech, events, datas = _unpack(digest, payload)
+    return run_chunk(mech, events, datas, task)
 
 
 class Runner:
@@ -122,15 +124,19 @@ class Runner:
         return self.executor is None
 
     def results(
-        self, mech: Mechanism, events: tuple[Any, ...] | None, tasks: Iterable[Task]
+        self,
+        mech: Mechanism,
+        events: tuple[Any, ...] | None,
+        datas: tuple[Any, ...],
+        tasks: Iterable[Task],
     ) -> Iterator[Any]:
         if self.executor is None:
             for t in tasks:
-                yield run_chunk(mech, events, t)
+                yield run_chunk(mech, events, datas, t)
             return
         import cloudpickle
 
-        payload = cloudpickle.dumps((mech, events))
+        payload = cloudpickle.dumps((mech, events, datas))
         digest = hashlib.sha256(payload).hexdigest()
         window = max(2, 3 * self.workers)
         pending: deque[Future] = deque()

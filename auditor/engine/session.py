@@ -17,8 +17,11 @@ from one.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import signal
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -73,14 +76,13 @@ class Probe:
 def probe(mech: Mechanism, data: Any, seed: int, budget: float = 0.05) -> Probe:
     """Draw a few outputs (never used by the audit) to learn their shape and the speed."""
     gen = np.random.default_rng(np.random.SeedSequence([seed, 0x5CA1]))
+    t0 = time.perf_counter()
     y = draw(mech, data, 8, gen)
-    total, size, t0 = 0, 16, time.perf_counter()
-    while True:
+    total, size, elapsed = 8, 16, time.perf_counter() - t0
+    while elapsed < budget and total < 16_384:  # a slow mechanism is timed on its first 8
         draw(mech, data, size, gen)
         total += size
         elapsed = time.perf_counter() - t0
-        if elapsed >= budget or total >= 16_384:
-            break
         size *= 4
     return Probe(kind_of(y), tuple(y.shape[1:]), total / max(elapsed, 1e-9))
 
@@ -174,12 +176,14 @@ class Session:
     ):
         self.mech, self.pairs, self.cfg, self.plan, self.probe = mech, pairs, cfg, plan, pr
         self.runner, self.checkpoint = runner, checkpoint
+        self.datas = tuple(d for p in pairs for d in (p.a, p.b))  # dataset 2i + side
         self.entropy = int(cfg.seed)
         self.misc_seed = int(
             np.random.SeedSequence(self.entropy, spawn_key=(3,)).generate_state(1)[0]
         )
         self.t0 = time.perf_counter()
         self.last_save = self.t0
+        self._critical = self._pending = False
         self.cands: list[list[Candidate] | None] = [None] * len(pairs)
         self.judged: list[dict[str, Any] | None] = [None] * len(pairs)
         self.chosen: list[Candidate] | None = None
@@ -260,6 +264,40 @@ class Session:
             self.checkpoint.save(self.state())
             self.last_save = now
 
+    @contextlib.contextmanager
+    def _atomic(self):
+        """Ctrl-C inside waits until the state is consistent again (what a checkpoint saves)."""
+        self._critical = True
+        try:
+            yield
+        finally:
+            self._critical = False
+        if self._pending:
+            self._pending = False
+            raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def _interrupts(self):
+        """Route SIGINT through :meth:`_atomic` while the audit runs (main thread only)."""
+        if (
+            threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+        ):
+            yield
+            return
+
+        def handler(signum, frame):
+            if self._critical:
+                self._pending = True
+            else:
+                raise KeyboardInterrupt
+
+        signal.signal(signal.SIGINT, handler)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
     def _tick(self) -> None:
         self.save(force=False)
         limit = self.cfg.max_time
@@ -269,8 +307,7 @@ class Session:
     # -- chunks -------------------------------------------------------------------------------
 
     def _task(self, phase: int, pair: int, side: int, plan: ChunkPlan, j: int) -> Task:
-        p = self.pairs[pair]
-        return Task(p.a if side == 0 else p.b, self.entropy, (phase, pair, side), j, plan.size(j))
+        return Task(2 * pair + side, self.entropy, (phase, pair, side), j, plan.size(j))
 
     def _check(self, shape: tuple[str, tuple[int, ...]], pair: int, side: int) -> None:
         if shape != (self.probe.kind, self.probe.tail):
@@ -287,7 +324,7 @@ class Session:
         plan = self.plan.build
         tasks = [self._task(BUILD, i, s, plan, j) for j in range(plan.count) for s in (0, 1)]
         parts: list[list[np.ndarray]] = [[], []]
-        for g, (shape, y) in enumerate(self.runner.results(self.mech, None, tasks)):
+        for g, (shape, y) in enumerate(self.runner.results(self.mech, None, self.datas, tasks)):
             self._check(shape, i, g % 2)
             parts[g % 2].append(y)
             bar.update(len(y))
@@ -298,12 +335,13 @@ class Session:
             plan.n, self.plan.certify.n, self.cfg.alpha_per_bound, float(self.cfg.delta)
         )
         found = build(self.probe.kind, ya, yb, scorer, self.misc_seed, self.cfg.families)
-        self.cands[i] = [replace(c, pair_index=i) for c in found]
-        self.judged[i] = {
-            "done": 0,
-            "counts": np.zeros((len(found), 2), dtype=np.int64),
-            "early": False,
-        }
+        with self._atomic():
+            self.cands[i] = [replace(c, pair_index=i) for c in found]
+            self.judged[i] = {
+                "done": 0,
+                "counts": np.zeros((len(found), 2), dtype=np.int64),
+                "early": False,
+            }
         self.save(force=False)
 
     def _judge(self, i: int, bar: Progress) -> None:
@@ -319,10 +357,13 @@ class Session:
         bar.update(plan.end(start // 2) * 2)
         tasks = (self._task(JUDGE, i, g % 2, plan, g // 2) for g in range(start, total))
         stops = set(looks(plan, True)) if self.cfg.early_stop else set()
-        for g, (shape, counts) in enumerate(self.runner.results(self.mech, events, tasks), start):
+        for g, (shape, counts) in enumerate(
+            self.runner.results(self.mech, events, self.datas, tasks), start
+        ):
             self._check(shape, i, g % 2)
-            state["counts"][:, g % 2] += counts  # type: ignore[index]
-            state["done"] = g + 1  # type: ignore[index]
+            with self._atomic():
+                state["counts"][:, g % 2] += counts  # type: ignore[index]
+                state["done"] = g + 1  # type: ignore[index]
             bar.update(plan.size(g // 2))
             if (
                 g % 2
@@ -372,15 +413,17 @@ class Session:
             if cs and state is not None and state["done"] > 0:
                 m2 = self.plan.judge.end(state["done"] // 2)
                 judged += judge(cs, state["counts"], m2, scorer)
-        self.chosen = choose(judged, self.cfg.max_certified)
-        self.cert = {
-            "done": 0,
-            "counts": np.zeros((len(self.chosen), 2), dtype=np.int64),
-            "next_look": 0,
-            "p": 1.0,
-            "reported": None,
-            "stop": None,
-        }
+        chosen = choose(judged, self.cfg.max_certified)
+        with self._atomic():
+            self.chosen = chosen
+            self.cert = {
+                "done": 0,
+                "counts": np.zeros((len(chosen), 2), dtype=np.int64),
+                "next_look": 0,
+                "p": 1.0,
+                "reported": None,
+                "stop": None,
+            }
         self.save()
 
     def _look(self, t: int) -> None:
@@ -430,18 +473,20 @@ class Session:
             return self._task(CERTIFY, pair_ids[r // 2], r % 2, plan, j)
 
         try:
-            results = self.runner.results(self.mech, events, (task(g) for g in range(start, total)))
+            tasks = (task(g) for g in range(start, total))
+            results = self.runner.results(self.mech, events, self.datas, tasks)
             for g, (shape, counts) in enumerate(results, start):
                 j, r = divmod(g, per)
                 self._check(shape, pair_ids[r // 2], r % 2)
-                for k in rows[r // 2]:
-                    cert["counts"][k, r % 2] += counts[k]
-                cert["done"] = g + 1
+                with self._atomic():
+                    for k in rows[r // 2]:
+                        cert["counts"][k, r % 2] += counts[k]
+                    cert["done"] = g + 1
+                    if r == per - 1 and j + 1 == self.plan.looks[cert["next_look"]]:
+                        self._look(j + 1)
                 bar.update(plan.size(j))
-                if r == per - 1 and j + 1 == self.plan.looks[cert["next_look"]]:
-                    self._look(j + 1)
-                    if cert["stop"] is not None:
-                        break
+                if cert["stop"] is not None:
+                    break
                 self._tick()
         finally:
             bar.close()
@@ -451,10 +496,11 @@ class Session:
         self._say()
         stop = None
         try:
-            if self.chosen is None:
-                self._select()
-            if self.cert is not None and self.cert["stop"] is None:
-                self._certify()
+            with self._interrupts():
+                if self.chosen is None:
+                    self._select()
+                if self.cert is not None and self.cert["stop"] is None:
+                    self._certify()
         except _OutOfTime:
             stop = "max-time"
         self.save()

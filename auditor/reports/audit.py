@@ -232,6 +232,16 @@ def _facts(d: dict[str, Any]) -> list[tuple[str, str]]:
             f"{d.get('pairs_searched')} / {d.get('events_certified')}",
         ),
         ("seed", str(d.get("seed"))),
+        (
+            "reproducible",
+            "yes: the mechanism draws from the audit's seeded generators"
+            if d.get("reproducible", True)
+            else "no: the mechanism takes no rng, so a rerun with the same seed may differ",
+        ),
+        (
+            "stopped",
+            f"look {d.get('look', 1)} of {d.get('looks', 1)} ({d.get('stop', 'complete')})",
+        ),
         ("method", d.get("method", "")),
         ("seconds", f"{d.get('seconds', 0):.2f}"),
     ]

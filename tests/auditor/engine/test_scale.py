@@ -117,11 +117,15 @@ def test_same_seed_same_result_on_a_dask_local_cluster():
     _same(audit(_rr(1.0), [(0, 1)], workers=1, **kw), dask)
 
 
-def test_reproducibility_is_reported():
+def test_reproducibility_is_reported(tmp_path):
+    from auditor.reports.audit import write_audit_report
+
     kw = dict(epsilon=0.5, samples=5_000, seed=1)
     assert audit(_rr(0.5), [(0, 1)], **kw).to_dict()["reproducible"] is True
     r = audit(_global_random, [(0, 1)], **kw)
     assert r.to_dict()["reproducible"] is False and "not reproducible" in r.summary()
+    write_audit_report(r.to_dict(), str(tmp_path / "r.md"))
+    assert "the mechanism takes no rng" in (tmp_path / "r.md").read_text()
 
 
 # -- early stopping and the time limit -----------------------------------------------------------

@@ -1,0 +1,200 @@
+"""The oracle bound of the benchmark table (`python -m bench`, `make bench`).
+
+The *oracle bound* is the best epsilon lower bound any sampling audit could certify with the
+same certification sample size and the same Clopper-Pearson split, if it knew the optimal event
+in advance and observed exactly the expected counts: ``max_E ln((CP_lo(n P_D(E), n, a) - delta) /
+CP_hi(n P_D'(E), n, a))``. It is computed from exact distributions (closed-form CDFs and pmfs)
+over a family that contains the optimal event for these mechanisms: thresholds and intervals
+for monotone-likelihood-ratio scalars, likelihood-ordered sets for discrete outputs, products
+of coordinate thresholds for product distributions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+from scipy import special, stats
+
+from auditor.catalogue import entries as samplers
+from auditor.engine.stats import cp_lower, cp_upper, epsilon_bound
+
+__all__ = ["ORACLES", "oracle_bound"]
+
+
+def _bound(px: np.ndarray, py: np.ndarray, n: int, a: float, delta: float) -> float:
+    px = np.clip(np.asarray(px, dtype=float), 0, 1)
+    py = np.clip(np.asarray(py, dtype=float), 0, 1)
+    fwd = epsilon_bound(cp_lower(n * px, n, a), cp_upper(n * py, n, a), delta)
+    bwd = epsilon_bound(cp_lower(n * py, n, a), cp_upper(n * px, n, a), delta)
+    return float(max(np.max(fwd), np.max(bwd), 0.0))
+
+
+def _intervals(Fx: np.ndarray, Fy: np.ndarray, coarse: int = 300):
+    """Probabilities of {<= t}, {> t} and (t_i, t_j] on a grid, from CDF values on the grid."""
+    g = np.unique(np.linspace(0, Fx.size - 1, coarse).astype(int))
+    i, j = np.triu_indices(g.size, k=1)
+    px = np.concatenate([Fx, 1 - Fx, Fx[g[j]] - Fx[g[i]]])
+    py = np.concatenate([Fy, 1 - Fy, Fy[g[j]] - Fy[g[i]]])
+    return px, py
+
+
+def _scalar_oracle(
+    cdf_x: Callable, cdf_y: Callable, lo: float, hi: float, n: int, a: float, delta: float
+) -> float:
+    t = np.linspace(lo, hi, 4001)
+    return _bound(*_intervals(cdf_x(t), cdf_y(t)), n, a, delta)
+
+
+def _discrete_oracle(px: np.ndarray, py: np.ndarray, n: int, a: float, delta: float) -> float:
+    best = 0.0
+    for p, q in ((px, py), (py, px)):
+        order = np.argsort(-(np.log(p + 1e-300) - np.log(q + 1e-300)))
+        best = max(best, _bound(np.cumsum(p[order]), np.cumsum(q[order]), n, a, delta))
+    return best
+
+
+def _laplace_cdf(mu: float, b: float) -> Callable:
+    return lambda t: stats.laplace.cdf(t, loc=mu, scale=b)
+
+
+def _laplace_shift(b: float, shift: float = 1.0) -> Callable[[int, float, float], float]:
+    return lambda n, a, d: _scalar_oracle(
+        _laplace_cdf(0, b), _laplace_cdf(shift, b), -60 * b, 60 * b, n, a, d
+    )
+
+
+def _two_coordinate_box(b: float) -> Callable[[int, float, float], float]:
+    """Replace-one histogram: coordinates 0 and 1 shift by -1 and +1; product events."""
+
+    def oracle(n: int, a: float, d: float) -> float:
+        t = np.linspace(-30 * b, 30 * b, 1201)
+        up_x, up_y = stats.laplace.sf(t, 1, b), stats.laplace.sf(t, 0, b)  # coordinate 0 > t
+        dn_x, dn_y = stats.laplace.cdf(t, 1, b), stats.laplace.cdf(t, 2, b)  # coordinate 1 <= t
+        px = np.outer(up_x, dn_x).ravel()
+        py = np.outer(up_y, dn_y).ravel()
+        return _bound(px, py, n, a, d)
+
+    return oracle
+
+
+def _rnm3(eps: float, m: int = 5) -> Callable[[int, float, float], float]:
+    """Max of m Laplace(2/eps) answers, all shifted by 1 ('all above'): CDF F(t-1)^m vs F(t-2)^m."""
+    b = 2 / eps
+
+    def oracle(n: int, a: float, d: float) -> float:
+        return _scalar_oracle(
+            lambda t: stats.laplace.cdf(t, 1, b) ** m,
+            lambda t: stats.laplace.cdf(t, 2, b) ** m,
+            -40 * b,
+            40 * b,
+            n,
+            a,
+            d,
+        )
+
+    return oracle
+
+
+def _geometric_pmf(eps: float, x: int, support: np.ndarray) -> np.ndarray:
+    al = math.exp(-eps)
+    return (1 - al) / (1 + al) * al ** np.abs(support - x)
+
+
+def _geometric(eps: float) -> Callable[[int, float, float], float]:
+    s = np.arange(-2000, 2001)
+    return lambda n, a, d: _discrete_oracle(
+        _geometric_pmf(eps, 0, s), _geometric_pmf(eps, 1, s), n, a, d
+    )
+
+
+def _truncated(eps: float, top: int = 5) -> Callable[[int, float, float], float]:
+    s = np.arange(-2000, 2001)
+
+    def clamp(p):
+        out = np.zeros(top + 1)
+        np.add.at(out, np.clip(s, 0, top), p)
+        return out
+
+    def oracle(n, a, d):
+        best = 0.0
+        for x, y in ((1, 0), (1, 2)):
+            best = max(
+                best,
+                _discrete_oracle(
+                    clamp(_geometric_pmf(eps, x, s)), clamp(_geometric_pmf(eps, y, s)), n, a, d
+                ),
+            )
+        return best
+
+    return oracle
+
+
+def _softmax_pairs(factor: float, eps: float) -> Callable[[int, float, float], float]:
+    pairs = [([1, 0, 0, 0], [0, 1, 1, 1]), ([0, 0, 0, 0], [1, 0, 0, 0])]
+
+    def oracle(n, a, d):
+        sm = lambda u: special.softmax(factor * eps * np.asarray(u, float))
+        return max(_discrete_oracle(sm(u), sm(v), n, a, d) for u, v in pairs)
+
+    return oracle
+
+
+def _bernoulli(p: float, q: float) -> Callable[[int, float, float], float]:
+    return lambda n, a, d: _discrete_oracle(np.array([1 - p, p]), np.array([1 - q, q]), n, a, d)
+
+
+def _k_ary(eps: float, k: int = 4) -> Callable[[int, float, float], float]:
+    keep = math.exp(eps) / (math.exp(eps) + k - 1)
+    other = (1 - keep) / (k - 1)
+    px = np.array([keep] + [other] * (k - 1))
+    py = np.array([other, keep] + [other] * (k - 2))
+    return lambda n, a, d: _discrete_oracle(px, py, n, a, d)
+
+
+def _gaussian(eps: float, delta: float) -> Callable[[int, float, float], float]:
+    s = math.sqrt(2 * math.log(1.25 / delta)) / eps
+    return lambda n, a, d: _scalar_oracle(
+        lambda t: stats.norm.cdf(t, 0, s),
+        lambda t: stats.norm.cdf(t, 1, s),
+        -12 * s,
+        12 * s,
+        n,
+        a,
+        d,
+    )
+
+
+def _oracles() -> dict[str, Callable[[float], Callable[[int, float, float], float]]]:
+    alpha = lambda e: math.tanh(e / 2)
+    tele = lambda e: 1 / (math.exp(e) + 1)
+    return {
+        "laplace.scalar": lambda e: _laplace_shift(1 / e),
+        "laplace.vector_l1": lambda e: _laplace_shift(1 / e),
+        "noisy_hist1": lambda e: _laplace_shift(1 / e),
+        "noisy_hist2": lambda e: _laplace_shift(e),
+        "histogram.add_remove": lambda e: _laplace_shift(1 / e),
+        "histogram.replace_one": lambda e: _two_coordinate_box(1 / e),
+        "rnm3": _rnm3,
+        "geometric.two_sided": _geometric,
+        "truncated_geometric": _truncated,
+        "exponential.half_factor": lambda e: _softmax_pairs(0.5, e),
+        "exponential.no_half_factor": lambda e: _softmax_pairs(1.0, e),
+        "rr.alpha_coin": lambda e: _bernoulli((1 + alpha(e)) / 2, (1 - alpha(e)) / 2),
+        "rr.forced_response": lambda e: _bernoulli(0.75, 0.25),
+        "rr.k_ary": _k_ary,
+        "one_bit.telemetry": lambda e: _bernoulli(tele(e), 1 - tele(e)),
+        "gaussian": lambda e: _gaussian(e, samplers.get("gaussian").delta),
+    }
+
+
+ORACLES = _oracles()
+
+
+def oracle_bound(name: str, epsilon: float, n: int, a: float, delta: float = 0.0) -> float | None:
+    """Oracle bound for catalogue entry ``name`` built at ``epsilon`` (None if not available)."""
+    key = samplers.ALIASES.get(name, name)
+    if key not in ORACLES:
+        return None
+    return ORACLES[key](epsilon)(n, a, delta)
