@@ -132,6 +132,8 @@ print(int(hwm), child, r.epsilon_lower_bound, r.seconds, r.selection_samples)
 
 
 def memory() -> dict[int, tuple[int, int]]:
+    from auditor.engine.session import SCALAR_BUILD_CAP
+
     sizes = [10**6, 10**7, 10**8] if not QUICK else [10**5, 10**6]
     print("### Memory: peak RSS at default settings (Laplace, 1-DP claim, no violation)\n")
     print("| samples/side | main process peak RSS MiB | worker peak RSS MiB | eps_lb | wall s |")
@@ -155,9 +157,10 @@ def memory() -> dict[int, tuple[int, int]]:
     lo, hi = out[sizes[0]][0], out[sizes[-1]][0]
     print(
         f"\nmain-process peak RSS ratio {sizes[-1]:.0e} / {sizes[0]:.0e}: {hi / lo:.3f} "
-        "(acceptance <= 1.2). Only the build sample (at most 2^18 outputs per dataset) is ever "
-        "held; judging and certification stream chunk counts. Workers hold one chunk at a "
-        "time; below a second of projected work the audit runs in-process.\n"
+        f"(acceptance <= 1.2). Only the build sample (at most {SCALAR_BUILD_CAP:,} scalar "
+        "outputs per dataset) is ever held; judging and certification stream chunk counts. "
+        "Workers hold one chunk at a time; below a second of projected work the audit runs "
+        "in-process.\n"
     )
     return out
 
