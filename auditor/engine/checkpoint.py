@@ -69,8 +69,7 @@ class Checkpoint:
 
     def __init__(self, path: str | os.PathLike, identity: dict[str, Any]):
         self.path = Path(path)
-        self.identity = json.loads(json.dumps(identity, sort_keys=True))
-        self.digest = hashlib.sha256(json.dumps(self.identity, sort_keys=True).encode()).hexdigest()
+        self.identity = json.loads(json.dumps(identity, sort_keys=True, default=repr))
         self.state: dict[str, Any] = {}
         if self.path.exists():
             self._load()
@@ -103,16 +102,28 @@ class Checkpoint:
                     f"{_describe(saved, key)}, this one has {key}={_describe(self.identity, key)});"
                     " rerun that audit, or pass a new --checkpoint path."
                 )
-        if doc.get("digest") != self.digest or not isinstance(doc.get("state"), dict):
+        state = doc.get("state")
+        if not isinstance(state, dict) or doc.get("digest") != self._digest(state):
             raise InputError(
-                f"checkpoint {where!r} is corrupt (its digest does not match); delete it to start "
-                "over."
+                f"checkpoint {where!r} is corrupt (its digest does not match its contents); "
+                "delete it to start over."
             )
-        self.state = doc["state"]
+        self.state = state
+
+    def _digest(self, state: dict[str, Any]) -> str:
+        """SHA-256 of identity and state: an edited or damaged file is refused, not resumed."""
+        text = json.dumps([self.identity, state], sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()
 
     def save(self, state: dict[str, Any]) -> None:
+        state = json.loads(json.dumps(state))  # exactly what a reload will see
         self.state = state
-        doc = {"format": FORMAT, "identity": self.identity, "digest": self.digest, "state": state}
+        doc = {
+            "format": FORMAT,
+            "identity": self.identity,
+            "digest": self._digest(state),
+            "state": state,
+        }
         write_json_atomic(self.path, doc, strict=True)
 
 

@@ -16,10 +16,9 @@ this process: no pool start-up, the same chunks and the same result.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
@@ -98,17 +97,24 @@ def run_chunk(
     return shape, (y if events is None else count_events(events, y))
 
 
-@functools.lru_cache(maxsize=4)
-def _unpack(digest: str, payload: bytes) -> tuple[Any, ...]:
-    import cloudpickle
-
-    return cloudpickle.loads(payload)
+_PAYLOADS: OrderedDict[str, tuple[Any, ...]] = OrderedDict()  # per worker process
+MISSING = "dpaudit: payload missing"
 
 
-def _remote_chunk(digest: str, payload: bytes, task: Task):
-    """What a worker runs: mechanism, events and datasets arrive pickled once per phase (and
-    are unpickled once per worker); a task itself is a few integers."""
-    mech, events, datas = _unpack(digest, payload)
+def _remote_chunk(digest: str, payload: bytes | None, task: Task):
+    """What a worker runs. The mechanism, the events and the datasets travel pickled with the
+    first tasks of a phase only and are kept here by digest; later tasks are a few integers.
+    A worker that has not seen the payload answers :data:`MISSING` and gets it again."""
+    objects = _PAYLOADS.get(digest)
+    if objects is None:
+        if payload is None:
+            return MISSING
+        import cloudpickle
+
+        objects = _PAYLOADS[digest] = cloudpickle.loads(payload)
+        while len(_PAYLOADS) > 4:
+            _PAYLOADS.popitem(last=False)
+    mech, events, datas = objects
     return run_chunk(mech, events, datas, task)
 
 
@@ -139,16 +145,28 @@ class Runner:
         payload = cloudpickle.dumps((mech, events, datas))
         digest = hashlib.sha256(payload).hexdigest()
         window = max(2, 3 * self.workers)
-        pending: deque[Future] = deque()
+        pending: deque[tuple[Future, Task]] = deque()
+        submit = self.executor.submit
+
+        def take() -> Any:
+            future, task = pending.popleft()
+            out = future.result()
+            if isinstance(out, str) and out == MISSING:
+                out = submit(_remote_chunk, digest, payload, task).result()
+            return out
+
         try:
-            for t in tasks:
-                pending.append(self.executor.submit(_remote_chunk, digest, payload, t))
+            for i, t in enumerate(tasks):
+                # the first window carries the payload, so every worker is likely to get it
+                pending.append(
+                    (submit(_remote_chunk, digest, payload if i < window else None, t), t)
+                )
                 if len(pending) >= window:
-                    yield pending.popleft().result()
+                    yield take()
             while pending:
-                yield pending.popleft().result()
+                yield take()
         finally:
-            for f in pending:
+            for f, _ in pending:
                 f.cancel()
 
     def abort(self) -> None:

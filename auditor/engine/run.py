@@ -5,9 +5,8 @@ touches, so the certified events are fixed before the certification samples exis
 number K (1, or 2 when the plain and the conservative predictions disagree). For each of
 the ``K`` certified events we compute two one-sided Clopper-Pearson bounds at level
 ``a = alpha_l / (2K)`` at each look ``l`` of the schedule declared in
-:mod:`auditor.engine.schedule` (one look with ``alpha_1 = 1 - confidence`` when early stopping
-is off); by the union bound all of them hold simultaneously with probability at least
-``confidence``, and then every reported quantity (the max over events of
+:mod:`auditor.engine.schedule`; by the union bound all of them hold simultaneously with
+probability at least ``confidence``, and then every reported quantity (the max over events of
 ``ln((p_lo - delta) / p_hi)`` and of ``p_lo - e^eps p_hi``) is a valid bound, at whichever look
 the audit stopped. The phases and the executors are in :mod:`auditor.engine.session` and
 :mod:`auditor.engine.executors`.
@@ -54,7 +53,7 @@ class AuditConfig:
     batch_size: int | None = None
     families: tuple[str, ...] = FAMILIES
     progress: bool | None = None  # a bar on stderr; None: only when stderr is a terminal
-    early_stop: bool = True  # look at the counts on a declared schedule; stop once violated
+    early_stop: bool = True  # end at the first look that certifies a violation
     workers: int | None = None  # None: every core
     executor: Any = None  # "local" (default), "dask", or a concurrent.futures.Executor
     scheduler: str | None = None  # Dask scheduler address
@@ -326,9 +325,24 @@ def _identity(mech: Mechanism, pairs: Sequence[Pair], cfg: AuditConfig, plan: Pl
         "selection_samples": int(cfg.selection_samples),  # type: ignore[arg-type]
         "max_certified": int(cfg.max_certified),
         "families": list(cfg.families),
+        "early_stop": bool(cfg.early_stop),
         "chunks": [plan.build.cap, plan.certify.cap],
         "looks": len(plan.looks),
+        "mechanism": _fingerprint(mech),
     }
+
+
+def _fingerprint(mech: Mechanism) -> str:
+    """The mechanism itself, not only its name: closures from one factory share a name but not
+    their captured parameters. Pickled by value (cloudpickle) unless importable by name."""
+    import hashlib
+
+    import cloudpickle
+
+    try:
+        return hashlib.sha256(cloudpickle.dumps(mech.func)).hexdigest()[:16]
+    except Exception:  # an unpicklable mechanism cannot run on workers either; name it only
+        return "unpicklable"
 
 
 def run(
@@ -347,8 +361,7 @@ def run(
     if cfg.selection_samples is None:
         cfg = replace(cfg, selection_samples=cfg.split(pr.scalar)[0])
     m, n = cfg.split(pr.scalar)
-    sequential = cfg.early_stop or cfg.max_time is not None
-    plan = Plan.of(m, n, mech, pr, cfg.batch_size, sequential, len(pairs))
+    plan = Plan.of(m, n, mech, pr, cfg.batch_size, len(pairs))
     ckpt = Checkpoint(cfg.checkpoint, _identity(mech, pairs, cfg, plan)) if cfg.checkpoint else None
     runner = open_runner(cfg.executor, cfg.workers, cfg.scheduler, plan.serial_seconds(pr.rate))
     session = Session(mech, pairs, cfg, plan, pr, runner, ckpt)
@@ -404,9 +417,9 @@ def audit(
     ``workers`` processes, default every core; ``"dask"`` with ``scheduler`` an address; or any
     ``concurrent.futures.Executor``); the same seed gives the same result on any of them.
     ``checkpoint`` names a file that saves progress (every ``checkpoint_every`` seconds and at
-    exit) and resumes it when the same audit is run again. ``early_stop`` looks at the counts on
-    a schedule declared before sampling and stops once a violation is certified; ``max_time``
-    (seconds) ends the audit with the result of the last look completed.
+    exit) and resumes it when the same audit is run again. Certification looks at its counts on
+    a schedule declared before sampling; ``early_stop`` ends it at the first look that certifies
+    a violation, and ``max_time`` (seconds) ends it with the result of the last look completed.
     """
     cfg = AuditConfig(
         epsilon=epsilon,

@@ -21,7 +21,10 @@ limit, or the final look. So a reported ``violation`` is false with probability 
 ``1 - confidence`` however the audit ended. This is alpha spending over a declared schedule
 (group-sequential testing) with exact binomial bounds.
 
-With early stopping off and no time limit there is one look, at the end, with all of ``alpha``.
+Looks are always declared (so a time limit or an interrupted run can report one); early stopping
+only decides whether a look that certifies a violation ends the audit. The cost of the early
+looks is small: the last look keeps ``FINAL_SHARE`` of ``alpha``, so a full-length audit
+certifies at level ``0.9 alpha`` instead of ``alpha``.
 """
 
 from __future__ import annotations

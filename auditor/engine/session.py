@@ -105,7 +105,6 @@ class Plan:
         mech: Mechanism,
         pr: Probe,
         batch_size: int | None,
-        sequential: bool,
         n_pairs: int,
     ) -> Plan:
         cap = batch_size or max(1, (1 << 20 if mech.batched else 1 << 16) // pr.width)
@@ -113,7 +112,7 @@ class Plan:
         h = max(1, min(selection // 2, hold))
         cert = ChunkPlan(certification, cap)
         return cls(
-            ChunkPlan(h, cap), ChunkPlan(selection - h, cap), cert, looks(cert, sequential), n_pairs
+            ChunkPlan(h, cap), ChunkPlan(selection - h, cap), cert, looks(cert, True), n_pairs
         )
 
     def serial_seconds(self, rate: float) -> float:
@@ -249,12 +248,39 @@ class Session:
                     cert["reported"] = rep
                 cert["done"], cert["next_look"] = int(cert["done"]), int(cert["next_look"])
                 cert["p"] = float(cert["p"])
+                self._check_certify(cert)
+            for i, j in enumerate(self.judged):
+                if j is not None and not 0 <= j["done"] <= 2 * self.plan.judge.count:
+                    raise ValueError(f"judged[{i}].done={j['done']} out of range")
             self.cert = cert
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
             raise InputError(
                 f"checkpoint {str(self.checkpoint.path)!r} is corrupt ({exc}); delete it to start "  # type: ignore[union-attr]
                 "over."
             ) from None
+
+    def _check_certify(self, cert: dict[str, Any]) -> None:
+        """Ranges a resumed run relies on (the digest already rules out accidents)."""
+        per = 2 * len({c.pair_index for c in self.chosen or ()})
+        if not 0 <= cert["done"] <= per * self.plan.certify.count:
+            raise ValueError(f"certify.done={cert['done']} out of range")
+        if not 0 <= cert["next_look"] <= len(self.plan.looks):
+            raise ValueError(f"certify.next_look={cert['next_look']} out of range")
+        if cert["stop"] not in (None, "complete", "violation"):
+            raise ValueError(f"certify.stop={cert['stop']!r} unknown")
+        if cert["stop"] is None and cert["next_look"] == len(self.plan.looks):
+            raise ValueError("every look taken but no stop recorded")
+        if not 0.0 <= cert["p"] <= 1.0:
+            raise ValueError(f"certify.p={cert['p']} is not a probability")
+        rep = cert["reported"]
+        if rep is not None:
+            if not 1 <= int(rep["look"]) <= len(self.plan.looks):
+                raise ValueError(f"reported.look={rep['look']} out of range")
+            if (
+                not 0 < int(rep["samples"]) <= self.plan.certify.n
+                or not 0 < float(rep["level"]) < 1
+            ):
+                raise ValueError("reported samples or level out of range")
 
     def save(self, force: bool = True) -> None:
         if self.checkpoint is None:
@@ -361,16 +387,14 @@ class Session:
             self.runner.results(self.mech, events, self.datas, tasks), start
         ):
             self._check(shape, i, g % 2)
-            with self._atomic():
+            with self._atomic():  # the count, the progress and the early-stop rule together
                 state["counts"][:, g % 2] += counts  # type: ignore[index]
                 state["done"] = g + 1  # type: ignore[index]
+                if g % 2 and (g + 1) // 2 in stops:
+                    m2 = plan.end((g + 1) // 2)
+                    state["early"] = self._clear(cands, state["counts"], m2)  # type: ignore[index]
             bar.update(plan.size(g // 2))
-            if (
-                g % 2
-                and (g + 1) // 2 in stops
-                and self._clear(cands, state["counts"], plan.end((g + 1) // 2))
-            ):  # type: ignore[index]
-                state["early"] = True  # type: ignore[index]
+            if state["early"]:  # type: ignore[index]
                 break
             self._tick()
 
@@ -378,7 +402,8 @@ class Session:
     def selection_used(self) -> int:
         """Selection samples drawn per dataset (the most any pair used)."""
         judged = [self.plan.judge.end(j["done"] // 2) for j in self.judged if j is not None]
-        return self.plan.build.n + max(judged, default=0)
+        built = any(c is not None for c in self.cands)
+        return (self.plan.build.n if built else 0) + max(judged, default=0)
 
     def _clear(self, cands: list[Candidate], counts: np.ndarray, m2: int) -> bool:
         """Would a candidate already certify a violation with as many samples as it was judged
@@ -440,9 +465,16 @@ class Session:
         kn = np.array([counts[j, 0 if c.forward else 1] for j, c in enumerate(chosen)])
         kd = np.array([counts[j, 1 if c.forward else 0] for j, c in enumerate(chosen)])
         eps, delta = float(self.cfg.epsilon), float(self.cfg.delta)
-        for j in range(k):
-            pv = p_value(int(kn[j]), int(kd[j]), n, n, eps, delta, 2 * k, share=share)
-            cert["p"] = min(cert["p"], pv)
+        # with early stopping the audit ends at the first look that rejects, so the minimum
+        # over the looks taken is its p-value; without, the reported look's p-value
+        pv = min(
+            (
+                p_value(int(kn[j]), int(kd[j]), n, n, eps, delta, 2 * k, share=share)
+                for j in range(k)
+            ),
+            default=1.0,
+        )
+        cert["p"] = min(cert["p"], pv) if self.cfg.early_stop else pv
         cert["reported"] = {"look": idx + 1, "samples": n, "level": a, "counts": counts.copy()}
         cert["next_look"] = idx + 1
         if idx + 1 == len(self.plan.looks):
@@ -510,14 +542,14 @@ class Session:
         chosen = self.chosen or []
         cert = self.cert or {}
         rep = cert.get("reported")
-        if rep is None:
+        if rep is None:  # nothing certified: no candidate event, or out of time before a look
             return Outcome(
                 chosen,
                 np.zeros((len(chosen), 2), dtype=np.int64),
                 0,
                 0.0,
                 1.0,
-                stop or "max-time",
+                stop or cert.get("stop") or "max-time",
                 0,
                 len(self.plan.looks),
             )

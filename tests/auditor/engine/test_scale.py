@@ -137,7 +137,7 @@ def test_a_violation_that_shows_early_stops_early():
     assert r.violation and r.stop == "violation" and r.look < r.looks
     assert r.certification_samples <= 20_000 and r.selection_samples <= 300_000
     full = audit(_rr(2.0), [(0, 1)], epsilon=1.0, samples=200_000, seed=3, early_stop=False)
-    assert full.looks == 1 and full.stop == "complete" and full.violation
+    assert full.look == full.looks and full.stop == "complete" and full.violation
 
 
 def test_early_stopping_false_alarms_on_tight_mechanisms():
@@ -228,3 +228,59 @@ def test_bad_scale_settings_are_one_line_errors(kw, needle):
     with pytest.raises(InputError) as info:
         audit(_rr(1.0), [(0, 1)], epsilon=1.0, samples=5_000, seed=1, **kw)
     assert needle in str(info.value) and "\n" not in str(info.value)
+
+
+def test_closures_and_settings_that_change_the_result_are_part_of_the_identity(tmp_path):
+    ck = tmp_path / "a.ckpt"
+    kw = dict(epsilon=1.0, samples=5_000, seed=9, checkpoint=ck)
+    audit(_rr(0.3), [(0, 1)], **kw)
+    with pytest.raises(InputError, match="mechanism="):
+        audit(_rr(3.0), [(0, 1)], **kw)  # same factory, same name, another parameter
+    with pytest.raises(InputError, match="early_stop="):
+        audit(_rr(0.3), [(0, 1)], early_stop=False, **kw)
+
+
+@pytest.mark.parametrize("stop_at", [1, 2, 3, 5, 8, 13, 21])
+def test_an_interrupt_at_any_point_resumes_to_the_same_result(tmp_path, monkeypatch, stop_at):
+    """KeyboardInterrupt raised between chunks (where Ctrl-C lands), in every phase: the saved
+    checkpoint resumes to the uninterrupted result, including the judge's early stop."""
+    from auditor.engine import progress
+
+    kw = dict(epsilon=1.0, samples=1_000_000, seed=21, workers=1)
+    plain = audit(_rr(2.0), [(0, 1), (1, 0)], **kw)
+    calls = {"n": 0}
+    real = progress.Progress.update
+
+    def update(self, k):
+        calls["n"] += 1
+        if calls["n"] == stop_at:
+            raise KeyboardInterrupt
+        real(self, k)
+
+    monkeypatch.setattr(progress.Progress, "update", update)
+    ck = tmp_path / "i.ckpt"
+    with pytest.raises(KeyboardInterrupt):
+        audit(_rr(2.0), [(0, 1), (1, 0)], checkpoint=ck, **kw)
+    monkeypatch.setattr(progress.Progress, "update", real)
+    _same(plain, audit(_rr(2.0), [(0, 1), (1, 0)], checkpoint=ck, **kw))
+
+
+def test_no_candidate_event_is_a_complete_audit_not_a_time_limit():
+    r = audit(lambda d: "same", [(0, 1)], epsilon=1.0, samples=5_000, seed=1)
+    assert r.stop == "complete" and r.witness is None and not r.violation
+    assert not any("time limit" in n for n in r.notes)
+
+
+def test_workers_get_the_payload_once_and_ask_again_when_they_lack_it():
+    import cloudpickle
+
+    from auditor.engine.adapter import as_mechanism
+    from auditor.engine.executors import MISSING, Task, _remote_chunk
+
+    payload = cloudpickle.dumps((as_mechanism(_rr(1.0)), None, (0, 1)))
+    digest = "test-" + str(len(payload))
+    task = Task(1, 7, (2, 0, 1), 0, 16)
+    assert _remote_chunk(digest, None, task) == MISSING
+    first = _remote_chunk(digest, payload, task)
+    again = _remote_chunk(digest, None, task)  # kept by digest: a task is a few integers
+    assert first[0] == again[0] == ("discrete", ()) and (first[1] == again[1]).all()
