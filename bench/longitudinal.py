@@ -73,6 +73,7 @@ def run(samples: int = 200_000, ts=TS, rappor_ts=(1, 2, 4, 8, 16)) -> list[dict]
             samples=samples,
             seed=7,
             name=f"{kind} T={T}",
+            early_stop=False,  # the growth of the bound with T, not only the verdict
         )
         rows.append(
             dict(

@@ -51,7 +51,7 @@ BUILD = 0
 JUDGE = 1
 CERTIFY = 2
 SCALAR_BUILD_CAP = 1 << 17  # outputs per dataset held for building events
-VECTOR_BUILD_ELEMENTS = 1 << 20  # for vector outputs: rows = this / width (at least 16k)
+VECTOR_BUILD_ELEMENTS = 1 << 23  # vector outputs: rows = this / width (hard SVTs need them)
 WARN_SECONDS = 3600.0
 SAY_SECONDS = 10.0
 
