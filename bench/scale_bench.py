@@ -134,7 +134,11 @@ print(int(hwm), child, r.epsilon_lower_bound, r.seconds, r.selection_samples)
 
 
 def memory() -> None:
-    from auditor.engine.session import SCALAR_BUILD_CAP, VECTOR_BUILD_ELEMENTS
+    from auditor.engine.session import (
+        SCALAR_BUILD_CAP,
+        VECTOR_BUILD_ELEMENTS,
+        VECTOR_TALLY_ELEMENTS,
+    )
 
     sizes = [10**6, 10**7, 10**8] if not QUICK else [10**5, 10**6]
     print("### Memory: peak RSS at default settings\n")
@@ -169,8 +173,10 @@ def memory() -> None:
         f"\nmain-process peak RSS ratio {sizes[-1]:.0e} / {sizes[0]:.0e}: {'; '.join(ratios)} "
         f"(acceptance <= 1.2). Only the build sample is ever held: at most "
         f"{SCALAR_BUILD_CAP:,} scalar outputs per dataset, or {VECTOR_BUILD_ELEMENTS:,} vector "
-        "elements (the hard sparse-vector mechanisms need that many to find their events); "
-        "judging and certification stream chunk counts, and workers hold one chunk at a time. "
+        f"elements; the key values of up to {VECTOR_TALLY_ELEMENTS:,} more vector elements are "
+        "tallied chunk by chunk (the hard sparse-vector mechanisms need that many for their "
+        "histogram events); judging and certification stream chunk counts, and workers hold "
+        "one chunk at a time. "
         "Below a second of projected work the audit runs in-process.\n"
     )
 

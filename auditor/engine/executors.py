@@ -32,6 +32,7 @@ from proofs.errors import InputError
 __all__ = [
     "EXECUTORS",
     "Runner",
+    "Tally",
     "chunk_rng",
     "count_events",
     "default_workers",
@@ -87,14 +88,28 @@ class Task:
     size: int
 
 
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """Ask a chunk for the distinct values of each key function and their counts."""
+
+    keys: tuple[Any, ...]
+
+
 def run_chunk(
-    mech: Mechanism, events: tuple[Any, ...] | None, datas: tuple[Any, ...], task: Task
-) -> tuple[tuple[str, tuple[int, ...]], np.ndarray]:
-    """((kind, shape), outputs) when ``events`` is None, else ((kind, shape), counts)."""
+    mech: Mechanism, events: Any, datas: tuple[Any, ...], task: Task
+) -> tuple[tuple[str, tuple[int, ...]], Any]:
+    """((kind, shape), what was asked): the outputs when ``events`` is None, one tally per key
+    function for a :class:`Tally`, else the count of each event."""
     rng = chunk_rng(task.entropy, task.stream, task.index)
     y = draw(mech, datas[task.which], task.size, rng)
     shape = (kind_of(y), tuple(y.shape[1:]))
-    return shape, (y if events is None else count_events(events, y))
+    if events is None:
+        return shape, y
+    if isinstance(events, Tally):
+        from auditor.engine.select import tally
+
+        return shape, [tally(k, y) for k in events.keys]
+    return shape, count_events(events, y)
 
 
 _PAYLOADS: OrderedDict[str, tuple[Any, ...]] = OrderedDict()  # per worker process

@@ -32,7 +32,18 @@ from auditor.engine.events import (
 )
 from auditor.engine.stats import predicted_epsilon
 
-__all__ = ["FAMILIES", "Candidate", "Scorer", "build", "judge", "propose"]
+__all__ = [
+    "FAMILIES",
+    "Candidate",
+    "KeyTally",
+    "Scorer",
+    "build",
+    "judge",
+    "key_functions",
+    "merge_tally",
+    "propose",
+    "tally",
+]
 
 MAX_KEYS = 20_000
 N_THRESH = 600
@@ -155,23 +166,69 @@ def _label(v) -> str:
 PREFIX_MASSES = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.7)
 
 
+@dataclass(frozen=True, slots=True)
+class KeyTally:
+    """How often each key value occurred under the pair's two datasets (``counts[:, 0]`` and
+    ``[:, 1]``, ``m`` outputs each), with the first output that had it (for labels). Built from
+    held outputs and merged chunk by chunk from streamed ones; ``overflow`` once the keys are
+    too many for a key-set event."""
+
+    keys: np.ndarray
+    counts: np.ndarray
+    rows: np.ndarray
+    m: int
+    overflow: bool = False
+
+
+def tally(key: KeyFn, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(distinct keys, their counts, the first output with each) of one batch of outputs."""
+    k = key(y)
+    uniq, first, counts = np.unique(k, return_index=True, return_counts=True)
+    return uniq, counts.astype(np.int64), y[first]
+
+
+def merge_tally(t: KeyTally | None, part: tuple, side: int, size: int) -> KeyTally:
+    """``t`` plus one batch (``size`` outputs of dataset ``side``); earlier rows win labels."""
+    uniq, counts, rows = part
+    if t is None:
+        t = KeyTally(uniq[:0], np.zeros((0, 2), np.int64), rows[:0], 0)
+    if t.overflow:
+        return t
+    keys, first, inv = np.unique(
+        np.concatenate([t.keys, uniq]), return_index=True, return_inverse=True
+    )
+    if keys.size > MAX_KEYS:
+        return KeyTally(keys[:0], t.counts[:0], t.rows[:0], t.m, overflow=True)
+    merged = np.zeros((keys.size, 2), dtype=np.int64)
+    old = t.keys.size
+    np.add.at(merged, inv[:old], t.counts)
+    np.add.at(merged[:, side], inv[old:], counts)
+    m = t.m + (size if side == 0 else 0)
+    return KeyTally(keys, merged, np.concatenate([t.rows, rows])[first], m)
+
+
 def keyset_candidates(
-    key: KeyFn, yx: np.ndarray, yy: np.ndarray, scorer: Scorer
+    key: KeyFn, yx: np.ndarray, yy: np.ndarray, scorer: Scorer, counted: KeyTally | None = None
 ) -> list[Candidate]:
     """Atoms and likelihood-ordered prefix sets of discrete outputs, both directions.
 
-    Values are ordered by their smoothed empirical likelihood ratio on this (building) sample;
-    the prefix sets holding a grid of probability masses, and the best atoms, are proposed, and
-    :func:`propose` picks among them on the judging half (nested sets: a mild selection).
+    Values are ordered by their smoothed empirical likelihood ratio on this (building) sample
+    (or on ``counted``, a tally of a larger streamed one); the prefix sets holding a grid of
+    probability masses, and the best atoms, are proposed, and :func:`judge` picks among them on
+    the judging sample (nested sets: a mild selection).
     """
-    kx, ky = key(yx), key(yy)
-    m = kx.size
-    uniq, first, inv = np.unique(np.concatenate([kx, ky]), return_index=True, return_inverse=True)
+    if counted is None:
+        counted = merge_tally(
+            merge_tally(None, tally(key, yx), 0, yx.shape[0]), tally(key, yy), 1, 0
+        )
+    if counted.overflow:
+        return []
+    uniq, rows, m = counted.keys, counted.rows, counted.m
     if uniq.size > min(MAX_KEYS, m // 4) or uniq.size < 2:
         return []
-    cx = np.bincount(inv[:m], minlength=uniq.size).astype(float)
-    cy = np.bincount(inv[m:], minlength=uniq.size).astype(float)
-    rows = np.concatenate([yx, yy])[first]
+    if counted.m != scorer.m:
+        scorer = replace(scorer, m=counted.m)
+    cx, cy = counted.counts[:, 0].astype(float), counted.counts[:, 1].astype(float)
     out: list[Candidate] = []
     for forward, (a, b) in ((True, (cx, cy)), (False, (cy, cx))):
         order = np.argsort(-np.log((a + 1.0) / (b + 1.0)), kind="stable")
@@ -185,6 +242,25 @@ def keyset_candidates(
         for chosen, pred in picks:
             ev = KeySet(key, tuple(uniq[chosen].tolist()), tuple(_label(rows[c]) for c in chosen))
             out.append(Candidate(ev, forward, pred))
+    return out
+
+
+def key_functions(
+    kind: str, yx: np.ndarray, yy: np.ndarray, families: tuple[str, ...] | None = None
+) -> list[KeyFn]:
+    """The key functions whose key-set events a vector audit proposes (fixed on held outputs;
+    their counts may then be tallied on a larger streamed sample)."""
+    if kind != "vector":
+        return []
+    on, d = set(FAMILIES if families is None else families), yx.shape[1]
+    disc = _discrete_cols(yx, yy)
+    out = []
+    if "atoms" in on:
+        out.append(KeyFn(tuple(range(d))))
+        if 0 < len(disc) < d:
+            out.append(KeyFn(disc))
+    if "histogram" in on and len(disc) < d:
+        out.append(_histogram_key(yx, yy, disc))
     return out
 
 
@@ -340,10 +416,12 @@ def build(
     seed: int,
     families: tuple[str, ...] = FAMILIES,
     per_family: int = 6,
+    tallies: dict | None = None,
 ) -> list[Candidate]:
     """Candidate events for one pair, built on the building sample ``yx``, ``yy`` (``scorer``
-    sized for it): the best few of each enabled family, to be judged on fresh samples."""
-    raw = _family_candidates(kind, yx, yy, scorer, seed, set(families))
+    sized for it): the best few of each enabled family, to be judged on fresh samples.
+    ``tallies`` maps key functions (:func:`key_functions`) to counts on a larger sample."""
+    raw = _family_candidates(kind, yx, yy, scorer, seed, set(families), tallies)
     by_family: dict[str, list[Candidate]] = {}
     for c in sorted(raw, key=lambda c: -c.predicted):
         group = by_family.setdefault(c.family, [])
@@ -415,7 +493,13 @@ def _tag(cands: list[Candidate], family: str) -> list[Candidate]:
 
 
 def _family_candidates(
-    kind: str, yx: np.ndarray, yy: np.ndarray, scorer: Scorer, seed: int, on: set[str]
+    kind: str,
+    yx: np.ndarray,
+    yy: np.ndarray,
+    scorer: Scorer,
+    seed: int,
+    on: set[str],
+    tallies: dict | None = None,
 ) -> list[Candidate]:
     out: list[Candidate] = []
     if kind == "category":
@@ -429,20 +513,19 @@ def _family_candidates(
         if kind == "real" and "float" in on:
             out += _tag(float_candidates(yx, yy, scorer), "float")
     else:
-        out += _vector_candidates(yx, yy, scorer, seed, on)
+        out += _vector_candidates(yx, yy, scorer, seed, on, tallies)
     return out
 
 
-def _vector_candidates(yx, yy, scorer: Scorer, seed: int, on: set[str]) -> list[Candidate]:
+def _vector_candidates(
+    yx, yy, scorer: Scorer, seed: int, on: set[str], tallies: dict | None = None
+) -> list[Candidate]:
     d = yx.shape[1]
     out: list[Candidate] = []
-    if "atoms" in on:
-        out += _tag(keyset_candidates(KeyFn(tuple(range(d))), yx, yy, scorer), "atoms")
-    disc = _discrete_cols(yx, yy)
-    if "atoms" in on and 0 < len(disc) < d:
-        out += _tag(keyset_candidates(KeyFn(disc), yx, yy, scorer), "atoms")
-    if "histogram" in on and len(disc) < d:
-        out += _tag(keyset_candidates(_histogram_key(yx, yy, disc), yx, yy, scorer), "histogram")
+    for key in key_functions("vector", yx, yy, tuple(f for f in FAMILIES if f in on)):
+        family = "histogram" if key.edges is not None else "atoms"
+        counted = (tallies or {}).get(key)
+        out += _tag(keyset_candidates(key, yx, yy, scorer, counted), family)
     if "float" in on:
         out += _tag(float_candidates(yx, yy, scorer, coord=0), "float")
     if on & {"coordinate", "box", "projection", "classifier"}:

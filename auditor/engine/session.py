@@ -37,11 +37,20 @@ from auditor.engine.checkpoint import (
     counts_from_state,
     counts_state,
 )
-from auditor.engine.executors import Runner, Task
+from auditor.engine.executors import Runner, Tally, Task
 from auditor.engine.pairs import Pair
 from auditor.engine.progress import Progress
 from auditor.engine.schedule import ChunkPlan, look_levels, looks
-from auditor.engine.select import JUDGE_SHRINK, Candidate, Scorer, build, judge
+from auditor.engine.select import (
+    JUDGE_SHRINK,
+    Candidate,
+    Scorer,
+    build,
+    judge,
+    key_functions,
+    merge_tally,
+    tally,
+)
 from auditor.engine.stats import cp_lower, cp_upper, epsilon_bound, p_value
 from proofs.errors import InputError
 
@@ -50,8 +59,10 @@ __all__ = ["Outcome", "Plan", "Probe", "Session", "choose", "probe"]
 BUILD = 0
 JUDGE = 1
 CERTIFY = 2
+KEYS = 4  # (3 seeds the event families' own randomness)
 SCALAR_BUILD_CAP = 1 << 17  # outputs per dataset held for building events
-VECTOR_BUILD_ELEMENTS = 1 << 23  # vector outputs: rows = this / width (hard SVTs need them)
+VECTOR_BUILD_ELEMENTS = 1 << 20  # vector outputs held: rows = this / width (at least 16k)
+VECTOR_TALLY_ELEMENTS = 1 << 23  # vector outputs whose key values are tallied, streamed
 WARN_SECONDS = 3600.0
 SAY_SECONDS = 10.0
 
@@ -92,6 +103,7 @@ class Plan:
     """Sample sizes per dataset and the chunk plans of the three phases."""
 
     build: ChunkPlan
+    keys: ChunkPlan  # streamed after the build sample, tallied for key-set events (vectors)
     judge: ChunkPlan
     certify: ChunkPlan
     looks: tuple[int, ...]
@@ -110,13 +122,19 @@ class Plan:
         cap = batch_size or max(1, (1 << 20 if mech.batched else 1 << 16) // pr.width)
         hold = SCALAR_BUILD_CAP if pr.scalar else max(1 << 14, VECTOR_BUILD_ELEMENTS // pr.width)
         h = max(1, min(selection // 2, hold))
+        wide = h if pr.scalar else max(h, min(selection // 2, VECTOR_TALLY_ELEMENTS // pr.width))
         cert = ChunkPlan(certification, cap)
         return cls(
-            ChunkPlan(h, cap), ChunkPlan(selection - h, cap), cert, looks(cert, True), n_pairs
+            ChunkPlan(h, cap),
+            ChunkPlan(wide - h, cap),
+            ChunkPlan(selection - wide, cap),
+            cert,
+            looks(cert, True),
+            n_pairs,
         )
 
     def serial_seconds(self, rate: float) -> float:
-        draws = 2 * (self.n_pairs * (self.build.n + self.judge.n) + self.certify.n)
+        draws = 2 * (self.n_pairs * (self.build.n + self.keys.n + self.judge.n) + self.certify.n)
         return draws / max(rate, 1e-9)
 
 
@@ -357,10 +375,13 @@ class Session:
             self._tick()
         ya, yb = np.concatenate(parts[0]), np.concatenate(parts[1])
         del parts
+        tallies = self._tally(i, ya, yb, bar)
         scorer = Scorer(
             plan.n, self.plan.certify.n, self.cfg.alpha_per_bound, float(self.cfg.delta)
         )
-        found = build(self.probe.kind, ya, yb, scorer, self.misc_seed, self.cfg.families)
+        found = build(
+            self.probe.kind, ya, yb, scorer, self.misc_seed, self.cfg.families, tallies=tallies
+        )
         with self._atomic():
             self.cands[i] = [replace(c, pair_index=i) for c in found]
             self.judged[i] = {
@@ -369,6 +390,28 @@ class Session:
                 "early": False,
             }
         self.save(force=False)
+
+    def _tally(self, i: int, ya: np.ndarray, yb: np.ndarray, bar: Progress) -> dict | None:
+        """Key values counted on the held outputs and on a larger streamed sample (vectors):
+        likelihood-ordered key sets need many outputs, which need not be held."""
+        plan = self.plan.keys
+        keys = key_functions(self.probe.kind, ya, yb, self.cfg.families) if plan.n else []
+        if not keys:
+            return None
+        tallies = {
+            k: merge_tally(merge_tally(None, tally(k, ya), 0, len(ya)), tally(k, yb), 1, 0)
+            for k in keys
+        }
+        tasks = [self._task(KEYS, i, s, plan, j) for j in range(plan.count) for s in (0, 1)]
+        work = Tally(tuple(keys))
+        for g, (shape, parts) in enumerate(self.runner.results(self.mech, work, self.datas, tasks)):
+            self._check(shape, i, g % 2)
+            size = plan.size(g // 2)
+            for k, part in zip(keys, parts):
+                tallies[k] = merge_tally(tallies[k], part, g % 2, size)
+            bar.update(size)
+            self._tick()
+        return tallies
 
     def _judge(self, i: int, bar: Progress) -> None:
         plan, state = self.plan.judge, self.judged[i]
@@ -403,7 +446,8 @@ class Session:
         """Selection samples drawn per dataset (the most any pair used)."""
         judged = [self.plan.judge.end(j["done"] // 2) for j in self.judged if j is not None]
         built = any(c is not None for c in self.cands)
-        return (self.plan.build.n if built else 0) + max(judged, default=0)
+        held = self.plan.build.n + self.plan.keys.n
+        return (held if built else 0) + max(judged, default=0)
 
     def _clear(self, cands: list[Candidate], counts: np.ndarray, m2: int) -> bool:
         """Would a candidate already certify a violation with as many samples as it was judged
@@ -417,7 +461,7 @@ class Session:
         return bool(np.max(sc(num, den)) > float(self.cfg.epsilon))
 
     def _select(self) -> None:
-        total = 2 * len(self.pairs) * (self.plan.build.n + self.plan.judge.n)
+        total = 2 * len(self.pairs) * (self.plan.build.n + self.plan.keys.n + self.plan.judge.n)
         bar = Progress(total, "selecting", enabled=self.cfg.progress)
         try:
             for i in range(len(self.pairs)):
@@ -426,7 +470,7 @@ class Session:
                 if self.cands[i] is None:
                     self._build(i, bar)
                 else:
-                    bar.update(2 * self.plan.build.n)
+                    bar.update(2 * (self.plan.build.n + self.plan.keys.n))
                 self._judge(i, bar)
         finally:
             bar.close()

@@ -38,7 +38,7 @@ BROKEN_SAMPLES = {
     "rnm4": 400_000,
     "noisy_hist2": 20_000,
     "histogram.replace_one": 300_000,
-    "svt3": 3_000_000,
+    "svt3": 5_000_000,  # its selection is weak too: 3e6 detects ~11 of 12 seeds
     "svt4": 4_000_000,  # its selection is weak (issue-level work): 1e6 detects ~80% of seeds
     "svt5": 20_000,
     "svt6": 300_000,
