@@ -44,6 +44,14 @@ def _timed(f, samples: int, **kw):
     return time.perf_counter() - t0, r
 
 
+REPEATS = 2  # timings keep the fastest of this many runs: robust to a busy machine
+
+
+def _best_of(repeats: int, f, samples: int, **kw):
+    runs = [_timed(f, samples, **kw) for _ in range(repeats)]
+    return min(runs, key=lambda tr: tr[0])
+
+
 def _same(a, b) -> bool:
     da, db = a.to_dict(), b.to_dict()
     da.pop("seconds"), db.pop("seconds")
@@ -66,9 +74,9 @@ def speedup() -> None:
     for label, f, n in rows:
         _bare(f, 100)  # warm up (imports, caches)
         bare = _bare(f, 2 * n)
-        t1, r1 = _timed(f, n, workers=1)
+        t1, r1 = _best_of(REPEATS, f, n, workers=1)
         start = _start_pool(f)
-        t2, r2 = _timed(f, n, workers=2)
+        t2, r2 = _best_of(REPEATS, f, n, workers=2)
         td, rd = _dask(f, n)
         same = _same(r1, r2) and (rd is None or _same(r1, rd))
         same_text = ("yes" if same else "NO") if r1.reproducible else "- (takes no rng)"
@@ -80,7 +88,8 @@ def speedup() -> None:
         )
         sys.stdout.flush()
     print(
-        "\nbare loop: calling the mechanism 2 x samples times in one process. The audit draws the "
+        f"\nTimes are the fastest of {REPEATS} runs. "
+        "bare loop: calling the mechanism 2 x samples times in one process. The audit draws the "
         "same number (selection + certification) plus its probe; early stopping is on (no "
         "violation here, so every sample is drawn). Dask: `LocalCluster(n_workers=2, "
         "threads_per_worker=1)`, started before the timing. The local pool is started (and "
@@ -113,7 +122,7 @@ def _dask(f, n: int):
     ):
         client.wait_for_workers(2)
         _timed(f, min(n, 20_000), executor="dask", scheduler=cluster.scheduler_address)
-        return _timed(f, n, executor="dask", scheduler=cluster.scheduler_address)
+        return _best_of(REPEATS, f, n, executor="dask", scheduler=cluster.scheduler_address)
 
 
 _RSS = """
