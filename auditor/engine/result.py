@@ -116,9 +116,12 @@ class AuditResult:
                 f"  counts: {w.count_numerator} vs {w.count_denominator} of "
                 f"{w.certification_samples} fresh samples each (numerator dataset {w.numerator})"
             )
+        used = self.selection_samples + self.certification_samples
+        asked, drawn = ("", "") if used == self.samples else (" asked", " used")
         lines.append(
-            f"  samples per dataset {self.samples} ({self.selection_samples} selection + "
-            f"{self.certification_samples} certification), seed {self.seed}, {self.seconds:.2f} s"
+            f"  samples per dataset {self.samples}{asked} ({self.selection_samples} selection + "
+            f"{self.certification_samples} certification{drawn}), seed {self.seed}, "
+            f"{self.seconds:.2f} s"
         )
         if self.stop != "complete" or self.looks > 1:
             lines.append(
