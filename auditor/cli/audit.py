@@ -93,7 +93,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--no-early-stop",
         action="store_true",
         help="draw every certification sample even once a violation is certified "
-        "(the tightest bound, one look at the end)",
+        "(the tightest bound: the last look's)",
     )
     parser.add_argument("--json", metavar="OUT", help="write the result as JSON (atomically)")
     parser.add_argument(
