@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future
@@ -126,7 +127,13 @@ def _remote_chunk(digest: str, payload: bytes | None, task: Task):
             return MISSING
         import cloudpickle
 
-        objects = _PAYLOADS[digest] = cloudpickle.loads(payload)
+        try:
+            objects = _PAYLOADS[digest] = cloudpickle.loads(payload)
+        except Exception as exc:
+            raise InputError(
+                f"a worker could not load the mechanism ({type(exc).__name__}: {exc}); install "
+                "its module where the workers run, or pass --workers 1."
+            ) from None
         while len(_PAYLOADS) > 4:
             _PAYLOADS.popitem(last=False)
     mech, events, datas = objects
@@ -151,13 +158,11 @@ class Runner:
         datas: tuple[Any, ...],
         tasks: Iterable[Task],
     ) -> Iterator[Any]:
-        if self.executor is None:
+        payload = None if self.executor is None else self._payload(mech, events, datas)
+        if payload is None:
             for t in tasks:
                 yield run_chunk(mech, events, datas, t)
             return
-        import cloudpickle
-
-        payload = cloudpickle.dumps((mech, events, datas))
         digest = hashlib.sha256(payload).hexdigest()
         window = max(2, 3 * self.workers)
         pending: deque[tuple[Future, Task]] = deque()
@@ -183,6 +188,24 @@ class Runner:
         finally:
             for f, _ in pending:
                 f.cancel()
+
+    def _payload(self, mech: Mechanism, events: Any, datas: tuple[Any, ...]) -> bytes | None:
+        """The pickled work of a phase; None (run here) when the mechanism cannot be pickled,
+        e.g. a closure over a lock or a library handle. Same chunks, so the same result."""
+        import cloudpickle
+
+        try:
+            return cloudpickle.dumps((mech, events, datas))
+        except Exception as exc:
+            print(
+                f"dpaudit: warning: mechanism {mech.name} cannot be sent to workers "
+                f"({type(exc).__name__}: {exc}); running in this process. Use a module-level "
+                "function that builds what it needs to use every core.",
+                file=sys.stderr,
+                flush=True,
+            )
+            self.executor, self.workers, self.label = None, 1, "inline"
+            return None
 
     def abort(self) -> None:
         """After an interrupt: stop the local pool's workers now instead of waiting for them."""

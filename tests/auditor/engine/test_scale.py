@@ -284,3 +284,26 @@ def test_workers_get_the_payload_once_and_ask_again_when_they_lack_it():
     first = _remote_chunk(digest, payload, task)
     again = _remote_chunk(digest, None, task)  # kept by digest: a task is a few integers
     assert first[0] == again[0] == ("discrete", ()) and (first[1] == again[1]).all()
+
+
+def test_an_unpicklable_mechanism_runs_in_this_process_with_a_warning(pool, capsys):
+    import threading
+
+    lock = threading.Lock()  # a closure over a lock cannot travel to a worker
+
+    def held(data, size, rng):
+        with lock:
+            return _rr(1.0)(data, size, rng)
+
+    kw = dict(epsilon=1.0, samples=60_000, seed=11)
+    here = audit(held, [(0, 1)], executor=pool, **kw)
+    assert "cannot be sent to workers" in capsys.readouterr().err
+    _same(here, audit(held, [(0, 1)], workers=1, **kw))
+
+
+def test_a_worker_that_cannot_load_the_mechanism_is_a_one_line_input_error():
+    from auditor.engine.executors import Task, _remote_chunk
+
+    with pytest.raises(InputError, match="could not load the mechanism") as info:
+        _remote_chunk("broken-payload", b"not a pickle", Task(0, 1, (2, 0, 0), 0, 8))
+    assert "\n" not in str(info.value)
