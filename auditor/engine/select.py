@@ -41,7 +41,6 @@ __all__ = [
     "judge",
     "key_functions",
     "merge_tally",
-    "propose",
     "tally",
 ]
 
@@ -453,39 +452,6 @@ def judge(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Scorer) -
             out.append(replace(c, predicted=plain, rank=plain - 1e3, plain=plain))
     out.sort(key=lambda c: -c.rank)
     return out
-
-
-def propose(
-    kind: str,
-    yx: np.ndarray,
-    yy: np.ndarray,
-    scorer: Scorer,
-    seed: int,
-    families: tuple[str, ...] = FAMILIES,
-    per_family: int = 6,
-) -> list[Candidate]:
-    """Candidates for one pair from the enabled ``families``, best predicted first.
-
-    Families build their events on the first half of the selection sample; every surviving
-    candidate is then re-scored on the second half (:func:`judge`), so predictions are unbiased
-    and comparable across families (a family that tries thousands of events does not win by
-    luck). The engine runs the same two steps with the judging half streamed in chunks.
-    """
-    from auditor.engine.executors import count_events
-
-    h = yx.shape[0] // 2
-    cands = build(
-        kind,
-        yx[:h],
-        yy[:h],
-        Scorer(h, scorer.n, scorer.a, scorer.delta),
-        seed,
-        families,
-        per_family,
-    )
-    events = [c.event for c in cands]
-    counts = np.stack([count_events(events, yx[h:]), count_events(events, yy[h:])], axis=1)
-    return judge(cands, counts.reshape(len(cands), 2), yx.shape[0] - h, scorer)
 
 
 def _tag(cands: list[Candidate], family: str) -> list[Candidate]:
