@@ -5,8 +5,11 @@ same certification sample size and the same Clopper-Pearson split, if it knew th
 in advance and observed exactly the expected counts: ``max_E ln((CP_lo(n P_D(E), n, a) - delta) /
 CP_hi(n P_D'(E), n, a))``. It is computed from exact distributions (closed-form CDFs and pmfs)
 over a family that contains the optimal event for these mechanisms: thresholds and intervals
-for monotone-likelihood-ratio scalars, likelihood-ordered sets for discrete outputs, products
-of coordinate thresholds for product distributions.
+for monotone-likelihood-ratio scalars, likelihood-ordered sets for discrete outputs (the sparse
+vector variants with cutoff 1 or none, by quadrature over the threshold noise; RAPPOR's bits;
+table mechanisms), products of coordinate thresholds for product distributions, and
+likelihood-ordered sets of the sufficient statistic of shifted Laplace vectors (a k-fold
+convolution on a grid: parallel Laplace, prefix sums).
 """
 
 from __future__ import annotations
@@ -166,6 +169,112 @@ def _gaussian(eps: float, delta: float) -> Callable[[int, float, float], float]:
     )
 
 
+def _laplace_cdf_grid(x: np.ndarray, b: float) -> np.ndarray:
+    return np.where(
+        x < 0, 0.5 * np.exp(np.minimum(x, 0) / b), 1 - 0.5 * np.exp(-np.maximum(x, 0) / b)
+    )
+
+
+def _svt_pmf(variant: int, q: np.ndarray, eps: float, t: float) -> np.ndarray:
+    """Exact output pmf (by quadrature over the threshold noise) of the catalogue's sparse
+    vector with cutoff c = 1 (Alg. 1, 2, 4: the index of the first positive answer, or none)
+    or without cutoff (Alg. 6: the 2^m answer patterns), on query answers q."""
+    e1 = eps / 4 if variant == 4 else eps / 2
+    e2 = eps - e1
+    rho_b, nu_b = 1 / e1, {1: 2 / e2, 2: 2 / e2, 4: 1 / e2, 6: 1 / e2}[variant]
+    r = np.linspace(-60 * rho_b, 60 * rho_b, 200_001)
+    g = np.exp(-np.abs(r) / rho_b) / (2 * rho_b) * (r[1] - r[0])
+    below = np.stack([_laplace_cdf_grid(t + r - qi, nu_b) for qi in q])
+    if variant == 6:
+        out = []
+        for bits in range(1 << q.size):
+            w = g.copy()
+            for i in range(q.size):
+                w *= 1 - below[i] if bits >> i & 1 else below[i]
+            out.append(w.sum())
+        return np.array(out)
+    out, run = [], np.ones_like(r)
+    for j in range(q.size):
+        out.append((g * run * (1 - below[j])).sum())
+        run = run * below[j]
+    out.append((g * run).sum())
+    return np.array(out)
+
+
+def _svt(variant: int, t: float = 1.0) -> Callable[[float], Callable[[int, float, float], float]]:
+    def at(eps: float) -> Callable[[int, float, float], float]:
+        pmfs = [
+            (
+                _svt_pmf(variant, np.asarray(p.a, float), eps, t),
+                _svt_pmf(variant, np.asarray(p.b, float), eps, t),
+            )
+            for p in samplers.get(f"svt{variant}").pairs
+        ]
+        return lambda n, a, d: max(_discrete_oracle(px, py, n, a, d) for px, py in pmfs)
+
+    return at
+
+
+def _shifted_laplace_sum(k: int, b: float, grid: int = 801) -> Callable[[int, float, float], float]:
+    """k coordinates, each Laplace(b) shifted by 1 between the datasets: the likelihood ratio
+    is a function of the sum of clip(2y - 1, -1, 1) over the coordinates, whose distribution
+    (on a grid) is a k-fold convolution; events are its likelihood-ordered sets."""
+    edges = np.linspace(0.0, 1.0, grid - 1)
+
+    def coordinate(mu: float) -> np.ndarray:
+        cdf = _laplace_cdf_grid(edges - mu, b)
+        return np.concatenate([[cdf[0]], np.diff(cdf), [1 - cdf[-1]]])
+
+    def total(mu: float) -> np.ndarray:
+        one, out = coordinate(mu), np.array([1.0])
+        for _ in range(k):
+            out = np.convolve(out, one)
+        return np.clip(out, 0, None)
+
+    px, py = total(0.0), total(1.0)
+    return lambda n, a, d: _discrete_oracle(px, py, n, a, d)
+
+
+def _bloom_bits_oracle(name: str) -> Callable[[float], Callable[[int, float, float], float]]:
+    """RAPPOR reports: independent bits; only the Bloom bits where the pair's values differ
+    tell them apart (product pmf over those bits)."""
+    from auditor.catalogue.samplers import bloom_bits
+
+    def at(eps: float) -> Callable[[int, float, float], float]:
+        entry = samplers.get(name)
+        mech, pair = entry.description, entry.pairs[0]
+        one, zero = (float(v) for v in mech.bit_probabilities())
+        h = int(mech.h)
+        ba, bb = bloom_bits(int(pair.a), 20, h), bloom_bits(int(pair.b), 20, h)
+        diff = np.flatnonzero(ba != bb)
+        pa, pb = np.array([1.0]), np.array([1.0])
+        for i in diff:
+            qa = one if ba[i] else zero
+            qb = one if bb[i] else zero
+            pa, pb = np.outer(pa, [1 - qa, qa]).ravel(), np.outer(pb, [1 - qb, qb]).ravel()
+        return lambda n, a, d: _discrete_oracle(pa, pb, n, a, d)
+
+    return at
+
+
+def _finite(name: str) -> Callable[[float], Callable[[int, float, float], float]]:
+    """A table mechanism: the best likelihood-ordered set over the entry's pairs."""
+
+    def at(eps: float) -> Callable[[int, float, float], float]:
+        entry = samplers.get(name)
+        pmf = entry.describe(eps).pmf
+        rows = [
+            (
+                np.array([float(v) for v in pmf[p.a].values()]),
+                np.array([float(v) for v in pmf[p.b].values()]),
+            )
+            for p in entry.pairs
+        ]
+        return lambda n, a, d: max(_discrete_oracle(px, py, n, a, d) for px, py in rows)
+
+    return at
+
+
 def _oracles() -> dict[str, Callable[[float], Callable[[int, float, float], float]]]:
     alpha = lambda e: math.tanh(e / 2)
     tele = lambda e: 1 / (math.exp(e) + 1)
@@ -186,6 +295,15 @@ def _oracles() -> dict[str, Callable[[float], Callable[[int, float, float], floa
         "rr.k_ary": _k_ary,
         "one_bit.telemetry": lambda e: _bernoulli(tele(e), 1 - tele(e)),
         "gaussian": lambda e: _gaussian(e, samplers.get("gaussian").delta),
+        "svt1": _svt(1, 0.5),
+        "svt2": _svt(2),
+        "svt4": _svt(4),
+        "svt6": _svt(6),
+        "laplace_parallel20": lambda e: _shifted_laplace_sum(20, 20 / e),
+        "prefix_sum": lambda e: _shifted_laplace_sum(10, 1 / e),
+        "rappor.dpsniper": _bloom_bits_oracle("rappor.dpsniper"),
+        "one_time_rappor.dpsniper": _bloom_bits_oracle("one_time_rappor.dpsniper"),
+        "truncated_geometric.balcer_vadhan": _finite("truncated_geometric.balcer_vadhan"),
     }
 
 

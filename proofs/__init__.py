@@ -26,6 +26,7 @@ _EXPORTS = {
         "RepeatedOneBit",
         "ReportNoisyMax",
         "TwoSidedGeometric",
+        "geo_sample",
         "sym",
     ),
     "proofs.claims": (

@@ -138,6 +138,7 @@ def _gaussian(delta: float) -> Callable[[float], m.Gaussian]:
 
 
 _CHROME = dict(f=0.5, p=0.5, q=0.75, h=2)
+_DPSNIPER_RAPPOR = dict(f=0.75, p=0.45, q=0.55, h=4)
 _SVT_PAIRS = _patterns(10)
 _RNM_PAIRS = _patterns(5)
 _HIST_PAIRS = _patterns(5, componentwise=False)
@@ -424,6 +425,89 @@ def _entries() -> list[CatalogueEntry]:
             "(2014): eps_inf = 2h ln((1-f/2)/(f/2))",
             theorems=("rappor.eps_inf",),
             relation="replace-one",
+        ),
+        E(
+            "rappor.dpsniper",
+            lambda e: m.Rappor(**_DPSNIPER_RAPPOR, reports="one"),
+            float(m.Rappor(**_DPSNIPER_RAPPOR, reports="one").epsilon),
+            _pairs((0, 1, "value 0 vs 1 (6 of 20 Bloom bits differ)")),
+            "RAPPOR one report with DP-Sniper's parameters (Bichsel et al. 2021): 20 Bloom bits, "
+            "h=4, f=0.75, p=0.45, q=0.55; eps_1 = h ln(q*(1-p*)/(p*(1-q*))) (Erlingsson et al. "
+            "2014, Sec. 3.2), attained when 2h bits differ",
+            theorems=("rappor.eps_one",),
+            make=lambda e: sampler_for(m.Rappor(**_DPSNIPER_RAPPOR, reports="one"), 20),
+            implementation="a 20-bit Bloom filter; the pair's values differ in 6 bits, as in "
+            "DP-Sniper's best pair, so its own epsilon is 3/4 of the worst case",
+            relation="replace-one",
+        ),
+        E(
+            "one_time_rappor.dpsniper",
+            lambda e: m.Rappor(**_DPSNIPER_RAPPOR | {"f": 0.95}, reports="unlimited"),
+            float(m.Rappor(**_DPSNIPER_RAPPOR | {"f": 0.95}, reports="unlimited").epsilon),
+            _pairs((0, 1, "value 0 vs 1 (6 of 20 Bloom bits differ)")),
+            "One-time RAPPOR (permanent response only) with DP-Sniper's parameters: 20 Bloom bits, "
+            "h=4, f=0.95; eps_inf = 2h ln((1-f/2)/(f/2)) (Erlingsson et al. 2014, Thm 1)",
+            theorems=("rappor.eps_inf",),
+            make=lambda e: sampler_for(
+                m.Rappor(**_DPSNIPER_RAPPOR | {"f": 0.95}, reports="unlimited"), 20
+            ),
+            implementation="a 20-bit Bloom filter; the pair's values differ in 6 bits",
+            relation="replace-one",
+        ),
+        E(
+            "truncated_geometric.balcer_vadhan",
+            lambda e: m.geo_sample(e, 5),
+            0.1,
+            _pairs(*((c, c + 1, f"count {c} vs {c + 1}") for c in range(5))),
+            "GeoSample(eps, n=5), Alg. 4.8 of Balcer and Vadhan (2018), Differential privacy on "
+            "finite computers (DP-Sniper's TruncatedGeometric): ln(1 + 2^-ceil(ln(2/eps)))-DP, "
+            "more than eps at eps = 0.1",
+            theorems=("truncated_geometric.balcer_vadhan",),
+            refuted_by="truncated_geometric.balcer_vadhan.eps",
+        ),
+        E(
+            "prefix_sum",
+            lambda e: m.LaplaceVector(1 / _exact(e), 10, 10),
+            0.1,
+            _SVT_PAIRS,
+            "PrefixSum of Wang, Ding, Wang, Kifer and Zhang (2019), ShadowDP, as run by DP-Sniper: "
+            "prefix sums of 10 answers with Lap(1/eps) each; answers of sensitivity 1 each move "
+            "by 10 in L1, so 10 eps-DP",
+            theorems=("laplace.vector_l1",),
+            refuted_by="laplace.vector_l1.per_query_sensitivity",
+            make=lambda e: impl.cumulative(sampler_for(m.LaplaceVector(1 / _exact(e), 10, 10))),
+            implementation="the running sums of the noisy answers (invertible post-processing)",
+        ),
+        E(
+            "numerical_svt",
+            _published(
+                "numerical sparse vector",
+                lambda e: e,
+                "Wang, Ding, Wang, Kifer and Zhang (2019), Proving differential privacy with "
+                "shadow execution (ShadowDP), PLDI: NumSVT is eps-DP",
+            ),
+            0.1,
+            _SVT_PAIRS,
+            "Numerical sparse vector, c=2, T=1 (Wang et al. 2019; DP-Sniper's NumericalSVT): "
+            "positive queries answered with fresh Lap(3c/eps) noise",
+            make=impl.numerical_sparse_vector(2, 1.0),
+        ),
+        E(
+            "svt34_parallel",
+            _published(
+                "sparse vector Alg. 3 and 4 run side by side",
+                _inf,
+                "Lyu, Su and Li (2017): Alg. 3 has no finite epsilon for a query stream of "
+                "unbounded length",
+            ),
+            0.1,
+            _SVT_PAIRS,
+            "Alg. 3 and Alg. 4 of " + _LSL + " on the same input, c=2, T=1 (DP-Sniper's "
+            "SVT34Parallel, Bichsel et al. 2021)",
+            make=lambda e: impl.side_by_side(
+                impl.sparse_vector(3, c=2)(e), impl.sparse_vector(4, c=2)(e)
+            ),
+            implementation="the two outputs concatenated: 30 columns of Alg. 3, 10 of Alg. 4",
         ),
         E(
             "one_bit.telemetry",

@@ -16,10 +16,13 @@ from auditor.catalogue.samplers import Sampler, sampler_for, snap
 
 __all__ = [
     "clamped",
+    "cumulative",
     "float_laplace",
     "noisy_max_value",
+    "numerical_sparse_vector",
     "report_noisy_max_exponential",
     "same_input_everywhere",
+    "side_by_side",
     "sparse_vector",
 ]
 
@@ -48,6 +51,26 @@ def clamped(base: Sampler, lo: int, hi: int) -> Sampler:
 
     def sample(data, size, rng):
         return np.clip(base(data, size, rng), lo, hi)
+
+    return sample
+
+
+def cumulative(vector_sampler: Sampler) -> Sampler:
+    """The prefix sums of a vector mechanism's output (PrefixSum of Wang et al. 2019 on noisy
+    answers: an invertible post-processing)."""
+
+    def sample(data, size, rng):
+        return np.cumsum(vector_sampler(data, size, rng), axis=1)
+
+    return sample
+
+
+def side_by_side(*samplers: Sampler) -> Sampler:
+    """Several mechanisms run on the same input, their outputs concatenated (DP-Sniper's
+    parallel compositions, Bichsel et al. 2021)."""
+
+    def sample(data, size, rng):
+        return np.hstack([np.asarray(s(data, size, rng), dtype=float) for s in samplers])
 
     return sample
 
@@ -113,6 +136,29 @@ def sparse_vector(variant: int, c: int = 1, t: float = 1.0) -> Callable[[float],
                 return flags
             values = np.where(flags == 1, snap(noisy), 0.0)
             return np.hstack([flags.astype(float), values])
+
+        return sample
+
+    return make
+
+
+def numerical_sparse_vector(c: int = 2, t: float = 1.0) -> Callable[[float], Sampler]:
+    """Numerical sparse vector (Wang, Ding, Wang, Kifer and Zhang 2019, ShadowDP, Fig. 1 as
+    run by DP-Sniper): threshold noise Lap(3/eps), comparison noise Lap(6c/eps); a query above
+    the noisy threshold is answered with fresh noise Lap(3c/eps), one below with 0; after c
+    answers the rest are not answered. Outputs the flags (1, 0, -1) then the values."""
+
+    def make(eps: float) -> Sampler:
+        def sample(data, size, rng):
+            q = np.asarray(data, dtype=float)
+            rho = rng.laplace(scale=3 / eps, size=size)
+            above = q + rng.laplace(scale=6 * c / eps, size=(size, q.size)) >= (t + rho)[:, None]
+            values = q + rng.laplace(scale=3 * c / eps, size=(size, q.size))
+            flags = above.astype(np.int8)
+            before = np.cumsum(above, axis=1, dtype=np.int16) - above
+            flags[before >= c] = -1
+            answered = np.where(flags == 1, snap(values), 0.0)
+            return np.hstack([flags.astype(float), answered])
 
         return sample
 

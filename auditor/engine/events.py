@@ -26,6 +26,7 @@ __all__ = [
     "MinBox",
     "Score",
     "ScoreInterval",
+    "Vote",
     "event_from_state",
     "event_state",
 ]
@@ -100,7 +101,33 @@ class Linear:
         return f"{self.label} w.y with w=[{w}{more}]"
 
 
-Score = Identity | Coordinate | MinBox | Linear
+@dataclass(frozen=True, slots=True)
+class Vote:
+    """``sum_i w_i [y[i] > t_i]``: a weighted count of the coordinates above their cut points.
+
+    For outputs with independent coordinates (noisy histograms, parallel compositions, the
+    bits of a Bloom filter), the likelihood ratio of the indicators is close to linear in them,
+    so a threshold on this score is close to the best event; it is robust where a projection
+    of the raw values is not (heavy-tailed noise, many weak coordinates).
+    """
+
+    cuts: tuple[float, ...]
+    weights: tuple[float, ...]
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        above = y.astype(float, copy=False) > np.asarray(self.cuts)
+        return above @ np.asarray(self.weights)
+
+    def describe(self) -> str:
+        parts = [
+            f"{_fmt(w)}[y[{i}] > {_fmt(t)}]"
+            for i, (t, w) in enumerate(zip(self.cuts, self.weights))
+            if w != 0
+        ]
+        return "vote " + " + ".join(parts[:8]) + (" + ..." if len(parts) > 8 else "")
+
+
+Score = Identity | Coordinate | MinBox | Linear | Vote
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,7 +255,17 @@ def event_to_dict(event: Event) -> dict[str, Any]:
 
 _STATE_TYPES = {
     cls.__name__: cls
-    for cls in (Identity, Coordinate, MinBox, Linear, ScoreInterval, KeyFn, KeySet, FloatMultiple)
+    for cls in (
+        Identity,
+        Coordinate,
+        MinBox,
+        Linear,
+        Vote,
+        ScoreInterval,
+        KeyFn,
+        KeySet,
+        FloatMultiple,
+    )
 }
 
 

@@ -326,7 +326,7 @@ def _identity(mech: Mechanism, pairs: Sequence[Pair], cfg: AuditConfig, plan: Pl
         "max_certified": int(cfg.max_certified),
         "families": list(cfg.families),
         "early_stop": bool(cfg.early_stop),
-        "chunks": [plan.build.n, plan.keys.n, plan.build.cap, plan.certify.cap],
+        "chunks": plan.chunks,
         "looks": len(plan.looks),
         "mechanism": _fingerprint(mech),
     }

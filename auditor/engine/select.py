@@ -29,6 +29,7 @@ from auditor.engine.events import (
     MinBox,
     Score,
     ScoreInterval,
+    Vote,
 )
 from auditor.engine.stats import predicted_epsilon
 
@@ -49,6 +50,9 @@ N_THRESH = 600
 N_GRID = 48
 FLOAT_KS = tuple(range(-16, 97))
 JUDGE_SHRINK = 0.05  # one-sided level of the shrink used when ranking on the judging half
+# a shrunk prediction below this is noise (an event of probability near 1 on both datasets
+# predicts ~1e-5); such candidates rank by their plain prediction, after any real gain
+MIN_GAIN = 1e-3
 
 
 @dataclass(frozen=True, slots=True)
@@ -349,6 +353,8 @@ def vector_scores(
                 tuple(width[c].tolist()),
             )
         )
+    if "vote" in on:
+        scores += _votes(yx, yy)
     if "projection" in on and np.any(mean_diff != 0):
         scores.append(Linear(tuple((mean_diff / width).tolist()), "projection"))
     if "classifier" not in on:
@@ -357,6 +363,34 @@ def vector_scores(
     if np.any(w != 0):
         scores.append(Linear(tuple(w.tolist()), "logistic-regression score"))
     return scores
+
+
+def _votes(yx: np.ndarray, yy: np.ndarray) -> list[Vote]:
+    """Vote scores: each coordinate cut at its pooled median, weighted by the log-likelihood
+    ratio of "above the cut" (to first order: the difference of the two frequencies over
+    p(1-p)), estimated here with its t-statistic shrunk towards the mean t over the
+    coordinates (James-Stein). Many weak, alike shifts (a parallel composition) then pool into
+    near-equal weights, while a few strong ones (Bloom filter bits) keep theirs."""
+    d = yx.shape[1]
+    if d < 2:
+        return []
+    both = np.concatenate([yx[:50_000], yy[:50_000]]).astype(float)
+    cuts = np.median(both, axis=0)
+    # a coordinate with mass at its median: cut just below it ([y >= median])
+    low = np.mean(both > cuts, axis=0) < 0.05
+    cuts = np.where(low, np.nextafter(cuts, -np.inf), cuts)
+    zx, zy = np.mean(yx > cuts, axis=0), np.mean(yy > cuts, axis=0)
+    p = np.clip((zx + zy) / 2, 1e-6, 1 - 1e-6)
+    se = np.sqrt(p * (1 - p) * (1 / yx.shape[0] + 1 / yy.shape[0]))
+    t = (zx - zy) / se
+    spread = float(np.sum((t - t.mean()) ** 2))
+    keep = max(0.0, 1 - (d - 3) / spread) if d > 3 and spread > 0 else 1.0
+    shrunk = t.mean() + keep * (t - t.mean())
+    w = shrunk * se / (p * (1 - p))
+    if not np.any(np.abs(w) > 0) or not np.all(np.isfinite(w)):
+        return []
+    w = w / np.max(np.abs(w))
+    return [Vote(tuple(cuts.tolist()), tuple(np.round(w, 6).tolist()))]
 
 
 def _discrete_cols(yx: np.ndarray, yy: np.ndarray, limit: int = 12) -> tuple[int, ...]:
@@ -396,6 +430,7 @@ FAMILIES = (
     "projection",
     "classifier",
     "histogram",
+    "vote",
 )
 
 
@@ -404,6 +439,8 @@ def _vector_score_family(score: Score) -> str:
         return "coordinate"
     if isinstance(score, MinBox):
         return "box"
+    if isinstance(score, Vote):
+        return "vote"
     return "classifier" if score.label.startswith("logistic") else "projection"
 
 
@@ -434,7 +471,7 @@ def judge(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Scorer) -
     dataset, count under its second)`` on ``m2`` fresh samples each; best rank first.
 
     Fresh counts are unbiased but noisy, and the best of many noisy scores is optimistic:
-    rank by a 1.6-sigma shrunk prediction (when nothing survives, by a 1-sigma one, kept as
+    rank by a 1.6-sigma shrunk prediction (below MIN_GAIN, by a 1-sigma one, kept as
     ``plain`` for the engine's optional second event). Counts can be streamed: the judging
     sample is never held in memory.
     """
@@ -446,7 +483,7 @@ def judge(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Scorer) -
     for c, (kx, ky) in zip(cands, np.asarray(counts, dtype=float)):
         num, den = np.array([kx if c.forward else ky]), np.array([ky if c.forward else kx])
         shrunk, plain = float(judges[0](num, den)[0]), float(judges[1](num, den)[0])
-        if shrunk > 0:
+        if shrunk > MIN_GAIN:
             out.append(replace(c, predicted=shrunk, rank=shrunk, plain=plain))
         else:
             out.append(replace(c, predicted=plain, rank=plain - 1e3, plain=plain))
@@ -494,7 +531,7 @@ def _vector_candidates(
         out += _tag(keyset_candidates(key, yx, yy, scorer, counted), family)
     if "float" in on:
         out += _tag(float_candidates(yx, yy, scorer, coord=0), "float")
-    if on & {"coordinate", "box", "projection", "classifier"}:
+    if on & {"coordinate", "box", "projection", "classifier", "vote"}:
         for score in vector_scores(yx, yy, seed, on):
             found = score_candidates(
                 score,

@@ -19,6 +19,7 @@ from proofs import (
     ReportNoisyMax,
     Theorem,
     TwoSidedGeometric,
+    geo_sample,
     sym,
 )
 
@@ -26,6 +27,7 @@ __all__ = ["theorems"]
 
 a = sym("alpha")
 eps = sym("epsilon")
+R = sp.Rational
 n = sp.Symbol("n", integer=True, positive=True)
 
 _DR14 = "Dwork and Roth (2014), The Algorithmic Foundations of Differential Privacy"
@@ -123,6 +125,30 @@ def theorems() -> list[Theorem]:
             "Bichsel, Steffen, Bogunovic and Vechev (2021), DP-Sniper, NoisyHist2; Ding et al. "
             "(2018): the noise scale eps where 1/eps is due (true eps: 1/eps)",
             "a histogram of counts with Lap(eps) per bin is eps-DP",
+            expect="refuted",
+        ),
+        Theorem(
+            "laplace.vector_l1.per_query_sensitivity",
+            PureDP(LaplaceVector(scale=1 / eps, sensitivity=10, dimension=10), eps),
+            "Bichsel, Steffen, Bogunovic and Vechev (2021), DP-Sniper, PrefixSum (Wang et al. "
+            "2019): 10 answers of sensitivity 1 each with Lap(1/eps) move by 10 in L1 (true eps: "
+            "10 eps); prefix sums are an invertible post-processing",
+            "10 queries of sensitivity 1 each, released with Lap(1/eps) each, are eps-DP",
+            expect="refuted",
+        ),
+        Theorem(
+            "truncated_geometric.balcer_vadhan",
+            PureDP(geo_sample(R(1, 10), 5), sp.log(R(9, 8)), exact=True),
+            "Balcer and Vadhan (2018), Differential privacy on finite computers, Alg. 4.8 and "
+            "Thm 4.7: GeoSample(eps, n) is ln(1 + 2^-k)-DP, k = ceil(ln(2/eps))",
+            "GeoSample(0.1, 5) has epsilon exactly ln(1 + 2^-3) = ln(9/8)",
+        ),
+        Theorem(
+            "truncated_geometric.balcer_vadhan.eps",
+            PureDP(geo_sample(R(1, 10), 5), R(1, 10)),
+            "DP-Sniper (Bichsel et al. 2021) audits GeoSample(0.1, 5) against eps = 0.1 and "
+            "finds 0.1085; ln(1 + 2^-k) > eps here since 2^-k > e^eps - 1",
+            "GeoSample(0.1, 5) is 0.1-DP",
             expect="refuted",
         ),
         Theorem(

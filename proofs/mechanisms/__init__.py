@@ -20,7 +20,7 @@ from proofs.mechanisms.local import OneBitTelemetry, Rappor, RepeatedOneBit
 from proofs.mechanisms.noise import Gaussian, Histogram, Laplace, LaplaceVector, TwoSidedGeometric
 from proofs.mechanisms.response import AlphaCoinRR, ForcedResponse, KAryRR
 from proofs.mechanisms.selection import ExponentialMechanism, ReportNoisyMax
-from proofs.mechanisms.tables import FiniteMechanism, Published
+from proofs.mechanisms.tables import FiniteMechanism, Published, geo_sample
 
 __all__ = [*exports_of(__name__), "describe"]
 

@@ -10,7 +10,7 @@ import sympy as sp
 from proofs.errors import InputError
 from proofs.expr import as_expr
 
-__all__ = ["FiniteMechanism", "Published"]
+__all__ = ["FiniteMechanism", "Published", "geo_sample"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +68,38 @@ class FiniteMechanism:
             keys = list(self.pmf)
             return [(a, b) for a in keys for b in keys if a != b]
         return [p for a, b in self.neighbours for p in ((a, b), (b, a))]
+
+
+def geo_sample(epsilon, n: int) -> FiniteMechanism:
+    """GeoSample(eps, n), Alg. 4.8 of Balcer and Vadhan (2018), Differential privacy on finite
+    computers: a truncated geometric mechanism on the counts {0, ..., n} that needs only
+    integer arithmetic. With k = ceil(ln(2/eps)) and d = (2^(k+1) + 1)(2^k + 1)^(n-1), the
+    output on count c is the least z with F_c(z) >= U, U uniform on {1, ..., d}, where
+    F_c(z) = 2^(k(c-z)) (2^k + 1)^(n-(c-z)) for z < c, d - 2^(k(z-c+1)) (2^k + 1)^(n-1-(z-c))
+    for c <= z < n, and F_c(n) = d. Its pmf is exact (rationals); Thm 4.7 there states it is
+    ln(1 + 2^-k)-DP. Neighbouring counts differ by one."""
+    import math
+
+    k = math.ceil(math.log(2 / float(epsilon)))
+    base = 2**k + 1
+    d = (2 ** (k + 1) + 1) * base ** (n - 1)
+
+    def cdf(c: int, z: int) -> int:
+        if z < 0:
+            return 0
+        if z >= n:
+            return d
+        if z < c:
+            return 2 ** (k * (c - z)) * base ** (n - (c - z))
+        return d - 2 ** (k * (z - c + 1)) * base ** (n - 1 - (z - c))
+
+    pmf = {
+        c: {z: sp.Rational(cdf(c, z) - cdf(c, z - 1), d) for z in range(n + 1)}
+        for c in range(n + 1)
+    }
+    return FiniteMechanism(
+        pmf, tuple((c, c + 1) for c in range(n)), name=f"GeoSample(k={k}, n={n})"
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,16 @@ from auditor.catalogue import sampler
 from auditor.engine.select import FAMILIES
 
 SCALAR_FAMILIES = ("threshold", "atoms", "float")
-VECTOR_FAMILIES = ("atoms", "coordinate", "box", "projection", "classifier", "histogram", "float")
+VECTOR_FAMILIES = (
+    "atoms",
+    "coordinate",
+    "box",
+    "projection",
+    "classifier",
+    "histogram",
+    "float",
+    "vote",
+)
 
 
 def det_scalar(data, size):

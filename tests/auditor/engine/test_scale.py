@@ -307,3 +307,61 @@ def test_a_worker_that_cannot_load_the_mechanism_is_a_one_line_input_error():
     with pytest.raises(InputError, match="could not load the mechanism") as info:
         _remote_chunk("broken-payload", b"not a pickle", Task(0, 1, (2, 0, 0), 0, 8))
     assert "\n" not in str(info.value)
+
+
+# -- successive halving over many pairs ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("pairs", [1, 2, 8, 9, 12, 40])
+@pytest.mark.parametrize("selection", [1_000, 100_000, 400_000, 5_000_000])
+def test_halving_rounds_end_with_one_pair_that_drew_the_whole_selection(pairs, selection):
+    from auditor.engine.session import HALVING_PAIRS, MIN_ROUND, halving
+
+    rounds = halving(pairs, selection)
+    alive = [a for a, _ in rounds]
+    assert sum(m for _, m in rounds) == selection  # what the certified pair drew
+    assert alive[0] == pairs and alive == sorted(alive, reverse=True)
+    if len(rounds) > 1:
+        assert pairs > HALVING_PAIRS and alive[-1] == 1
+        assert min(m for _, m in rounds) >= MIN_ROUND
+    else:
+        assert rounds == [(pairs, selection)]
+
+
+def _twelve_pairs():
+    return [(0, 1)] * 3 + [(1, 0)] * 3 + [(0, 0)] * 3 + [(1, 1)] * 3
+
+
+def test_halving_is_deterministic_and_keeps_the_informative_pairs(monkeypatch):
+    """12 pairs, of which 6 identical-data pairs carry no signal: the rounds drop them, the
+    result is the same on 1 worker and on a pool, and the violation is found."""
+    kw = dict(epsilon=0.5, samples=800_000, seed=5, early_stop=False)
+    one = audit(_rr(1.0), _twelve_pairs(), workers=1, **kw)
+    pool = audit(_rr(1.0), _twelve_pairs(), workers=2, executor="local", **kw)
+    _same(one, pool)
+    pair = one.to_dict()["witness"]["pair"]
+    assert one.violation and pair["a"] != pair["b"]
+    assert one.selection_samples == 80_000  # the certified pair drew the whole selection
+
+
+@pytest.mark.parametrize("stop_at", [2, 9, 17, 30])
+def test_an_interrupt_during_the_rounds_resumes_to_the_same_result(tmp_path, monkeypatch, stop_at):
+    from auditor.engine import progress
+
+    kw = dict(epsilon=0.5, samples=800_000, seed=6, workers=1, early_stop=False)
+    plain = audit(_rr(1.0), _twelve_pairs(), **kw)
+    calls = {"n": 0}
+    real = progress.Progress.update
+
+    def update(self, k):
+        calls["n"] += 1
+        if calls["n"] == stop_at:
+            raise KeyboardInterrupt
+        real(self, k)
+
+    monkeypatch.setattr(progress.Progress, "update", update)
+    ck = tmp_path / "h.ckpt"
+    with pytest.raises(KeyboardInterrupt):
+        audit(_rr(1.0), _twelve_pairs(), checkpoint=ck, **kw)
+    monkeypatch.setattr(progress.Progress, "update", real)
+    _same(plain, audit(_rr(1.0), _twelve_pairs(), checkpoint=ck, **kw))

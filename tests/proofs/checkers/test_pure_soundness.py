@@ -28,7 +28,7 @@ from proofs import (
 )
 from proofs.catalogue.local import CHROME as _CHROME
 from proofs.catalogue.local import rappor_eps_one as _rappor_eps_one
-from proofs.mechanisms import Rappor, RepeatedOneBit
+from proofs.mechanisms import Rappor, RepeatedOneBit, geo_sample
 
 a, eps, D = sym("alpha"), sym("epsilon"), sym("Delta")
 n = sp.Symbol("n", integer=True, positive=True)
@@ -121,6 +121,12 @@ MUTANTS = {
     "one_bit.repeated_composes": [
         PureDP(RepeatedOneBit(), r910 * T * eps),
         PureDP(RepeatedOneBit(), (T + 1) * eps, exact=True),
+    ],
+    "truncated_geometric.balcer_vadhan": [
+        # eps just below ln(9/8), and GeoSample at a finer eps claimed at the coarser one's
+        PureDP(geo_sample(sp.Rational(1, 10), 5), sp.log(sp.Rational(9, 8)) * r910),
+        PureDP(geo_sample(sp.Rational(1, 20), 5), sp.log(sp.Rational(17, 16)) * r910),
+        PureDP(geo_sample(sp.Rational(1, 10), 4), sp.Rational(1, 10)),
     ],
     "laplace.mean_of_bits": [
         PureDP(Laplace(scale=1 / (2 * eps * n), sensitivity=1 / n), eps),
