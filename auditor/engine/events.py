@@ -113,14 +113,18 @@ class Vote:
 
     cuts: tuple[float, ...]
     weights: tuple[float, ...]
+    increments: bool = False  # vote on y[i] - y[i-1] (y[-1] = 0): outputs that are running sums
 
     def __call__(self, y: np.ndarray) -> np.ndarray:
-        above = y.astype(float, copy=False) > np.asarray(self.cuts)
-        return above @ np.asarray(self.weights)
+        v = y.astype(float, copy=False)
+        if self.increments:
+            v = np.diff(v, axis=1, prepend=0.0)
+        return (v > np.asarray(self.cuts)) @ np.asarray(self.weights)
 
     def describe(self) -> str:
+        term = "(y[{i}]-y[{j}])" if self.increments else "y[{i}]"
         parts = [
-            f"{_fmt(w)}[y[{i}] > {_fmt(t)}]"
+            f"{_fmt(w)}[{term.format(i=i, j=i - 1) if i else 'y[0]'} > {_fmt(t)}]"
             for i, (t, w) in enumerate(zip(self.cuts, self.weights))
             if w != 0
         ]

@@ -341,7 +341,9 @@ def test_halving_is_deterministic_and_keeps_the_informative_pairs(monkeypatch):
     _same(one, pool)
     pair = one.to_dict()["witness"]["pair"]
     assert one.violation and pair["a"] != pair["b"]
-    assert one.selection_samples == 80_000  # the certified pair drew the whole selection
+    assert (
+        one.selection_samples == 240_000
+    )  # three tenths (12 pairs): the certified pair drew it all
 
 
 @pytest.mark.parametrize("stop_at", [2, 9, 17, 30])

@@ -33,7 +33,7 @@ def test_vote_weights_pool_many_weak_alike_shifts():
     rng = np.random.default_rng(0)
     yx = rng.laplace(1.0, 200.0, (50_000, 20))
     yy = rng.laplace(0.0, 200.0, (50_000, 20))
-    (v,) = _votes(yx, yy)
+    v = _votes(yx, yy)[0]
     w = np.asarray(v.weights)
     assert np.all(w > 0) and w.min() > 0.3 * w.max()
 
