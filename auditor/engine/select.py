@@ -96,6 +96,15 @@ def _best(events_fwd, scores_fwd, scores_bwd, keep: int) -> list[Candidate]:
     return out
 
 
+def _degenerate(cx, cy, mx: int, my: int) -> np.ndarray:
+    """-inf for events seen in nearly every output of both datasets, else 0. On a weak
+    signal the prediction of such an event, near zero, beats every informative event's
+    negative one, yet it can certify little (ln(1/0.99) if both probabilities exceed 0.99);
+    its complement, a rare event with the same evidence and a large ratio, stays a candidate."""
+    full = (np.asarray(cx) > 0.99 * mx) & (np.asarray(cy) > 0.99 * my)
+    return np.where(full, -np.inf, 0.0)
+
+
 def _threshold_values(sx: np.ndarray, sy: np.ndarray) -> np.ndarray:
     """Candidate cut points: dense in both tails, uniform in the middle, and at the edges of
     each sample (where two separated clusters part); midpoints between neighbouring values."""
@@ -154,7 +163,8 @@ def score_candidates(
     def make(k: int) -> Event:
         return ScoreInterval(score, float(lo[k]), float(hi[k]))
 
-    return _best(make, scorer(cx, cy) + bonus, scorer(cy, cx) + bonus, keep)
+    off = _degenerate(cx, cy, mx, my)
+    return _best(make, scorer(cx, cy) + bonus + off, scorer(cy, cx) + bonus + off, keep)
 
 
 def _label(v) -> str:
@@ -295,7 +305,8 @@ def float_candidates(
     cx = np.stack([mx, kx.size - mx], axis=1).ravel()
     cy = np.stack([my, ky.size - my], axis=1).ravel()
     evs = [FloatMultiple(int(k), neg, coord) for k in ks for neg in (False, True)]
-    return _best(lambda i: evs[i], scorer(cx, cy), scorer(cy, cx), keep)
+    off = _degenerate(cx, cy, kx.size, ky.size)
+    return _best(lambda i: evs[i], scorer(cx, cy) + off, scorer(cy, cx) + off, keep)
 
 
 def _logistic_weights(
@@ -377,18 +388,19 @@ def _votes(yx: np.ndarray, yy: np.ndarray) -> list[Vote]:
     d = yx.shape[1]
     if d < 2:
         return []
-    out = [_vote(yx, yy, False)]
     inc = lambda y: np.diff(y.astype(float, copy=False), axis=1, prepend=0.0)
+    out = [_vote(yx, yy, False), _vote(yx, yy, False, pooled=True)]
     out.append(_vote(inc(yx), inc(yy), True))
     return [v for v in out if v is not None]
 
 
-def _vote(yx: np.ndarray, yy: np.ndarray, increments: bool) -> Vote | None:
+def _vote(yx: np.ndarray, yy: np.ndarray, increments: bool, pooled: bool = False) -> Vote | None:
     """A vote score: each coordinate cut at its pooled median, weighted by the log-likelihood
     ratio of "above the cut" (to first order: the difference of the two frequencies over
     p(1-p)), estimated here with its t-statistic shrunk towards the mean t over the
     coordinates (James-Stein). Many weak, alike shifts (a parallel composition) then pool into
-    near-equal weights, while a few strong ones (Bloom filter bits) keep theirs."""
+    near-equal weights, while a few strong ones (Bloom filter bits) keep theirs; ``pooled``
+    shrinks all the way (equal weights: the sign test of a parallel composition)."""
     d = yx.shape[1]
     both = np.concatenate([yx[:50_000], yy[:50_000]]).astype(float)
     cuts = np.median(both, axis=0)
@@ -401,7 +413,8 @@ def _vote(yx: np.ndarray, yy: np.ndarray, increments: bool) -> Vote | None:
     t = (zx - zy) / se
     spread = float(np.sum((t - t.mean()) ** 2))
     keep = max(0.0, 1 - (d - 3) / spread) if d > 3 and spread > 0 else 1.0
-    shrunk = t.mean() + keep * (t - t.mean())
+    # pooled: all the way to the mean (every coordinate alike, e.g. a parallel composition)
+    shrunk = t.mean() + (0.0 if pooled else keep) * (t - t.mean())
     w = shrunk * se / (p * (1 - p))
     if not np.any(np.abs(w) > 0) or not np.all(np.isfinite(w)):
         return None

@@ -43,3 +43,22 @@ def test_vote_family_alone_catches_a_parallel_composition_over_its_claim():
         _parallel(10.0), [(0.0, 1.0)], epsilon=0.5, samples=200_000, seed=3, families=("vote",)
     )
     assert r.violation and 0.5 < r.epsilon_lower_bound <= 2.0  # true eps: 20 / 10
+
+
+def test_pooled_and_increment_votes_are_proposed():
+    rng = np.random.default_rng(1)
+    yx = rng.laplace(1.0, 200.0, (20_000, 6))
+    yy = rng.laplace(0.0, 200.0, (20_000, 6))
+    raw, pooled, inc = _votes(yx, yy)
+    assert not raw.increments and not pooled.increments and inc.increments
+    assert len(set(pooled.weights)) == 1  # equal weights: the sign test
+    assert "(y[1]-y[0])" in ScoreInterval(inc, 0.0, float("inf")).describe()
+
+
+def test_near_certain_events_are_not_proposed():
+    """An event seen in over 99% of both samples can certify at most ln(1/0.99); on a weak
+    signal its near-zero prediction would beat every informative event."""
+    from auditor.engine.select import _degenerate
+
+    off = _degenerate(np.array([995, 500, 995]), np.array([996, 400, 900]), 1000, 1000)
+    assert off.tolist() == [-np.inf, 0.0, 0.0]
