@@ -4,8 +4,8 @@
 bound and its running time, then for each of our two budgets the certified bound, its ratio to
 DP-Sniper's value and to the oracle bound (the best any audit with the same certification
 sample and interval split could certify, :mod:`bench.oracle`), wall time and the peak RSS of
-the auditing process. Each audit runs in a child process of its own so that its peak RSS is
-its own; workers are every core (2 here).
+the auditing process (its VmHWM; workers hold their chunks only). Each audit runs in a child
+process of its own so that its peak RSS is its own; workers are every core (2 here).
 
 DP-Sniper's figures: Bichsel, Steffen, Bogunovic and Vechev (2021), DP-Sniper: black-box
 discovery of differential privacy violations using classifiers, IEEE S&P, Table 2 and the
@@ -58,9 +58,12 @@ e = CATALOGUE[sys.argv[1]]
 r = audit(e.sampler(), e.pairs, epsilon=e.claimed_epsilon, delta=e.delta,
           samples=int(sys.argv[2]), confidence=float(sys.argv[3]), seed=int(sys.argv[4]),
           name=sys.argv[1], early_stop=False, progress=False)
+# VmHWM: this process's own peak (ru_maxrss would include the parent's size at fork)
+hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM")]
+own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+rss = (int(hwm[0].split()[1]) if hwm else own) / 1024
 print(json.dumps({"lb": r.epsilon_lower_bound, "unbounded": r.unbounded_witness,
-                  "n": r.certification_samples, "seconds": r.seconds,
-                  "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "n": r.certification_samples, "seconds": r.seconds, "rss": rss}))
 """
 
 

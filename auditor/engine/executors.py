@@ -61,10 +61,12 @@ def chunk_rng(entropy: int, stream: tuple[int, ...], index: int) -> np.random.Ge
 
 
 def count_events(events: Iterable[Any], y: np.ndarray) -> np.ndarray:
-    """How many rows of ``y`` each event contains (hash keys computed once per key function)."""
-    from auditor.engine.events import KeySet
+    """How many rows of ``y`` each event contains (hash keys computed once per key function,
+    scores once per score: a pair's candidates share them)."""
+    from auditor.engine.events import KeySet, ScoreInterval
 
     keys: dict[Any, np.ndarray] = {}
+    scores: dict[Any, np.ndarray] = {}
     out = []
     for ev in events:
         if isinstance(ev, KeySet):
@@ -73,6 +75,11 @@ def count_events(events: Iterable[Any], y: np.ndarray) -> np.ndarray:
                 k = keys[ev.key] = ev.key(y)
             values = np.asarray(ev.keys, dtype=str if k.dtype.kind == "U" else k.dtype)
             out.append(np.count_nonzero(np.isin(k, values)))
+        elif isinstance(ev, ScoreInterval):
+            v = scores.get(ev.score)
+            if v is None:
+                v = scores[ev.score] = ev.score(y)
+            out.append(np.count_nonzero((v > ev.lo) & (v <= ev.hi)))
         else:
             out.append(np.count_nonzero(ev.contains(y)))
     return np.asarray(out, dtype=np.int64)
