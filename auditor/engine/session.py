@@ -214,6 +214,7 @@ def choose(cands: list[Candidate], k_max: int) -> list[Candidate]:
     # a second event costs a wider union bound: only worth it when it may well be better
     if key(bold) != key(first) and bold.plain > first.plain + 0.03 * abs(first.plain):
         return [first, bold]
+    # (a candidate with no shrunk gain ranks at its plain prediction - 1e3: see select.judge)
     others = [c for c in cands if c.pair_index != first.pair_index and c.rank > c.plain - 1e2]
     if others:
         runner = max(others, key=lambda c: c.rank)
