@@ -167,6 +167,25 @@ def score_candidates(
     return _best(make, scorer(cx, cy) + bonus + off, scorer(cy, cx) + bonus + off, keep)
 
 
+TAIL_RANKS = (3, 10, 30, 100)
+
+
+def tail_candidates(yx: np.ndarray, yy: np.ndarray) -> list[Candidate]:
+    """Cuts beyond the few most extreme outputs of the building sample, in both tails and
+    both directions. Their counts there are too small to predict from, but the judging sample
+    is many times larger: where one dataset's support ends before the other's (noise that is
+    one-sided, such as exponential), these rare events carry the largest ratios."""
+    both = np.sort(np.concatenate([yx, yy]).astype(float))
+    if both.size < 4 * max(TAIL_RANKS):
+        return []
+    out = []
+    for r in TAIL_RANKS:
+        lo, hi = float(both[r - 1]), float(both[-r])
+        for ev in (ScoreInterval(Identity(), -np.inf, lo), ScoreInterval(Identity(), hi, np.inf)):
+            out += [Candidate(ev, True, -np.inf), Candidate(ev, False, -np.inf)]
+    return out
+
+
 def _label(v) -> str:
     if isinstance(v, np.ndarray):
         return (
@@ -490,7 +509,9 @@ def build(
     by_family: dict[str, list[Candidate]] = {}
     for c in sorted(raw, key=lambda c: -c.predicted):
         group = by_family.setdefault(c.family, [])
-        if len(group) < (4 * per_family if c.family in ("atoms", "histogram") else per_family):
+        if len(group) < (
+            4 * per_family if c.family in ("atoms", "histogram", "threshold tails") else per_family
+        ):
             group.append(c)
     return [c for group in by_family.values() for c in group]
 
@@ -540,6 +561,8 @@ def _family_candidates(
     elif kind in ("real", "discrete"):
         if "threshold" in on:
             out += _tag(score_candidates(Identity(), yx, yy, scorer), "threshold")
+            if kind == "real":
+                out += _tag(tail_candidates(yx, yy), "threshold tails")
         if "atoms" in on:
             out += _tag(keyset_candidates(KeyFn(), yx, yy, scorer), "atoms")
         if kind == "real" and "float" in on:

@@ -62,3 +62,17 @@ def test_near_certain_events_are_not_proposed():
 
     off = _degenerate(np.array([995, 500, 995]), np.array([996, 400, 900]), 1000, 1000)
     assert off.tolist() == [-np.inf, 0.0, 0.0]
+
+
+def test_tail_cuts_find_where_one_support_ends():
+    """Exponential noise (RNM4): below the other dataset's support edge the ratio is unbounded,
+    and only cuts beyond the building sample's extremes reach there."""
+    from auditor.engine.select import TAIL_RANKS, tail_candidates
+
+    rng = np.random.default_rng(2)
+    yx = 1.0 + rng.exponential(20.0, 5_000)
+    yy = 2.0 + rng.exponential(20.0, 5_000)
+    cands = tail_candidates(yx, yy)
+    assert len(cands) == 4 * len(TAIL_RANKS)  # 2 tails x 2 directions
+    lows = sorted(c.event.hi for c in cands if np.isinf(c.event.lo))
+    assert lows[0] < 2.0  # the lowest cut lies where only the first dataset reaches
