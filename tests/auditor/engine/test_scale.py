@@ -244,10 +244,16 @@ def test_closures_and_settings_that_change_the_result_are_part_of_the_identity(t
 def test_an_interrupt_at_any_point_resumes_to_the_same_result(tmp_path, monkeypatch, stop_at):
     """KeyboardInterrupt raised between chunks (where Ctrl-C lands), in every phase: the saved
     checkpoint resumes to the uninterrupted result, including the judge's early stop."""
+    kw = dict(epsilon=1.0, samples=1_000_000, seed=21, workers=1)
+    _interrupt_then_resume(monkeypatch, tmp_path, stop_at, _rr(2.0), [(0, 1), (1, 0)], kw)
+
+
+def _interrupt_then_resume(monkeypatch, tmp_path, stop_at, mech, pairs, kw):
+    """Raise KeyboardInterrupt at the stop_at-th progress update of a checkpointed audit, then
+    resume it: the result equals the uninterrupted one."""
     from auditor.engine import progress
 
-    kw = dict(epsilon=1.0, samples=1_000_000, seed=21, workers=1)
-    plain = audit(_rr(2.0), [(0, 1), (1, 0)], **kw)
+    plain = audit(mech, pairs, **kw)
     calls = {"n": 0}
     real = progress.Progress.update
 
@@ -260,9 +266,9 @@ def test_an_interrupt_at_any_point_resumes_to_the_same_result(tmp_path, monkeypa
     monkeypatch.setattr(progress.Progress, "update", update)
     ck = tmp_path / "i.ckpt"
     with pytest.raises(KeyboardInterrupt):
-        audit(_rr(2.0), [(0, 1), (1, 0)], checkpoint=ck, **kw)
+        audit(mech, pairs, checkpoint=ck, **kw)
     monkeypatch.setattr(progress.Progress, "update", real)
-    _same(plain, audit(_rr(2.0), [(0, 1), (1, 0)], checkpoint=ck, **kw))
+    _same(plain, audit(mech, pairs, checkpoint=ck, **kw))
 
 
 def test_no_candidate_event_is_a_complete_audit_not_a_time_limit():
@@ -348,22 +354,5 @@ def test_halving_is_deterministic_and_keeps_the_informative_pairs(monkeypatch):
 
 @pytest.mark.parametrize("stop_at", [2, 9, 17, 30])
 def test_an_interrupt_during_the_rounds_resumes_to_the_same_result(tmp_path, monkeypatch, stop_at):
-    from auditor.engine import progress
-
     kw = dict(epsilon=0.5, samples=800_000, seed=6, workers=1, early_stop=False)
-    plain = audit(_rr(1.0), _twelve_pairs(), **kw)
-    calls = {"n": 0}
-    real = progress.Progress.update
-
-    def update(self, k):
-        calls["n"] += 1
-        if calls["n"] == stop_at:
-            raise KeyboardInterrupt
-        real(self, k)
-
-    monkeypatch.setattr(progress.Progress, "update", update)
-    ck = tmp_path / "h.ckpt"
-    with pytest.raises(KeyboardInterrupt):
-        audit(_rr(1.0), _twelve_pairs(), checkpoint=ck, **kw)
-    monkeypatch.setattr(progress.Progress, "update", real)
-    _same(plain, audit(_rr(1.0), _twelve_pairs(), checkpoint=ck, **kw))
+    _interrupt_then_resume(monkeypatch, tmp_path, stop_at, _rr(1.0), _twelve_pairs(), kw)
