@@ -80,7 +80,18 @@ def geo_sample(epsilon, n: int) -> FiniteMechanism:
     ln(1 + 2^-k)-DP. Neighbouring counts differ by one."""
     import math
 
-    k = math.ceil(math.log(2 / float(epsilon)))
+    e = as_expr(epsilon, "epsilon")
+    if e.free_symbols:
+        raise InputError(f"epsilon={epsilon} must be a number for GeoSample; use e.g. 0.1.")
+    eps = float(e)
+    if not 0 < eps < 2:
+        raise InputError(
+            f"epsilon={epsilon} must be in (0, 2) for GeoSample (k = ceil(ln(2/eps)) >= 1); "
+            "use e.g. geo_sample(0.1, 5)."
+        )
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise InputError(f"n={n!r} must be a whole number of individuals >= 1; use e.g. n=5.")
+    k = math.ceil(math.log(2 / eps))
     base = 2**k + 1
     d = (2 ** (k + 1) + 1) * base ** (n - 1)
 

@@ -238,3 +238,21 @@ def test_exponential_matches_brute_force(e, half, monotone, claim):
                 brute = max(brute, math.log(p / q))
     _agree(result, brute, float(claim))
     assert result.verdict in (Verdict.PROVED, Verdict.CERTIFIED, Verdict.REFUTED), result.summary()
+
+
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        ((0, 5), "epsilon=0"),
+        ((3, 5), "epsilon=3"),
+        (("x", 5), "epsilon=x"),
+        ((0.1, 0), "n=0"),
+        ((0.1, 2.5), "n=2.5"),
+    ],
+)
+def test_geo_sample_bad_parameters_are_one_line_input_errors(args, needle):
+    from proofs import InputError
+
+    with pytest.raises(InputError, match=needle) as info:
+        geo_sample(*args)
+    assert "\n" not in str(info.value)
