@@ -163,6 +163,21 @@ def _svt(variant: int, epsilon: Callable[[float], float], source: str, **kw) -> 
     )
 
 
+def _rappor(params: dict, reports: str, bits: int | None = None) -> dict:
+    """Description, claim (its own epsilon), covering theorem and relation of a RAPPOR entry;
+    ``bits``: the Bloom filter size, when not the catalogue's default."""
+    mech = m.Rappor(**params, reports=reports)
+    out: dict[str, Any] = dict(
+        describe=lambda e: mech,
+        claimed_epsilon=float(mech.epsilon),
+        theorems=("rappor.eps_one" if reports == "one" else "rappor.eps_inf",),
+        relation="replace-one",
+    )
+    if bits is not None:
+        out["make"] = lambda e: sampler_for(mech, bits)
+    return out
+
+
 def _entries() -> list[CatalogueEntry]:
     E = CatalogueEntry
     return [
@@ -418,52 +433,36 @@ def _entries() -> list[CatalogueEntry]:
         ),
         E(
             "rappor",
-            lambda e: m.Rappor(**_CHROME, reports="one"),
-            float(m.Rappor(**_CHROME, reports="one").epsilon),
-            _pairs((0, 1, "value 0 vs 1")),
-            "RAPPOR, Erlingsson, Pihur, Korolova (2014) Sec. 3.2: eps_1 = h "
-            "ln(q*(1-p*)/(p*(1-q*))), "
-            "h=2, f=0.5, p=0.5, q=0.75",
-            theorems=("rappor.eps_one",),
-            relation="replace-one",
+            pairs=_pairs((0, 1, "value 0 vs 1")),
+            source="RAPPOR, Erlingsson, Pihur, Korolova (2014) Sec. 3.2: eps_1 = h "
+            "ln(q*(1-p*)/(p*(1-q*))), h=2, f=0.5, p=0.5, q=0.75",
+            **_rappor(_CHROME, "one"),
         ),
         E(
             "one_time_rappor",
-            lambda e: m.Rappor(**_CHROME, reports="unlimited"),
-            float(m.Rappor(**_CHROME, reports="unlimited").epsilon),
-            _pairs((0, 1, "value 0 vs 1")),
-            "One-time RAPPOR (permanent RR only), Erlingsson et al. "
-            "(2014): eps_inf = 2h ln((1-f/2)/(f/2))",
-            theorems=("rappor.eps_inf",),
-            relation="replace-one",
+            pairs=_pairs((0, 1, "value 0 vs 1")),
+            source="One-time RAPPOR (permanent RR only), Erlingsson et al. (2014): "
+            "eps_inf = 2h ln((1-f/2)/(f/2))",
+            **_rappor(_CHROME, "unlimited"),
         ),
         E(
             "rappor.dpsniper",
-            lambda e: m.Rappor(**_DPSNIPER_RAPPOR, reports="one"),
-            float(m.Rappor(**_DPSNIPER_RAPPOR, reports="one").epsilon),
-            _pairs((0, 1, "value 0 vs 1 (6 of 20 Bloom bits differ)")),
-            "RAPPOR one report with DP-Sniper's parameters (Bichsel et al. 2021): 20 Bloom bits, "
-            "h=4, f=0.75, p=0.45, q=0.55; eps_1 = h ln(q*(1-p*)/(p*(1-q*))) (Erlingsson et al. "
-            "2014, Sec. 3.2), attained when 2h bits differ",
-            theorems=("rappor.eps_one",),
-            make=lambda e: sampler_for(m.Rappor(**_DPSNIPER_RAPPOR, reports="one"), 20),
+            pairs=_pairs((0, 1, "value 0 vs 1 (6 of 20 Bloom bits differ)")),
+            source="RAPPOR one report with DP-Sniper's parameters (Bichsel et al. 2021): 20 Bloom "
+            "bits, h=4, f=0.75, p=0.45, q=0.55; eps_1 = h ln(q*(1-p*)/(p*(1-q*))) (Erlingsson "
+            "et al. 2014, Sec. 3.2), attained when 2h bits differ",
             implementation="a 20-bit Bloom filter; the pair's values differ in 6 bits, as in "
             "DP-Sniper's best pair, so its own epsilon is 3/4 of the worst case",
-            relation="replace-one",
+            **_rappor(_DPSNIPER_RAPPOR, "one", bits=20),
         ),
         E(
             "one_time_rappor.dpsniper",
-            lambda e: m.Rappor(**_DPSNIPER_RAPPOR | {"f": 0.95}, reports="unlimited"),
-            float(m.Rappor(**_DPSNIPER_RAPPOR | {"f": 0.95}, reports="unlimited").epsilon),
-            _pairs((0, 1, "value 0 vs 1 (6 of 20 Bloom bits differ)")),
-            "One-time RAPPOR (permanent response only) with DP-Sniper's parameters: 20 Bloom bits, "
-            "h=4, f=0.95; eps_inf = 2h ln((1-f/2)/(f/2)) (Erlingsson et al. 2014, Thm 1)",
-            theorems=("rappor.eps_inf",),
-            make=lambda e: sampler_for(
-                m.Rappor(**_DPSNIPER_RAPPOR | {"f": 0.95}, reports="unlimited"), 20
-            ),
+            pairs=_pairs((0, 1, "value 0 vs 1 (6 of 20 Bloom bits differ)")),
+            source="One-time RAPPOR (permanent response only) with DP-Sniper's parameters: 20 "
+            "Bloom bits, h=4, f=0.95; eps_inf = 2h ln((1-f/2)/(f/2)) (Erlingsson et al. 2014, "
+            "Thm 1)",
             implementation="a 20-bit Bloom filter; the pair's values differ in 6 bits",
-            relation="replace-one",
+            **_rappor(_DPSNIPER_RAPPOR | {"f": 0.95}, "unlimited", bits=20),
         ),
         E(
             "truncated_geometric.balcer_vadhan",
