@@ -12,6 +12,7 @@ from proofs.lazy import lazy_exports
 _EXPORTS = {
     "proofs.mechanisms": (
         "AlphaCoinRR",
+        "Composition",
         "ExponentialMechanism",
         "FiniteMechanism",
         "ForcedResponse",
@@ -20,11 +21,13 @@ _EXPORTS = {
         "KAryRR",
         "Laplace",
         "LaplaceVector",
+        "NoisyMaxValue",
         "OneBitTelemetry",
         "Rappor",
         "Published",
         "RepeatedOneBit",
         "ReportNoisyMax",
+        "SparseVector",
         "TwoSidedGeometric",
         "geo_sample",
         "sym",

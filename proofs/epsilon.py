@@ -8,6 +8,10 @@
   family of inputs (the limit is computed by SymPy), so no smaller epsilon works;
 - ``certified at delta``: for the Gaussian mechanism at delta > 0, the exact epsilon of its
   privacy profile (Balle and Wang 2018, Thm 8), enclosed with arb (the upper end is reported);
+- ``proved, unbounded``: an output has probability 0 under one input and not under its
+  neighbour, both decided exactly, so no finite epsilon holds (the value is ``math.inf``);
+- ``proved, upper bound``: an upper bound proved by a structured argument (sparse vector,
+  composition) that is not shown to be attained; the true epsilon is at most the value;
 - ``published``: a :class:`proofs.mechanisms.Published` description, whose value is cited.
 
 None when none of these applies.
@@ -41,6 +45,11 @@ class TrueEpsilon:
     def proved(self) -> bool:
         return not self.basis.startswith("published")
 
+    @property
+    def tight(self) -> bool:
+        """Is the value the epsilon itself, not only an upper bound on it?"""
+        return not self.basis.startswith("proved, upper bound")
+
 
 def true_epsilon(mech: Any, delta: Any = 0) -> TrueEpsilon | None:
     """The true epsilon of `mech` (at `delta` for the Gaussian), or None when unknown."""
@@ -57,17 +66,22 @@ def true_epsilon(mech: Any, delta: Any = 0) -> TrueEpsilon | None:
 
         _lo, hi = gaussian_epsilon(mech.sigma, delta, mech.sensitivity)
         return TrueEpsilon(hi, "certified at delta: the exact Gaussian profile (Balle-Wang), arb")
-    from proofs.checkers.pure import supremum_epsilon, tight_epsilon
+    from proofs.checkers.pure import supremum_epsilon, tight_epsilon, upper_bound
 
     try:
         value, how = tight_epsilon(mech)
     except NotImplementedError:
         return None  # no pure-DP formulation of this description (e.g. a finite table)
+    if value is sp.oo:
+        return TrueEpsilon(math.inf, f"proved, unbounded: {how}", value)
     if value is not None:
         return TrueEpsilon(_float(value), f"proved, attained: {how}", value)
     value, how = supremum_epsilon(mech)
     if value is not None:
         return TrueEpsilon(_float(value), f"proved, supremum: {how}", value)
+    value, how = upper_bound(mech)
+    if value is not None:
+        return TrueEpsilon(_float(value), f"proved, upper bound: {how}", value)
     return None
 
 

@@ -28,7 +28,13 @@ def instance_of(general: Any, specific: Any) -> dict | None:
     pending = []
     for f in dataclasses.fields(general):
         g, s = getattr(general, f.name), getattr(specific, f.name)
-        if isinstance(g, sp.Basic) and isinstance(s, sp.Basic):
+        if _descriptions(g, s):  # the parts of a composition, matched in order
+            for part_g, part_s in zip(g, s):
+                part = instance_of(part_g, part_s)
+                if part is None or any(binding.get(k, v) != v for k, v in part.items()):
+                    return None
+                binding.update(part)
+        elif isinstance(g, sp.Basic) and isinstance(s, sp.Basic):
             if isinstance(g, sp.Symbol) and g not in binding:
                 binding[g] = s
             else:
@@ -41,6 +47,15 @@ def instance_of(general: Any, specific: Any) -> dict | None:
     if not all(_respects(sym, value) for sym, value in binding.items()):
         return None
     return binding
+
+
+def _descriptions(g: Any, s: Any) -> bool:
+    return (
+        isinstance(g, tuple)
+        and isinstance(s, tuple)
+        and len(g) == len(s) > 0
+        and all(dataclasses.is_dataclass(x) for x in (*g, *s))
+    )
 
 
 def _resolve(g: sp.Expr, s: sp.Expr, binding: dict) -> bool:

@@ -16,6 +16,9 @@ TwoSidedGeometric           f(x), an integer -> an integer
 Histogram                   records (bin indices) -> noisy counts of the ``bins`` bins
 ExponentialMechanism        the utilities u(x, r) of the outcomes -> the chosen outcome
 ReportNoisyMax              the query answers -> the index of the noisy maximum
+NoisyMaxValue               the query answers -> the largest noisy answer, on the grid
+SparseVector                the query answers -> a flag per query (then values, if revealed)
+Composition                 the input of every part -> the parts' outputs side by side
 OneBitTelemetry             a value in [0, m] -> a bit
 RepeatedOneBit              a value in [0, m] -> T bits (one bit repeated when memoized)
 Rappor                      a client value (int) -> the k reported bits of one report
@@ -186,13 +189,96 @@ def _(mech: m.ExponentialMechanism) -> Sampler:
     return sample
 
 
+def _noisy_answers(noise: str, scale: float) -> Callable:
+    """`draw(x, size, rng)`: the answers x plus independent Lap(scale) or Exp(scale) noise."""
+    fn = "laplace" if noise == "laplace" else "exponential"
+
+    def draw(x, size, rng):
+        return x + getattr(rng, fn)(scale=scale, size=(size, x.size))
+
+    return draw
+
+
 @sampler_for.register
 def _(mech: m.ReportNoisyMax) -> Sampler:
-    b = _num(mech, "scale")
+    draw = _noisy_answers(mech.noise, _num(mech, "scale"))
+
+    def sample(data, size, rng):
+        return np.argmax(draw(_arr(data), size, rng), axis=1)
+
+    return sample
+
+
+@sampler_for.register
+def _(mech: m.NoisyMaxValue) -> Sampler:
+    draw, m_ = _noisy_answers(mech.noise, _num(mech, "scale")), int(_num(mech, "queries"))
 
     def sample(data, size, rng):
         x = _arr(data)
-        return np.argmax(x + rng.laplace(scale=b, size=(size, x.size)), axis=1)
+        if x.size != m_:
+            raise InputError(f"data has {x.size} answers; this NoisyMaxValue takes {m_}.")
+        return snap(np.max(draw(x, size, rng), axis=1))
+
+    return sample
+
+
+# ---------------------------------------------------------------- sparse vector, composition
+@sampler_for.register
+def _(mech: m.SparseVector) -> Sampler:
+    """Flags 1 (above), 0 (below), -1 (not answered after the cutoff) per query; with a
+    revealed answer, then one value per query (0 where not positive)."""
+    mech.validate()
+    b_rho, b_nu = _num(mech, "threshold_scale"), _num(mech, "query_scale")
+    b_ans, t, c = _num(mech, "answer_scale"), _num(mech, "threshold"), mech.cutoff
+
+    def sample(data, size, rng):
+        q = _arr(data)
+        if q.size != mech.queries:
+            raise InputError(f"data has {q.size} answers; this SparseVector takes {mech.queries}.")
+        rho = rng.laplace(scale=b_rho, size=size)
+        nu = rng.laplace(scale=b_nu, size=(size, q.size)) if b_nu else np.zeros((size, q.size))
+        noisy = q + nu
+        if mech.refresh:
+            flags = _redrawn_threshold_flags(noisy, rho, b_rho, c, t, rng)
+        else:
+            above = noisy >= (t + rho)[:, None]
+            flags = above.astype(np.int8)
+            if c is not None:
+                before = np.cumsum(above, axis=1, dtype=np.int16) - above
+                flags[before >= c] = -1
+        if mech.reveal == "flags":
+            return flags
+        if mech.reveal == "fresh":
+            noisy = q + rng.laplace(scale=b_ans, size=(size, q.size))
+        values = np.where(flags == 1, snap(noisy), 0.0)
+        return np.hstack([flags.astype(float), values])
+
+    return sample
+
+
+def _redrawn_threshold_flags(noisy, rho, rho_scale, c, t, rng):
+    """Alg. 2 of Lyu, Su and Li redraws the threshold noise after every positive answer."""
+    size, m_ = noisy.shape
+    flags = np.empty((size, m_), dtype=np.int8)
+    count = np.zeros(size, dtype=np.int64)
+    for j in range(m_):
+        stopped = count >= (c if c is not None else m_ + 1)
+        above = (noisy[:, j] >= t + rho) & ~stopped
+        flags[:, j] = np.where(stopped, -1, above.astype(np.int64))
+        count += above
+        rho = np.where(above, rng.laplace(scale=rho_scale, size=size), rho)
+    return flags
+
+
+@sampler_for.register
+def _(mech: m.Composition) -> Sampler:
+    """The parts run on the same input, their outputs side by side (as floats)."""
+    parts = [sampler_for(part) for part in mech.mechanisms]
+
+    def sample(data, size, rng):
+        return np.hstack(
+            [np.asarray(s(data, size, rng), dtype=float).reshape(size, -1) for s in parts]
+        )
 
     return sample
 

@@ -41,8 +41,11 @@ def run(args: argparse.Namespace) -> int:
         else:
             cover = ", ".join(e.theorems)
         claim = f"({_fmt(e.claimed_epsilon)}, {e.delta:g})"
+        value = _fmt(None if true is None else true.value)
+        if true is not None and not true.tight:
+            value = "<=" + value  # a proved upper bound, not shown to be attained
         print(
-            f"{name:<27} {claim:<19} {_fmt(None if true is None else true.value):>8}  "
+            f"{name:<27} {claim:<19} {value:>8}  "
             f"{status:<7} {cover}"
         )
     aliases = ", ".join(f"{a} = {n}" for a, n in ALIASES.items())

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 __all__ = ["SECTIONS", "catalogue", "theorem"]
 
-SECTIONS = ("pure", "local", "approximate", "facts")
+SECTIONS = ("pure", "sparse", "local", "approximate", "facts")
 
 
 @lru_cache(maxsize=1)

@@ -64,6 +64,10 @@ class Formulation:
     # (epsilon, case index, point values, variable): the loss tends to epsilon as the variable
     # grows, for a supremum that is approached but not attained
     supremum: tuple[sp.Expr, int, dict, sp.Symbol] | None = None
+    # (case index, point values) where P[M(x')=y] = 0 < P[M(x)=y]: no finite epsilon
+    unbounded: tuple[int, dict] | None = None
+    # a proved upper bound that is not known to be attained (the lemmas prove it)
+    bound: sp.Expr | None = None
 
 
 @singledispatch
@@ -167,7 +171,7 @@ def _(mech: m.Gaussian) -> Formulation:
     return Formulation((case,), tight_note="unbounded: the loss grows linearly in y")
 
 
-def _coordinate_lemmas(scale: sp.Expr, l1: sp.Expr, eps: sp.Expr) -> tuple[Lemma, ...]:
+def coordinate_lemmas(scale: sp.Expr, l1: sp.Expr, eps: sp.Expr) -> tuple[Lemma, ...]:
     """Per-coordinate Laplace loss is at most |f_j(x) - f_j(x')|/b; summed, at most l1/b."""
     x, xp, y = sp.symbols("x_j xp_j y_j", real=True)
     return (
@@ -215,7 +219,7 @@ def _(mech: m.LaplaceVector) -> Formulation:
     )
     return Formulation(
         (case,),
-        lemmas=lambda eps: _coordinate_lemmas(mech.scale, mech.sensitivity, eps),
+        lemmas=lambda eps: coordinate_lemmas(mech.scale, mech.sensitivity, eps),
         lemma_argument=_SEPARABLE,
         tight=(mech.sensitivity / mech.scale, 0, worst),
     )
@@ -228,7 +232,7 @@ def _(mech: m.Histogram) -> Formulation:
     case, worst = _laplace_pair_case(mech.scale, shifts, label)
     return Formulation(
         (case,),
-        lemmas=lambda eps: _coordinate_lemmas(mech.scale, sp.Integer(mech.l1_sensitivity), eps),
+        lemmas=lambda eps: coordinate_lemmas(mech.scale, sp.Integer(mech.l1_sensitivity), eps),
         lemma_argument=_SEPARABLE + " Histogram neighbours change the counts by an L1 distance of "
         f"exactly {mech.l1_sensitivity} ({mech.neighbours.replace('_', '/')}).",
         tight=(sp.Integer(mech.l1_sensitivity) / mech.scale, 0, worst),
@@ -308,10 +312,14 @@ def _(mech: m.ReportNoisyMax) -> Formulation:
         grid={g: [1, 2, 5, 10, 20, 50, 100, 200]},
     )
     b = mech.scale
+    noise = "Exp" if mech.noise == "exponential" else "Laplace"
 
     def lemmas(eps):
         z, E = sp.Symbol("z", positive=True), sp.Symbol("E", positive=True)
-        survival = lambda w: sp.Piecewise((1 / (2 * w), w >= 1), (1 - w / 2, True))
+        if mech.noise == "exponential":
+            survival = lambda w: sp.Piecewise((1 / w, w >= 1), (1, True))
+        else:
+            survival = lambda w: sp.Piecewise((1 / (2 * w), w >= 1), (1 - w / 2, True))
         c_i, r_i, c_j, d_i, d_j, M = sp.symbols("c_i r_i c_j d_i d_j M", real=True)
         lo = 0 if mech.monotone else -1
         box = (M >= c_i + r_i, d_i >= lo, d_i <= 1, d_j >= lo, d_j <= 1)
@@ -332,7 +340,7 @@ def _(mech: m.ReportNoisyMax) -> Formulation:
         return (
             *shifts,
             Lemma(
-                f"Laplace tail: S(t)/e^({shift}/b) <= S(t+{shift}), z = e^(t/b), E = e^(1/b)",
+                f"{noise} tail: S(t)/e^({shift}/b) <= S(t+{shift}), z = e^(t/b), E = e^(1/b)",
                 survival(z) / E**shift,
                 survival(z * E**shift),
                 (E > 1,),
@@ -351,11 +359,46 @@ def _(mech: m.ReportNoisyMax) -> Formulation:
             f"{'all the same way' if mech.monotone else 'each its own way'}), "
             f"so r*' <= r* + {shift} for any number of queries, and P[j wins on x'] >= "
             f"P[r_j > r* + {shift}] >= e^(-{shift}/b) P[r_j > r*] (lemma 3, with the Laplace "
-            "survival S written in z = exp(t/b), a bijection of the reals onto z > 0). "
+            f"survival S of the {noise} noise written in z = exp(t/b), a bijection of the "
+            "reals onto z > 0). "
             f"Integrating over r_{{-j}} gives the ratio bound e^({shift}/b) <= e^eps (lemma 4)."
         ),
-        tight_note="a supremum approached as the gap grows, not attained",
-        supremum=(shift / b, 0, {}, g),
+        **(
+            dict(tight=(shift / b, 0, {g: 1}))  # N2 - N1 is Lap(b): the ratio is exact for g >= 1
+            if mech.noise == "exponential"
+            else dict(
+                tight_note="a supremum approached as the gap grows, not attained",
+                supremum=(shift / b, 0, {}, g),
+            )
+        ),
+    )
+
+
+@formulate.register
+def _(mech: m.NoisyMaxValue) -> Formulation:
+    y = sp.Symbol("y", real=True)
+    moved = "every answer moves up by 1 (from 0 to 1)"
+    case = Case(
+        f"{moved}; the maximum is y",
+        mech.density(0, y),
+        mech.density(1, y),
+        (f"{mech.queries} answers, all 0", f"{mech.queries} answers, all 1", y),
+        grid={y: [sp.Rational(1, 2), -1, 0, 1, 2, -10]},
+        note=f"all {mech.queries} answers equal",
+    )
+    if mech.noise == "exponential":
+        return Formulation(
+            (case,),
+            tight_note="unbounded: below the moved support the density is 0",
+            unbounded=(0, {y: sp.Rational(1, 2)}),
+        )
+    return Formulation(
+        (case,),
+        lemmas=lambda eps: coordinate_lemmas(mech.scale, mech.queries, eps),
+        lemma_argument="The maximum is a post-processing of the m noisy answers (Dwork and Roth "
+        "2014, Prop. 2.1), which move by at most m in L1 norm. "
+        + _SEPARABLE.replace("Delta_1", "m"),
+        tight=(mech.queries / mech.scale, 0, {y: -1}),
     )
 
 
@@ -456,3 +499,7 @@ def _(mech: m.RepeatedOneBit) -> Formulation:
         lemma_argument=argument,
         tight=(T * mech.epsilon, 0, {x: mech.m, xp: 0}),
     )
+
+
+# formulations of the sparse vector technique and of compositions register themselves
+from proofs.checkers import sparse_vector as _sparse_vector  # noqa: E402, F401

@@ -33,7 +33,7 @@ from proofs.numeric import certainly_greater
 from proofs.results import Counterexample, Finding, Verdict
 from proofs.validate import check_epsilon
 
-__all__ = ["check", "supports", "supremum_epsilon", "tight_epsilon"]
+__all__ = ["check", "supports", "supremum_epsilon", "tight_epsilon", "upper_bound"]
 
 # Simple values first; the search walks parameter combinations in order of total rank.
 _PARAM_CANDIDATES = [
@@ -261,6 +261,8 @@ def tight_epsilon(mech, domain: list | None = None) -> tuple[sp.Expr | None, str
     """
     form = formulate(mech)
     domain = list(mech.domain()) if domain is None else domain
+    if form.unbounded is not None:
+        return _unbounded(form)
     if form.tight is None:
         return None, form.tight_note or "not computed"
     value, index, point = form.tight
@@ -276,6 +278,32 @@ def tight_epsilon(mech, domain: list | None = None) -> tuple[sp.Expr | None, str
         return None, f"candidate {value} not shown to be attained"
     where = ", ".join(f"{k}={v}" for k, v in point.items()) or case.label
     return value, f"upper bound {status}, attained at {where}"
+
+
+def _unbounded(form: Formulation) -> tuple[sp.Expr | None, str]:
+    """No finite epsilon: an output with probability 0 under x' and positive under x, both
+    decided exactly (or the positive one with arb)."""
+    index, point = form.unbounded
+    case = form.cases[index]
+    p, q = rationalize(case.p.subs(point)), rationalize(case.q.subs(point))
+    positive = certainly_greater(p, 0) if not _free([p]) else sp.simplify(p).is_positive
+    if sp.simplify(q) != 0 or positive is not True:  # symbols: by their assumptions
+        return None, "the zero-probability output was not verified"
+    where = ", ".join(f"{k}={v}" for k, v in point.items()) or case.label
+    return sp.oo, f"P[M(x')=y] = 0 < P[M(x)=y] at {where} ({case.label})"
+
+
+def upper_bound(mech, domain: list | None = None) -> tuple[sp.Expr | None, str]:
+    """A proved (or certified) upper bound on the epsilon of `mech` that is not known to be
+    attained (the formulation's ``bound``). Returns (bound or None, explanation)."""
+    form = formulate(mech)
+    if form.bound is None:
+        return None, "no upper bound known"
+    domain = list(mech.domain()) if domain is None else domain
+    status, method, _steps, _m = _prove_upper(form, form.bound, domain)
+    if status not in ("proved", "certified"):
+        return None, f"candidate {form.bound} not verified as an upper bound"
+    return form.bound, f"{status} by {method}; not shown to be attained"
 
 
 def supremum_epsilon(mech, domain: list | None = None) -> tuple[sp.Expr | None, str]:

@@ -19,8 +19,9 @@ from proofs.mechanisms.base import sym
 from proofs.mechanisms.local import OneBitTelemetry, Rappor, RepeatedOneBit
 from proofs.mechanisms.noise import Gaussian, Histogram, Laplace, LaplaceVector, TwoSidedGeometric
 from proofs.mechanisms.response import AlphaCoinRR, ForcedResponse, KAryRR
-from proofs.mechanisms.selection import ExponentialMechanism, ReportNoisyMax
+from proofs.mechanisms.selection import ExponentialMechanism, NoisyMaxValue, ReportNoisyMax
 from proofs.mechanisms.tables import FiniteMechanism, Published, geo_sample
+from proofs.mechanisms.threshold import Composition, SparseVector
 
 __all__ = [*exports_of(__name__), "describe"]
 
