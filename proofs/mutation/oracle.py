@@ -166,6 +166,11 @@ def pure_loss(mech, v: dict) -> mp.mpf | None:
             return c * du + mp.log((1 + others) / (mp.exp(c * du) + others))
         # r's utility rises, the others' fall: exp(2 c Delta_u) in the limit
         return c * du + mp.log((1 + others * mp.exp(c * du)) / (mp.exp(c * du) + others))
+    from proofs.mutation.thresholds import threshold_loss
+
+    special = threshold_loss(mech, sub, lambda part: pure_loss(part, v))
+    if special is not None:
+        return special
     if isinstance(mech, m.ReportNoisyMax):
         b = sub(mech.scale)
 
@@ -220,7 +225,9 @@ def _oracle_pure(c) -> bool | None:
             return None
         if beats(loss, num(c.epsilon, v)):
             return False
-    return verdict
+    from proofs.mutation.thresholds import witness_only
+
+    return None if isinstance(mech, witness_only) else verdict
 
 
 def approx_delta(mech, eps) -> mp.mpf | None:
