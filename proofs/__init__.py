@@ -15,6 +15,7 @@ _EXPORTS = {
         "Composition",
         "ExponentialMechanism",
         "FiniteMechanism",
+        "FloatLaplace",
         "ForcedResponse",
         "Gaussian",
         "Histogram",

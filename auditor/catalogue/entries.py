@@ -7,9 +7,8 @@ patterns) and the claimed (eps, delta): 0.1 unless said otherwise, as in those t
 benchmarks. Its true epsilon is computed by :func:`proofs.true_epsilon` from the description,
 never written here; a broken entry names the catalogue theorem that refutes its claim.
 
-An entry the proof checker cannot describe carries a :class:`proofs.Published` description,
-whose epsilon is cited: the textbook floating-point Laplace sampler, whose leak lives in the
-bits of doubles, not in the real numbers the checker reasons about.
+A mechanism the proof checker cannot describe would carry a :class:`proofs.Published`
+description, whose epsilon is cited; no entry needs one.
 """
 
 from __future__ import annotations
@@ -121,10 +120,6 @@ def _patterns(n: int, componentwise: bool = True) -> tuple[Pair, ...]:
 
 
 # ---------------------------------------------------------------- descriptions
-def _published(name: str, epsilon: Callable[[float], float], source: str):
-    return lambda eps: m.Published(name, epsilon(eps), source)
-
-
 def _exact(eps: float) -> sp.Expr:
     return as_expr(eps, "epsilon")
 
@@ -149,7 +144,6 @@ _DR14 = "Dwork and Roth (2014)"
 _EXP_PAIRS = _pairs(
     ([1, 0, 0, 0], [0, 1, 1, 1], "one down rest up"), ([0, 0, 0, 0], [1, 0, 0, 0], "one up")
 )
-_inf = lambda eps: math.inf
 
 
 def _svt(variant: int, source: str, threshold: float = 1, **kw) -> dict:
@@ -220,18 +214,14 @@ def _entries() -> list[CatalogueEntry]:
         ),
         E(
             "laplace.float_textbook",
-            _published(
-                "textbook floating-point Laplace",
-                _inf,
-                "Mironov (2012), On significance of the least significant bits for DP",
-            ),
+            lambda e: m.FloatLaplace(1 / e, 1.0),
             0.1,
             _pairs((0.0, 1.0, "0 vs 1")),
             "Mironov (2012), On significance of the least significant bits for DP: textbook float "
             "Laplace leaks through its low-order bits",
-            make=lambda e: impl.float_laplace(1 / e),
-            implementation="Laplace(1/eps) returned as a raw double: the proof checker reasons "
-            "about real numbers, so this entry's epsilon is the published one",
+            refuted_by="laplace.float_textbook",
+            implementation="Laplace(1/eps) returned as a raw double (NumPy's sampler): some "
+            "doubles near 0 come from f(x) = 0 only",
         ),
         E(
             "laplace.vector_l1",

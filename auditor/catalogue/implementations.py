@@ -1,7 +1,6 @@
 """Samplers of catalogue entries whose implementation is not one of the :mod:`proofs`
 descriptions as such: a post-processing of one (clamping, prefix sums), an encoding of the
-input (one number copied to every coordinate), or a mechanism the proof checker cannot describe
-(floating-point artefacts).
+input (one number copied to every coordinate).
 
 Each factory takes the entry's epsilon and returns ``sample(data, size, rng) -> ndarray``.
 """
@@ -12,16 +11,7 @@ import numpy as np
 
 from auditor.catalogue.samplers import Sampler
 
-__all__ = ["clamped", "cumulative", "float_laplace", "same_input_everywhere"]
-
-
-def float_laplace(scale: float) -> Sampler:
-    """f(x) + Lap(scale) as raw doubles: the textbook sampler whose low-order bits leak."""
-
-    def sample(data, size, rng):
-        return float(data) + rng.laplace(scale=scale, size=size)
-
-    return sample
+__all__ = ["clamped", "cumulative", "same_input_everywhere"]
 
 
 def same_input_everywhere(vector_sampler: Sampler, k: int) -> Sampler:

@@ -11,6 +11,7 @@ description                 data -> one output
 AlphaCoinRR, ForcedResponse a bit -> a bit
 KAryRR                      a category 0..k-1 -> a label ``c0``..``c{k-1}``
 Laplace, Gaussian           f(x), a number -> f(x) + noise, on the 2^-24 grid
+FloatLaplace                f(x), a number -> f(x) + Lap(b) as a raw double (NumPy's sampler)
 LaplaceVector               f(x), a vector -> f(x) + noise per coordinate, on the grid
 TwoSidedGeometric           f(x), an integer -> an integer
 Histogram                   records (bin indices) -> noisy counts of the ``bins`` bins
@@ -143,6 +144,18 @@ def _(mech: m.LaplaceVector) -> Sampler:
     def sample(data, size, rng):
         x = _arr(data)
         return snap(x + rng.laplace(scale=b, size=(size, x.size)))
+
+    return sample
+
+
+@sampler_for.register
+def _(mech: m.FloatLaplace) -> Sampler:
+    """Raw doubles, not on the grid: the float artefacts are what this description is about."""
+    mech.validate()
+    b = float(mech.scale)
+
+    def sample(data, size, rng):
+        return float(data) + rng.laplace(scale=b, size=size)
 
     return sample
 

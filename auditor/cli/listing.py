@@ -44,10 +44,7 @@ def run(args: argparse.Namespace) -> int:
         value = _fmt(None if true is None else true.value)
         if true is not None and not true.tight:
             value = "<=" + value  # a proved upper bound, not shown to be attained
-        print(
-            f"{name:<27} {claim:<19} {value:>8}  "
-            f"{status:<7} {cover}"
-        )
+        print(f"{name:<27} {claim:<19} {value:>8}  {status:<7} {cover}")
     aliases = ", ".join(f"{a} = {n}" for a, n in ALIASES.items())
     print(f"\naliases: {aliases}")
     return EXIT_OK

@@ -8,6 +8,7 @@ import sympy as sp
 from proofs import (
     AlphaCoinRR,
     ExponentialMechanism,
+    FloatLaplace,
     ForcedResponse,
     Gaussian,
     Histogram,
@@ -134,6 +135,15 @@ def theorems() -> list[Theorem]:
             "2019): 10 answers of sensitivity 1 each with Lap(1/eps) move by 10 in L1 (true eps: "
             "10 eps); prefix sums are an invertible post-processing",
             "10 queries of sensitivity 1 each, released with Lap(1/eps) each, are eps-DP",
+            expect="refuted",
+        ),
+        Theorem(
+            "laplace.float_textbook",
+            PureDP(FloatLaplace(10.0, 1.0), R(1, 10)),
+            "Mironov (2012), On significance of the least significant bits for differential "
+            "privacy, CCS: f(x) + Lap(b) in doubles gives outputs near 0 that f(x') = 1 never "
+            "gives (Sterbenz's lemma)",
+            "the textbook floating-point Laplace sampler, Lap(10) on f(x) in {0, 1}, is 0.1-DP",
             expect="refuted",
         ),
         Theorem(

@@ -501,5 +501,7 @@ def _(mech: m.RepeatedOneBit) -> Formulation:
     )
 
 
-# formulations of the sparse vector technique and of compositions register themselves
+# formulations of doubles, of the sparse vector technique and of compositions register
+# themselves
+from proofs.checkers import floats as _floats  # noqa: E402, F401
 from proofs.checkers import sparse_vector as _sparse_vector  # noqa: E402, F401
