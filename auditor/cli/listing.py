@@ -1,5 +1,6 @@
 """`dpaudit list`: the built-in catalogue, one line per entry: its claim, the true epsilon the
-proof checker computes from its description (or the published one), and the theorems that
+proof checker computes from its description (<= for a proved upper bound not shown to be
+attained; a cited value for a published one), and the theorems that
 cover it (for a broken entry, the one that refutes its claim)."""
 
 from __future__ import annotations
