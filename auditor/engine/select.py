@@ -168,6 +168,29 @@ def score_candidates(
 
 
 TAIL_RANKS = (3, 10, 30, 100)
+SCORE_QUANTILES = (1e-3, 3e-3, 1e-2, 3e-2, 0.1)
+
+
+def quantile_candidates(score: Score, sx: np.ndarray, sy: np.ndarray) -> list[Candidate]:
+    """Cuts of a learned score at fixed quantiles of both building samples, in both tails and
+    both directions, left for the judging sample to rank. On a weak signal the building
+    sample's own best cut is noise, and the best event lies in a tail its counts cannot see
+    (the sign test of a parallel composition: few coordinates above their medians)."""
+    both = np.sort(np.concatenate([sx, sy]).astype(float))
+    n = both.size
+    cuts = set()
+    for q in SCORE_QUANTILES:
+        k = int(q * n)
+        if k < 3:
+            continue
+        cuts.update((float(both[k - 1]), float(both[n - k])))
+    out = []
+    for c in sorted(cuts):
+        if not (both[0] <= c < both[-1]):
+            continue
+        for ev in (ScoreInterval(score, -np.inf, c), ScoreInterval(score, c, np.inf)):
+            out += [Candidate(ev, True, -np.inf), Candidate(ev, False, -np.inf)]
+    return out
 
 
 def tail_candidates(yx: np.ndarray, yy: np.ndarray) -> list[Candidate]:
@@ -510,7 +533,11 @@ def build(
     for c in sorted(raw, key=lambda c: -c.predicted):
         group = by_family.setdefault(c.family, [])
         if len(group) < (
-            4 * per_family if c.family in ("atoms", "histogram", "threshold tails") else per_family
+            4 * per_family
+            if c.family in ("atoms", "histogram", "threshold tails")
+            else 8 * per_family
+            if c.family == "score tails"
+            else per_family
         ):
             group.append(c)
     return [c for group in by_family.values() for c in group]
@@ -594,4 +621,6 @@ def _vector_candidates(
                 keep=1,
             )
             out += _tag(found, _vector_score_family(score))
+            if isinstance(score, Vote) and np.ptp(np.abs(score.weights)) < 1e-3:  # pooled
+                out += _tag(quantile_candidates(score, score(yx), score(yy)), "score tails")
     return out

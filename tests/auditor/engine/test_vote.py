@@ -76,3 +76,26 @@ def test_tail_cuts_find_where_one_support_ends():
     assert len(cands) == 4 * len(TAIL_RANKS)  # 2 tails x 2 directions
     lows = sorted(c.event.hi for c in cands if np.isinf(c.event.lo))
     assert lows[0] < 2.0  # the lowest cut lies where only the first dataset reaches
+
+
+def test_tails_of_the_pooled_vote_hold_the_larger_ratios():
+    """A parallel composition's best event is a tail of the sign test (few coordinates above
+    their medians), which the building sample's own best cut cannot see: the quantile cuts
+    offer it, and on a fresh sample the best of them beats the median cut."""
+    from auditor.engine.select import quantile_candidates
+
+    rng = np.random.default_rng(1)
+    draw = lambda c, n: rng.laplace(c, 20.0, (n, 20))  # true eps 20/20 = 1
+    yx, yy = draw(1.0, 20_000), draw(0.0, 20_000)
+    pooled = _votes(yx, yy)[1]
+    assert np.ptp(np.abs(pooled.weights)) < 1e-3
+    cands = quantile_candidates(pooled, pooled(yx), pooled(yy))
+    assert {c.forward for c in cands} == {True, False} and len(cands) >= 8
+    fx, fy = draw(1.0, 200_000), draw(0.0, 200_000)
+
+    def loss(ev):
+        px, py = ev.contains(fx).mean(), ev.contains(fy).mean()
+        return abs(np.log(px / py)) if min(px, py) > 0 else 0.0
+
+    median = ScoreInterval(pooled, float(np.median(pooled(yx))), float("inf"))
+    assert max(loss(c.event) for c in cands) > 1.5 * loss(median)
