@@ -10,6 +10,7 @@ from __future__ import annotations
 __all__ = [
     "EXIT_BAD_INPUT",
     "EXIT_FOUND",
+    "EXIT_INCONCLUSIVE",
     "EXIT_INTERNAL",
     "EXIT_INTERRUPTED",
     "EXIT_OK",
@@ -31,4 +32,5 @@ EXIT_OK = 0  # nothing wrong found
 EXIT_FOUND = 1  # a violation (audit) or a refuted or regressed claim (prove)
 EXIT_BAD_INPUT = 2  # bad input: a one-line message naming the value and the fix
 EXIT_INTERNAL = 3  # an internal error (a bug in dpaudit)
+EXIT_INCONCLUSIVE = 4  # an audit that found nothing and could not have found much (inconclusive)
 EXIT_INTERRUPTED = 130  # interrupted (SIGINT)

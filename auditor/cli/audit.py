@@ -1,8 +1,10 @@
 """`dpaudit audit TARGET --epsilon E ...`: argument parsing over :func:`auditor.audit`.
 
 TARGET is a catalogue name (``laplace``, ``svt3``, ...), ``package.module:callable`` or
-``path/to/file.py:callable``. Exit codes: 0 nothing found, 1 violation, 2 bad input, 3 internal,
-130 interrupted (a checkpoint, if asked for, is saved and valid).
+``path/to/file.py:callable``. Exit codes: 0 no violation found, 1 violation, 2 bad input, 3
+internal, 4 inconclusive (nothing found, and the audit could not have found a violation of
+``--inconclusive-factor`` times the claim), 130 interrupted (a checkpoint, if asked for, is
+saved and valid).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from auditor.engine.relations import RELATIONS
-from proofs.errors import EXIT_FOUND, EXIT_OK, InputError
+from proofs.errors import EXIT_FOUND, EXIT_INCONCLUSIVE, EXIT_OK, InputError
 
 __all__ = ["add_arguments", "resolve_target", "run"]
 
@@ -43,7 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pairs", metavar="FILE.json", help="JSON file with [[A, B], ...]")
     parser.add_argument(
         "--relation",
-        choices=RELATIONS + tuple(r.replace("-", "_") for r in RELATIONS[1:]),
+        type=lambda s: s.replace("_", "-"),  # add_remove is accepted as add-remove
+        choices=RELATIONS,
         help="neighbouring relation: checks given pairs, or generates candidates",
     )
     parser.add_argument("--sensitivity", type=float, default=1.0, help="for --relation sensitivity")
@@ -63,6 +66,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--confidence", type=float, default=0.95, help="confidence level (default 0.95)"
+    )
+    parser.add_argument(
+        "--inconclusive-factor",
+        type=float,
+        default=2.0,
+        metavar="F",
+        help="inconclusive (exit 4) when no violation is found and the audit could not have "
+        "certified one of a mechanism F times leakier than claimed (default 2)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the audit (default 0)")
     scale = parser.add_argument_group("scale: where samples are drawn, resuming, stopping")
@@ -165,9 +176,18 @@ def resolve_target(target: str) -> tuple[Callable[..., Any], str, Any]:
         if target in CATALOGUE or target in ALIASES:
             entry = get(target)
             return entry.sampler, entry.name, entry
+        import difflib
+
+        close = difflib.get_close_matches(target, [*CATALOGUE, *ALIASES], n=1, cutoff=0.6)
+        if close:
+            raise InputError(
+                f"TARGET {target!r} is not in the catalogue; did you mean {close[0]!r}? "
+                "(`dpaudit list` shows every name)"
+            )
         raise InputError(
             f"TARGET {target!r} is neither a catalogue name nor module:callable; use e.g. "
-            "'laplace', 'mypkg.mech:release' or 'path/to/file.py:release'."
+            "'laplace', 'mypkg.mech:release' or 'path/to/file.py:release' (`dpaudit list` "
+            "shows the catalogue)."
         )
     where, _, attr = target.rpartition(":")
     local = where.endswith(".py") or os.sep in where
@@ -201,7 +221,8 @@ def _given_pairs(args: argparse.Namespace) -> list | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run one audit from parsed arguments; return the exit code (0 nothing found, 1 violation)."""
+    """Run one audit from parsed arguments; return the exit code (0 no violation found, 1
+    violation, 4 inconclusive)."""
     from auditor.engine.run import audit
 
     if args.report:
@@ -235,11 +256,12 @@ def run(args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
         checkpoint=args.checkpoint,
         max_time=args.max_time,
+        inconclusive_factor=args.inconclusive_factor,
     )
     _write_outputs(args, result, func)
     if not args.quiet:
         print(result.summary(), file=sys.stdout)
-    return EXIT_FOUND if result.violation else EXIT_OK
+    return {"violation": EXIT_FOUND, "inconclusive": EXIT_INCONCLUSIVE}.get(result.verdict, EXIT_OK)
 
 
 def _write_outputs(args: argparse.Namespace, result, func) -> None:

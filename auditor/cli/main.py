@@ -2,8 +2,9 @@
 
 Argument parsing only: each subcommand calls a public function (`auditor.audit`,
 `proofs.prove.prove`, `auditor.reports`, `auditor.closeness`). Exit codes (`proofs.errors`):
-0 nothing wrong found; 1 a violation (audit) or a refuted/regressed claim (prove); 2 bad input
-(one-line message, no traceback); 3 internal error; 130 interrupted. Heavy libraries are
+0 nothing wrong found; 1 a violation (audit, replay) or a refuted/regressed claim (prove); 2 bad
+input (one-line message, no traceback); 3 internal error; 4 an inconclusive audit; 130
+interrupted. Heavy libraries are
 imported by the subcommand that runs, so `dpaudit --help` starts fast.
 """
 
@@ -38,7 +39,18 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports bad arguments as an InputError instead of exiting itself."""
 
     def error(self, message: str):  # type: ignore[override]
-        raise InputError(f"{message}; see `dpaudit {self.prog.split()[-1]} --help`.")
+        command = self.prog.split()[-1]
+        where = "dpaudit" if command == "dpaudit" else f"dpaudit {command}"
+        raise InputError(f"{message}; see `{where} --help`.")
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("dpaudit")
+    except PackageNotFoundError:  # running from a source tree that is not installed
+        return "unknown"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -46,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     from auditor.cli import prove as _prove_cli
 
     parser = _Parser(prog="dpaudit", description="Verify and audit differential privacy.")
+    parser.add_argument("--version", action="version", version=f"dpaudit {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     _prove_cli.add_arguments(sub.add_parser("prove", help="check DP claims symbolically"))
     _audit_cli.add_arguments(sub.add_parser("audit", help="audit a black-box mechanism"))
@@ -66,6 +79,27 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="OUT.html|OUT.md",
         help="where to write the report",
     )
+    replay = sub.add_parser(
+        "replay", help="certify a saved result's witness event again on fresh samples"
+    )
+    replay.add_argument(
+        "result", metavar="RESULT.json", help="a file written by `dpaudit audit --json`"
+    )
+    replay.add_argument(
+        "target",
+        nargs="?",
+        metavar="TARGET",
+        help="the mechanism (default: the target recorded in the result)",
+    )
+    replay.add_argument(
+        "--samples",
+        type=_audit_cli._count,
+        default=None,
+        help="fresh samples per dataset (default: as many as the audit certified on)",
+    )
+    replay.add_argument("--seed", type=int, default=None, help="default: the audit's seed + 1")
+    replay.add_argument("--confidence", type=float, default=None, help="default: the audit's")
+    replay.add_argument("--json", metavar="OUT", help="write the replayed result as JSON")
     from auditor.cli import listing as _list_cli
 
     _list_cli.add_arguments(
@@ -95,6 +129,8 @@ def _run(args: argparse.Namespace) -> int:
         from auditor.cli import listing as _list_cli
 
         return _list_cli.run(args)
+    if args.command == "replay":
+        return _replay(args)
     if args.command == "report":
         from auditor.reports.audit import load_result, report_kind, write_audit_report
 
@@ -105,6 +141,23 @@ def _run(args: argparse.Namespace) -> int:
     from auditor.reports import demo as _demo
 
     return _demo.run(args)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from auditor.engine.replay import replay
+    from proofs.io import write_json_atomic
+
+    out = replay(
+        args.result,
+        samples=args.samples,
+        seed=args.seed,
+        confidence=args.confidence,
+        target=args.target,
+    )
+    if args.json:
+        write_json_atomic(args.json, out.to_dict())
+    print(out.summary())
+    return EXIT_FOUND if out.violation else EXIT_OK
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,7 +7,9 @@ from typing import Any
 
 from proofs.io import SCHEMA_VERSION, finite_or_none
 
-__all__ = ["SCHEMA_VERSION", "AuditResult", "Witness"]
+__all__ = ["SCHEMA_VERSION", "VERDICTS", "AuditResult", "Witness"]
+
+VERDICTS = ("violation", "no violation found", "inconclusive")
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +29,7 @@ class Witness:
     p_lower: float
     p_upper: float
     selection_prediction: float
+    event_state: Any = None  # the lossless form of the event (:func:`events.event_state`)
 
     @property
     def other(self) -> str:
@@ -48,6 +51,7 @@ class Witness:
             "p_lower_numerator": self.p_lower,
             "p_upper_denominator": self.p_upper,
             "selection_prediction": finite_or_none(self.selection_prediction),
+            "event_state": self.event_state,
         }
 
 
@@ -87,15 +91,19 @@ class AuditResult:
         "select-then-certify; one-sided Clopper-Pearson; Bonferroni over certified bounds and looks"
     )
     notes: tuple[str, ...] = field(default=())
+    verdict: str = ""  # "violation", "no violation found" or "inconclusive" (see VERDICTS)
+    detectable_epsilon: float = float("inf")
+    hint: str = ""
     event: Any = field(
         default=None, repr=False, compare=False
     )  # the witness event object (replay, plots)
 
     def summary(self) -> str:
-        verdict = "VIOLATION" if self.violation else "no violation found"
+        verdict = "VIOLATION" if self.violation else self.verdict or "no violation found"
         lines = [
-            f"{self.mechanism}: {verdict} of the claim epsilon={self.claimed_epsilon:g}, "
-            f"delta={self.delta:g}",
+            f"{self.mechanism}: {verdict}"
+            + (" of" if self.violation else " for")
+            + f" the claim epsilon={self.claimed_epsilon:g}, delta={self.delta:g}",
             f"  certified at confidence {self.confidence:g}: epsilon >= "
             f"{self.epsilon_lower_bound:.4f}"
             + (
@@ -131,7 +139,13 @@ class AuditResult:
         elif not self.reproducible:
             lines.append("  not reproducible: the mechanism takes no rng")
         if not self.violation:
-            lines.append("  'no violation found' is not a proof of privacy.")
+            lines.append(
+                f"  detectable epsilon: {self.detectable_epsilon:.4g} (the smallest true epsilon "
+                "this event and sample size certify above the claim with probability 1/2)"
+            )
+            if self.hint:
+                lines.append(f"  {self.hint}")
+            lines.append(f"  '{self.verdict or 'no violation found'}' is not a proof of privacy.")
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
@@ -145,6 +159,9 @@ class AuditResult:
             "unbounded_witness": self.unbounded_witness,
             "delta_lower_bound": self.delta_lower_bound,
             "violation": self.violation,
+            "verdict": self.verdict,
+            "detectable_epsilon": finite_or_none(self.detectable_epsilon),
+            "hint": self.hint,
             "p_value": self.p_value,
             "witness": None if self.witness is None else self.witness.to_dict(),
             "samples": self.samples,

@@ -24,13 +24,13 @@ import numpy as np
 
 from auditor.engine.adapter import Mechanism, as_mechanism
 from auditor.engine.checkpoint import Checkpoint
-from auditor.engine.events import event_to_dict
+from auditor.engine.events import event_state, event_to_dict
 from auditor.engine.executors import open_runner
 from auditor.engine.pairs import Pair, check_pair, generate_pairs, normalise_relation
 from auditor.engine.result import AuditResult, Witness
 from auditor.engine.select import FAMILIES, Candidate
 from auditor.engine.session import Outcome, Plan, Session, probe
-from auditor.engine.stats import cp_lower, cp_upper, delta_bound, epsilon_bound
+from auditor.engine.stats import cp_lower, cp_upper, delta_bound, detectable_epsilon, epsilon_bound
 from proofs.errors import InputError
 
 __all__ = ["AuditConfig", "audit", "minimum_samples"]
@@ -62,6 +62,8 @@ class AuditConfig:
     checkpoint: str | None = None  # file to save progress to and resume from
     max_time: float | None = None  # seconds; the result then uses the last look completed
     checkpoint_every: float = 10.0  # seconds between checkpoint saves
+    # "inconclusive" when the detectable epsilon exceeds this multiple of the claim
+    inconclusive_factor: float = 2.0
 
     @property
     def alpha_per_bound(self) -> float:
@@ -131,6 +133,12 @@ def validate(config: AuditConfig) -> None:
         raise InputError(f"checkpoint_every={config.checkpoint_every!r} must be > 0 seconds.")
     if config.checkpoint is not None and config.seed is None:
         raise InputError("a checkpoint needs a fixed seed; pass seed=S (--seed S).")
+    factor = _number("inconclusive_factor", config.inconclusive_factor, "--inconclusive-factor")
+    if not factor > 1 or math.isinf(factor):
+        raise InputError(
+            f"inconclusive_factor={config.inconclusive_factor!r} must be a finite number > 1; "
+            "use e.g. 2."
+        )
     if config.max_certified < 1:
         raise InputError(f"max_certified={config.max_certified!r} must be >= 1.")
     m, n = config.split()
@@ -253,6 +261,7 @@ def _witness(c: Candidate, pair: Pair, counts: np.ndarray, n: int, lo: float, hi
         p_lower=lo,
         p_upper=hi,
         selection_prediction=c.predicted,
+        event_state=event_state(c.event),
     )
 
 
@@ -286,6 +295,10 @@ def _conclude(
         witness = _witness(
             c, pairs[c.pair_index], counts[best], n, float(lo[best]), float(hi[best])
         )
+    detect = (
+        detectable_epsilon(int(kd[best]), n, a, eps, delta) if best >= 0 and n > 0 else math.inf
+    )
+    verdict, hint = _verdict(eps_lb > eps, detect, cfg, witness is not None)
     notes = [] if out.stop == "complete" else [STOPS[out.stop]]
     if not mech.wants_rng:
         notes.append(
@@ -314,7 +327,35 @@ def _conclude(
         look=out.look,
         looks=out.looks,
         notes=tuple(notes),
+        verdict=verdict,
+        detectable_epsilon=detect,
+        hint=hint,
         event=chosen[best].event if best >= 0 else None,
+    )
+
+
+EPSILON_FLOOR = 0.01  # a claim of epsilon 0 is judged as if it were this
+
+
+def _verdict(violation: bool, detect: float, cfg: AuditConfig, found: bool) -> tuple[str, str]:
+    """``violation``; ``inconclusive`` when the audit could only have certified a violation
+    of a mechanism ``inconclusive_factor`` times leakier than claimed (its detectable epsilon
+    is above that); else ``no violation found``. The hint says what to change."""
+    if violation:
+        return "violation", ""
+    limit = cfg.inconclusive_factor * max(float(cfg.epsilon), EPSILON_FLOOR)
+    if detect <= limit:
+        return "no violation found", ""
+    if not found:
+        return "inconclusive", (
+            "inconclusive: no event told the datasets apart; try other pairs (a --relation "
+            "with --search hypothesis) or more samples."
+        )
+    more = "" if math.isinf(detect) else f" (it detects only epsilon >= {detect:.3g})"
+    return "inconclusive", (
+        f"inconclusive: this audit could not have caught a mechanism {cfg.inconclusive_factor:g}x "
+        f"leakier than claimed{more}; try more samples (--samples), other pairs (--relation, "
+        "--search hypothesis) or other event families."
     )
 
 
@@ -407,6 +448,7 @@ def audit(
     checkpoint: str | None = None,
     max_time: float | None = None,
     checkpoint_every: float = 10.0,
+    inconclusive_factor: float = 2.0,
 ) -> AuditResult:
     """Audit the claim "``mechanism`` is (epsilon, delta)-DP" on neighbouring ``pairs``.
 
@@ -426,6 +468,12 @@ def audit(
     exit) and resumes it when the same audit is run again. Certification looks at its counts on
     a schedule declared before sampling; ``early_stop`` ends it at the first look that certifies
     a violation, and ``max_time`` (seconds) ends it with the result of the last look completed.
+
+    The verdict (``result.verdict``) is ``violation``, ``no violation found``, or
+    ``inconclusive`` when no violation was found and ``result.detectable_epsilon`` (the smallest
+    true epsilon the chosen event and sample size would have certified above the claim with
+    probability 1/2) exceeds ``inconclusive_factor`` times the claimed epsilon (0.01 for a
+    claim of 0).
     """
     cfg = AuditConfig(
         epsilon=epsilon,
@@ -444,6 +492,7 @@ def audit(
         checkpoint=None if checkpoint is None else str(checkpoint),
         max_time=max_time,
         checkpoint_every=checkpoint_every,
+        inconclusive_factor=inconclusive_factor,
     )
     validate(cfg)
     pair_list = _as_pairs(

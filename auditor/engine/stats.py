@@ -18,6 +18,7 @@ __all__ = [
     "cp_lower",
     "cp_upper",
     "delta_bound",
+    "detectable_epsilon",
     "epsilon_bound",
     "normal_quantile",
     "p_value",
@@ -102,6 +103,42 @@ def predicted_epsilon(cx, cy, m: int, n: int, a: float, delta: float, shrink: fl
     lo = wilson_lower(px * n, n, a)
     hi = wilson_upper(py * n, n, a)
     return epsilon_bound(lo, hi, delta)
+
+
+EACH_SIDE = math.sqrt(0.5)  # two independent counts each on their good side: probability 1/2
+
+
+def detectable_epsilon(
+    k_den: int, n: int, a: float, epsilon: float, delta: float, cap: float = 50.0
+) -> float:
+    """The smallest true epsilon this audit's event and sample size would have certified above
+    ``epsilon`` with probability at least 1/2.
+
+    The event keeps its estimated probability ``q`` under the denominator dataset (``k_den``
+    of ``n``, plus one half so a never-seen event has some), and the numerator's is set to
+    ``e^eps' q + delta``, the most an (eps', delta) mechanism allows. With each count at its
+    quantile ``1 - sqrt(1/2)`` on the unfavourable side, both hold together with probability
+    1/2, and the certified bound ``ln((lower(k_num) - delta) / upper(k_den))`` at the audit's
+    per-bound level ``a`` must exceed ``epsilon``. Returns ``inf`` when not even ``cap`` is
+    detectable (the event is too rare for this sample size)."""
+    q = min((k_den + 0.5) / n, 1.0)
+    k_d = float(stats.binom.ppf(EACH_SIDE, n, q))
+    hi = float(cp_upper(k_d, n, a))
+
+    def certified(eps_true: float) -> bool:
+        p = min(math.exp(eps_true) * q + delta, 1.0)
+        k_n = float(stats.binom.ppf(1 - EACH_SIDE, n, p))
+        return float(epsilon_bound(cp_lower(k_n, n, a), hi, delta)) > epsilon
+
+    if not certified(cap):
+        return math.inf
+    lo_eps, hi_eps = 0.0, cap
+    for _ in range(60):
+        mid = (lo_eps + hi_eps) / 2
+        lo_eps, hi_eps = (lo_eps, mid) if certified(mid) else (mid, hi_eps)
+        if hi_eps - lo_eps < 1e-4 * max(hi_eps, 1e-3):
+            break
+    return hi_eps
 
 
 P_FLOOR = 1e-15  # p-values below this are reported as this (an upper bound on the p-value)

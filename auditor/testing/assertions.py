@@ -40,12 +40,16 @@ def assert_dp(
     confidence: float = 0.999,
     seed: int | None = 0,
     relation: str | None = None,
+    allow_inconclusive: bool = False,
     **options: Any,
 ):
-    """Fail (raise :class:`DPViolation`, an AssertionError) if the audit finds a violation.
+    """Fail (raise :class:`DPViolation`, an AssertionError) if the audit finds a violation, or
+    if it is inconclusive (it could not have caught a mechanism twice as leaky as claimed)
+    unless ``allow_inconclusive``.
 
     Returns the :class:`auditor.AuditResult` on success so tests can inspect the bound.
     """
+    __tracebackhide__ = True  # pytest shows the caller's line, not this frame
     from auditor import audit
 
     result = audit(
@@ -60,18 +64,30 @@ def assert_dp(
         **options,
     )
     if result.violation:
-        witness = result.witness.to_dict() if result.witness is not None else {}
-        counts = witness.get("counts", {})
-        unbounded = (
-            " (event never seen under the other dataset: consistent with unbounded loss)"
-            if result.unbounded_witness
-            else ""
-        )
+        raise DPViolation(_violation_message(result), result)
+    if result.verdict == "inconclusive" and not allow_inconclusive:
         raise DPViolation(
-            f"claimed ({epsilon}, {delta})-DP is violated at confidence {confidence}: "
-            f"certified epsilon >= {result.epsilon_lower_bound:.4g}{unbounded}; "
-            f"witness pair {witness.get('pair')}, event {witness.get('event')}, counts {counts}, "
-            f"seed {seed}",
+            f"inconclusive audit of ({epsilon:g}, {delta:g})-DP: no violation found, but it "
+            f"detects only epsilon >= {result.detectable_epsilon:.4g}\n"
+            f"{result.hint}\nor pass allow_inconclusive=True",
             result,
         )
     return result
+
+
+def _violation_message(result: Any) -> str:
+    """At most six lines: verdict, bound against the claim, witness in words, how to replay."""
+    w = result.witness
+    why = " (an event never seen under the other dataset)" if result.unbounded_witness else ""
+    lines = [
+        f"({result.claimed_epsilon:g}, {result.delta:g})-DP violated at confidence "
+        f"{result.confidence:g}: certified epsilon >= {result.epsilon_lower_bound:.4g}{why}"
+    ]
+    if w is not None:
+        lines.append(f"witness: {w.pair.get('a')!r} vs {w.pair.get('b')!r}, event {w.event}")
+        lines.append(
+            f"counts: {w.count_numerator} vs {w.count_denominator} of "
+            f"{w.certification_samples} samples each (seed {result.seed})"
+        )
+    lines.append("replay: auditor.replay(error.result, mechanism) on fresh samples")
+    return "\n".join(lines)

@@ -199,7 +199,7 @@ def test_generated_pairs_under_relation(mechfile):
             "--quiet",
         ]
     )
-    assert code == 0
+    assert code == 4  # nothing found, and 5000 samples detect only epsilon well above 0.2
 
 
 @pytest.mark.parametrize(

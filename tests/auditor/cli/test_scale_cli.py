@@ -193,7 +193,7 @@ def test_checkpoint_of_another_command_or_corrupt_is_exit_2(mechfile, tmp_path, 
 def test_huge_sample_count_warns_with_the_projected_time(mechfile, capsys):
     args = [a for a in _audit_args(mechfile, "1e12") if a != "--quiet"]  # quiet: no warnings
     code = main([*args, "--max-time", "0.5", "--workers", "1"])
-    assert code == 0
+    assert code in (0, 4)  # half a second of samples: nothing found, perhaps inconclusive
     err = capsys.readouterr().err
     assert "warning" in err and "projected" in err and ("days" in err or " h " in err)
 

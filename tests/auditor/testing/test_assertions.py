@@ -49,7 +49,8 @@ def test_broken_mechanisms_fail_with_the_witness(name):
             seed=3,
         )
     message = str(info.value)
-    assert "witness pair" in message and "event" in message and "certified epsilon >=" in message
+    assert "witness:" in message and "event" in message and "certified epsilon >=" in message
+    assert "replay" in message and len(message.splitlines()) <= 6
     assert info.value.result.violation
 
 
@@ -57,3 +58,16 @@ def test_pytest_fixture_is_the_same_function(assert_dp):  # provided by the dpau
     entry = catalogue.get("laplace.scalar")
     result = assert_dp(entry.sampler(1.0), _pairs(entry), epsilon=1.0, samples=50_000)
     assert not result.violation
+
+
+def test_an_inconclusive_audit_fails_unless_allowed():
+    """A mechanism whose outputs barely differ (20 Laplace draws of scale 200 on one number):
+    200 samples cannot catch even twice the claimed epsilon."""
+    entry = catalogue.get("laplace_parallel20")
+    kwargs = dict(epsilon=0.1, samples=2_000, seed=1)
+    with pytest.raises(DPViolation) as info:
+        assert_dp(entry.sampler(0.1), _pairs(entry), **kwargs)
+    assert info.value.result.verdict == "inconclusive" and not info.value.result.violation
+    assert "allow_inconclusive=True" in str(info.value)
+    result = assert_dp(entry.sampler(0.1), _pairs(entry), allow_inconclusive=True, **kwargs)
+    assert result.verdict == "inconclusive" and result.detectable_epsilon > 0.2

@@ -1,0 +1,191 @@
+"""Replay an audit's witness: evaluate its event on fresh samples and certify the bound again.
+
+``replay(result, mechanism)`` takes an :class:`~auditor.engine.result.AuditResult`, its JSON
+dict or the path of its JSON file, draws ``samples`` fresh outputs on each dataset of the
+witness pair (default: as many as the audit certified on) and certifies
+``ln((lower(P[M(numerator) in E]) - delta) / upper(P[M(other) in E]))`` with exact one-sided
+Clopper-Pearson bounds, each at level ``(1 - confidence)/2``: one event, chosen before these
+samples were drawn, so no union bound is needed. The seed defaults to the audit's seed + 1, so
+the samples are not the audit's own.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from proofs.errors import InputError
+
+__all__ = ["ReplayResult", "replay"]
+
+CHUNK = 200_000
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayResult:
+    """The witness event of an audit, certified again on fresh samples."""
+
+    mechanism: str
+    claimed_epsilon: float
+    delta: float
+    confidence: float
+    pair: dict
+    event: str
+    numerator: str
+    count_numerator: int
+    count_denominator: int
+    samples: int
+    seed: int
+    epsilon_lower_bound: float
+    audited_bound: float
+
+    @property
+    def violation(self) -> bool:
+        return self.epsilon_lower_bound > self.claimed_epsilon
+
+    def summary(self) -> str:
+        verdict = "VIOLATION" if self.violation else "no violation found"
+        other = "b" if self.numerator == "a" else "a"
+        return "\n".join(
+            [
+                f"{self.mechanism}: replayed witness: {verdict} "
+                + ("of" if self.violation else "for")
+                + f" the claim epsilon={self.claimed_epsilon:g}, delta={self.delta:g}",
+                f"  certified at confidence {self.confidence:g} on {self.samples} fresh samples "
+                f"each (seed {self.seed}): epsilon >= {self.epsilon_lower_bound:.4f} (the audit "
+                f"certified {self.audited_bound:.4f})",
+                f"  event {self.event} on pair {self.pair.get('a')!r} vs {self.pair.get('b')!r}:"
+                f" {self.count_numerator} under {self.numerator}, {self.count_denominator} under "
+                f"{other}",
+            ]
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        from proofs.io import finite_or_none
+
+        out = {f: getattr(self, f) for f in self.__dataclass_fields__}
+        out["epsilon_lower_bound"] = finite_or_none(self.epsilon_lower_bound)
+        out["violation"] = self.violation
+        return out
+
+
+def _as_dict(result: Any) -> dict:
+    if hasattr(result, "to_dict"):
+        return result.to_dict()
+    if isinstance(result, dict):
+        return result
+    path = Path(result)
+    try:
+        return json.loads(path.read_text())
+    except OSError as e:
+        raise InputError(f"result file {str(path)!r} cannot be read ({e.strerror}).") from None
+    except json.JSONDecodeError as e:
+        raise InputError(
+            f"result file {str(path)!r} is not JSON ({e.msg}, line {e.lineno})."
+        ) from None
+
+
+def _witness_event(d: dict):
+    from auditor.engine.events import event_from_state
+
+    witness = d.get("witness")
+    if not isinstance(witness, dict):
+        raise InputError("the result has no witness event to replay (no event was certified).")
+    state = witness.get("event_state")
+    if state is None:
+        raise InputError(
+            "the result's witness has no event_state (written by an older dpaudit); rerun the "
+            "audit to get a replayable witness."
+        )
+    try:
+        return witness, event_from_state(state)
+    except (TypeError, ValueError) as e:
+        raise InputError(f"the witness event_state is malformed ({e}).") from None
+
+
+def _number(d: dict, key: str, lo: float, hi: float) -> float:
+    v = d.get(key)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v < hi:
+        raise InputError(f"the result's {key}={v!r} is not a number in [{lo}, {hi}).")
+    return float(v)
+
+
+def replay(
+    result: Any,
+    mechanism: Callable[..., Any] | None = None,
+    *,
+    samples: int | None = None,
+    seed: int | None = None,
+    confidence: float | None = None,
+    target: str | None = None,
+) -> ReplayResult:
+    """Certify the witness of ``result`` again on fresh samples of ``mechanism``, or of
+    ``target`` (a catalogue name, built at the claimed epsilon, or ``module:callable``); by
+    default the target recorded in the result."""
+    from auditor.engine.adapter import as_mechanism, draw
+    from auditor.engine.executors import count_events
+    from auditor.engine.stats import cp_lower, cp_upper, epsilon_bound
+
+    d = _as_dict(result)
+    witness, event = _witness_event(d)
+    eps = _number(d, "claimed_epsilon", 0, math.inf)
+    delta = _number(d, "delta", 0, 1)
+    conf = _number(d, "confidence", 0, 1) if confidence is None else float(confidence)
+    if not 0 < conf < 1:
+        raise InputError(f"confidence={confidence!r} must be in (0, 1); use e.g. 0.95.")
+    n = samples if samples is not None else witness.get("counts", {}).get("samples_each")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise InputError(f"samples={n!r} must be a positive integer; use e.g. samples=1000000.")
+    base = d.get("seed") if isinstance(d.get("seed"), int) else 0
+    s = base + 1 if seed is None else seed
+    if isinstance(s, bool) or not isinstance(s, int) or s < 0:
+        raise InputError(f"seed={seed!r} must be an integer >= 0.")
+    name = target or str(d.get("mechanism", "mechanism"))
+    if mechanism is None:
+        mechanism = _resolve(name, eps)
+    mech = as_mechanism(mechanism, name)
+    pair = witness.get("pair") or {}
+    if "a" not in pair or "b" not in pair:
+        raise InputError("the witness has no pair {'a': ..., 'b': ...} to replay.")
+    rngs = np.random.default_rng(np.random.SeedSequence(s)).spawn(2)
+    counts = [0, 0]
+    for side, data in enumerate((pair["a"], pair["b"])):
+        done = 0
+        while done < n:
+            size = min(CHUNK, int(n) - done)
+            counts[side] += int(count_events([event], draw(mech, data, size, rngs[side]))[0])
+            done += size
+    num = 0 if witness.get("numerator", "a") == "a" else 1
+    a = (1 - conf) / 2
+    bound = float(
+        epsilon_bound(cp_lower(counts[num], n, a), cp_upper(counts[1 - num], n, a), delta)
+    )
+    return ReplayResult(
+        mechanism=name,
+        claimed_epsilon=eps,
+        delta=delta,
+        confidence=conf,
+        pair=pair,
+        event=str(witness.get("event", event.describe())),
+        numerator="a" if num == 0 else "b",
+        count_numerator=counts[num],
+        count_denominator=counts[1 - num],
+        samples=int(n),
+        seed=s,
+        epsilon_lower_bound=max(bound, 0.0),
+        audited_bound=float(d.get("epsilon_lower_bound") or 0.0),
+    )
+
+
+def _resolve(name: str, epsilon: float) -> Callable[..., Any]:
+    """The recorded target: a catalogue entry built at the claimed epsilon, or module:callable."""
+    from auditor.cli.audit import resolve_target
+
+    func, _name, entry = resolve_target(name)
+    return entry.sampler(epsilon) if entry is not None else func

@@ -1,0 +1,75 @@
+"""`auditor.replay` and `dpaudit replay`: the witness event is certified again on fresh
+samples; the CLI's version, its "did you mean" and its inconclusive exit code."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import auditor
+from auditor.catalogue import get
+from auditor.cli import main
+from proofs import InputError
+
+
+@pytest.fixture(scope="module")
+def broken_result():
+    entry = get("noisy_hist2")
+    return auditor.audit(
+        entry.sampler(), entry.pairs, epsilon=0.1, samples=20_000, seed=4, name="noisy_hist2"
+    )
+
+
+def test_the_json_keeps_the_whole_event_and_replay_certifies_it_again(broken_result, tmp_path):
+    d = broken_result.to_dict()
+    assert d["witness"]["event_state"]["type"]
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(d))
+    for source in (broken_result, d, str(path)):
+        again = auditor.replay(source, samples=20_000)
+        assert again.violation and again.epsilon_lower_bound > 1
+        assert again.seed == 5  # the audit's seed + 1: fresh samples
+    fixed = get("noisy_hist1")
+    assert not auditor.replay(d, fixed.sampler(0.1), samples=20_000, confidence=0.999).violation
+
+
+def test_cli_replay_exit_codes_and_target(broken_result, tmp_path, capsys):
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(broken_result.to_dict()))
+    assert main(["replay", str(path), "--samples", "20000"]) == 1
+    assert "replayed witness: VIOLATION" in capsys.readouterr().out
+    out = tmp_path / "again.json"
+    args = ["replay", str(path), "noisy_hist1", "--samples", "20000", "--confidence", "0.999"]
+    assert main([*args, "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["mechanism"] == "noisy_hist1"
+
+
+@pytest.mark.parametrize(
+    "doc, message",
+    [
+        ({"witness": None, "claimed_epsilon": 0.1, "delta": 0, "confidence": 0.9}, "no witness"),
+        ({"witness": {"pair": {"a": 0, "b": 1}}, "claimed_epsilon": 0.1}, "event_state"),
+        ({"witness": {"event_state": {"type": "Nope"}}}, "malformed"),
+    ],
+)
+def test_replay_bad_input_is_one_line(doc, message, tmp_path):
+    with pytest.raises(InputError, match=message) as err:
+        auditor.replay(doc)
+    assert "\n" not in str(err.value)
+    path = tmp_path / "bad.json"
+    path.write_text("{not json")
+    assert main(["replay", str(path)]) == 2
+
+
+def test_version_did_you_mean_and_inconclusive_exit(capsys):
+    with pytest.raises(SystemExit):  # argparse's own exit, as for --help
+        raise SystemExit(main(["--version"]))
+    assert capsys.readouterr().out.startswith("dpaudit ")
+    assert main(["audit", "laplac", "--epsilon", "0.1"]) == 2
+    err = capsys.readouterr().err
+    assert "did you mean 'laplace'" in err and len(err.strip().splitlines()) == 1
+    assert main(["frob"]) == 2
+    assert "see `dpaudit --help`" in capsys.readouterr().err
+    code = main(["audit", "laplace_parallel20", "--epsilon", "0.1", "--samples", "5000"])
+    assert code == 4 and "inconclusive" in capsys.readouterr().out

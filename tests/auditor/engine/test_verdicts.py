@@ -1,0 +1,69 @@
+"""The three verdicts: detectable_epsilon is what its definition says (checked by simulation),
+a weak audit is inconclusive, a tight one is not, and the rule's factor is validated."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from auditor import audit
+from auditor.catalogue import get
+from auditor.engine.stats import cp_lower, cp_upper, detectable_epsilon, epsilon_bound
+from proofs import InputError
+
+
+def test_detectable_epsilon_shrinks_with_samples_and_grows_with_rarity():
+    a, eps = 0.0125, 0.1
+    by_n = [detectable_epsilon(int(0.2 * n), n, a, eps, 0.0) for n in (10**4, 10**5, 10**6)]
+    assert by_n[0] > by_n[1] > by_n[2] > eps
+    by_q = [detectable_epsilon(k, 10**5, a, eps, 0.0) for k in (50_000, 5_000, 50)]
+    assert by_q[0] < by_q[1] < by_q[2]
+    # an event nearly sure under both datasets can never certify above eps: ln(1/q) <= eps
+    assert detectable_epsilon(99_000, 10**5, a, eps, 0.0) == math.inf
+
+
+@pytest.mark.parametrize("k_den, n", [(2_000, 20_000), (200, 50_000)])
+def test_at_the_detectable_epsilon_half_of_the_audits_certify_above_the_claim(k_den, n):
+    """Simulate the counts of a mechanism with exactly the detectable epsilon on this event:
+    at least half the simulated audits certify above the claim; at 0.9 times it, fewer do."""
+    a, eps = 0.0125, 0.1
+    d = detectable_epsilon(k_den, n, a, eps, 0.0)
+    rng = np.random.default_rng(5)
+    q = (k_den + 0.5) / n
+
+    def share(eps_true: float) -> float:
+        kx = rng.binomial(n, min(math.exp(eps_true) * q, 1.0), 4000)
+        ky = rng.binomial(n, q, 4000)
+        return float(np.mean(epsilon_bound(cp_lower(kx, n, a), cp_upper(ky, n, a), 0.0) > eps))
+
+    assert share(d) >= 0.5 - 0.03  # 4000 draws: sd 0.008
+    assert share(eps + 0.9 * (d - eps)) < share(d)
+
+
+def test_a_weak_audit_is_inconclusive_and_a_tight_one_is_not():
+    weak = get("laplace_parallel20")
+    r = audit(weak.sampler(), weak.pairs, epsilon=0.1, samples=5_000, seed=2, progress=False)
+    assert r.verdict == "inconclusive" and not r.violation
+    assert r.detectable_epsilon > 0.2 and "samples" in r.hint
+    assert r.to_dict()["verdict"] == "inconclusive"
+    tight = get("laplace")
+    r = audit(tight.sampler(), tight.pairs, epsilon=0.1, samples=200_000, seed=2, progress=False)
+    assert r.verdict == "no violation found" and r.detectable_epsilon < 0.2 and not r.hint
+    broken = get("noisy_hist2")
+    r = audit(broken.sampler(), broken.pairs, epsilon=0.1, samples=5_000, seed=2, progress=False)
+    assert r.verdict == "violation" and r.violation
+
+
+def test_the_factor_moves_the_line_and_is_validated():
+    entry = get("laplace")
+    args = (entry.sampler(), entry.pairs)
+    kw = dict(epsilon=0.1, samples=200_000, seed=3, progress=False)
+    loose = audit(*args, inconclusive_factor=100.0, **kw)
+    strict = audit(*args, inconclusive_factor=1.01, **kw)
+    assert loose.verdict == "no violation found" and strict.verdict == "inconclusive"
+    assert loose.detectable_epsilon == strict.detectable_epsilon
+    for bad in (1.0, 0.5, float("inf"), float("nan"), "2"):
+        with pytest.raises(InputError, match="inconclusive_factor"):
+            audit(*args, inconclusive_factor=bad, **kw)
