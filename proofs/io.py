@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
+import signal
 import tempfile
+import threading
 from pathlib import Path
 
 from proofs.errors import InputError
 
 __all__ = [
     "SCHEMA_VERSION",
+    "check_writable",
     "finite_or_none",
     "number_or_text",
+    "write_files_atomic",
     "write_json_atomic",
     "write_text_atomic",
 ]
@@ -22,8 +27,8 @@ __all__ = [
 SCHEMA_VERSION = "1.0"
 
 
-def write_text_atomic(path: str | os.PathLike, text: str) -> None:
-    """Write `text` to `path` so that a reader sees the old file or the new one, never half."""
+def check_writable(path: str | os.PathLike) -> Path:
+    """Fail now, with one line, if `path` cannot be written (before any long work)."""
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
@@ -32,15 +37,66 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
         )
     if target.is_dir():
         raise InputError(f"output {str(target)!r} is a folder; give a file name.")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    if not os.access(folder, os.W_OK | os.X_OK) or (
+        target.exists() and not os.access(target, os.W_OK)
+    ):
+        raise InputError(f"output {str(target)!r} is not writable; choose another path.")
+    return target
+
+
+def _temp_copy(target: Path, text: str) -> str:
+    folder = target.parent if str(target.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise InputError(
+            f"output {str(target)!r} cannot be written ({exc.strerror}); choose another path."
+        ) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual file mode
-        os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return tmp
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> None:
+    """Write `text` to `path` so that a reader sees the old file or the new one, never half."""
+    write_files_atomic({path: text})
+
+
+def write_files_atomic(files: dict) -> None:
+    """Write several files so that an interrupt leaves all old or all new: every text goes to
+    a temporary file first, then all are renamed with SIGINT held back (where it can be)."""
+    targets = [check_writable(p) for p in files]
+    temps: list[str] = []
+    try:
+        for target, text in zip(targets, files.values()):
+            temps.append(_temp_copy(target, text))
+        with _sigint_held():
+            for tmp, target in zip(temps, targets):
+                os.replace(tmp, target)
+    except BaseException:
+        for tmp in temps:
+            Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@contextlib.contextmanager
+def _sigint_held():
+    """Delay SIGINT until the block ends (main thread on POSIX; elsewhere a no-op)."""
+    can = (
+        hasattr(signal, "pthread_sigmask") and threading.current_thread() is threading.main_thread()
+    )
+    if can:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        if can:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _umask() -> int:

@@ -75,6 +75,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="inconclusive (exit 4) when no violation is found and the audit could not have "
         "certified one of a mechanism F times leakier than claimed (default 2)",
     )
+    parser.add_argument(
+        "--semantics",
+        choices=("implementation", "ideal"),
+        default="implementation",
+        help="ideal: audit the real-number mechanism, without events on the bits of doubles "
+        "(default: the implementation, and say which kind a violation is)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the audit (default 0)")
     scale = parser.add_argument_group("scale: where samples are drawn, resuming, stopping")
     scale.add_argument(
@@ -224,7 +231,11 @@ def run(args: argparse.Namespace) -> int:
     """Run one audit from parsed arguments; return the exit code (0 no violation found, 1
     violation, 4 inconclusive)."""
     from auditor.engine.run import audit
+    from proofs.io import check_writable
 
+    for out in (args.json, args.report):
+        if out:
+            check_writable(out)  # an unwritable output fails before the audit runs
     if args.report:
         from auditor.reports.audit import report_kind
 
@@ -257,6 +268,7 @@ def run(args: argparse.Namespace) -> int:
         checkpoint=args.checkpoint,
         max_time=args.max_time,
         inconclusive_factor=args.inconclusive_factor,
+        semantics=args.semantics,
     )
     _write_outputs(args, result, func)
     if not args.quiet:
@@ -265,12 +277,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write_outputs(args: argparse.Namespace, result, func) -> None:
-    if args.json:
-        from proofs.io import write_json_atomic
+    """The JSON and the report together: an interrupt leaves both old or both new."""
+    import json
 
-        write_json_atomic(args.json, result.to_dict(), strict=True)
+    from proofs.io import write_files_atomic
+
+    files: dict = {}
     if args.report:
-        from auditor.reports.audit import write_audit_report
+        from auditor.reports.audit import audit_report_files
         from auditor.reports.demo_audit import with_plots
 
-        write_audit_report(with_plots(result, func), args.report)
+        files.update(audit_report_files(with_plots(result, func), args.report))
+    if args.json:
+        files[args.json] = json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n"
+    write_files_atomic(files)

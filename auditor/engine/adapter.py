@@ -167,10 +167,11 @@ def _validate_array(mech: Mechanism, arr: np.ndarray) -> np.ndarray:
     if arr.ndim > 2:
         arr = arr.reshape(arr.shape[0], -1)
     if arr.dtype.kind == "f":
-        bad = np.isnan(arr) if arr.ndim == 1 else np.isnan(arr).any(axis=1)
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise _bad_output(mech, i, arr[i], "NaN is not an output")
+        finite = np.isfinite(arr) if arr.ndim == 1 else np.isfinite(arr).all(axis=1)
+        if not finite.all():
+            i = int(np.argmin(finite))
+            kind = "NaN" if np.isnan(arr[i]).any() else "infinity"
+            raise _bad_output(mech, i, arr[i], f"{kind} is not an output (return finite numbers)")
     if arr.dtype.kind == "b":
         arr = arr.astype(np.int64)
     if arr.ndim == 2 and arr.shape[1] == 1:

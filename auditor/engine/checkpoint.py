@@ -76,7 +76,7 @@ class Checkpoint:
         elif not self.path.parent.exists():
             raise InputError(
                 f"checkpoint {str(self.path)!r}: folder {str(self.path.parent)!r} does not exist; "
-                "create it or pass another --checkpoint path."
+                "create it or give another checkpoint path."
             )
 
     def _load(self) -> None:
@@ -100,7 +100,7 @@ class Checkpoint:
                 raise InputError(
                     f"checkpoint {where!r} belongs to another audit ({key}="
                     f"{_describe(saved, key)}, this one has {key}={_describe(self.identity, key)});"
-                    " rerun that audit, or pass a new --checkpoint path."
+                    " rerun that audit, or give a new checkpoint path."
                 )
         state = doc.get("state")
         if not isinstance(state, dict) or doc.get("digest") != self._digest(state):

@@ -235,7 +235,8 @@ class FloatMultiple:
     def describe(self) -> str:
         what = "y" if self.coord is None else f"y[{self.coord}]"
         verb = "is not" if self.negate else "is"
-        return f"{what} {verb} a multiple of 2^-{self.k}"
+        power = f"2^-{self.k}" if self.k >= 0 else f"2^{-self.k}"
+        return f"{what} {verb} a multiple of {power}"
 
 
 Event = ScoreInterval | KeySet | FloatMultiple

@@ -139,7 +139,7 @@ def _remote_chunk(digest: str, payload: bytes | None, task: Task):
         except Exception as exc:
             raise InputError(
                 f"a worker could not load the mechanism ({type(exc).__name__}: {exc}); install "
-                "its module where the workers run, or pass --workers 1."
+                "its module where the workers run, or use 1 worker."
             ) from None
         while len(_PAYLOADS) > 4:
             _PAYLOADS.popitem(last=False)
@@ -231,14 +231,14 @@ def _check_workers(workers: Any) -> int:
     if workers is None:
         return default_workers()
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
-        raise InputError(f"workers={workers!r} must be an integer >= 1; use e.g. --workers 2.")
+        raise InputError(f"workers={workers!r} must be an integer >= 1, e.g. 2.")
     return int(workers)
 
 
 def _dask(scheduler: str | None) -> tuple[Executor, int, Callable[[], None]]:
     if not scheduler:
         raise InputError(
-            "executor 'dask' needs a scheduler address; pass --scheduler tcp://HOST:8786 "
+            "executor 'dask' needs a scheduler address, e.g. tcp://HOST:8786 "
             "(start one with `dask scheduler`)."
         )
     try:
@@ -276,7 +276,7 @@ def open_runner(
         return Runner(ex, threads, "dask", close)
     if scheduler:
         raise InputError(
-            f"scheduler={scheduler!r} is only used by the dask executor; add --executor dask."
+            f"scheduler={scheduler!r} is only used by the dask executor; choose executor dask."
         )
     if n == 1 or serial_seconds < INLINE_SECONDS:
         return Runner(None, 1, "inline")

@@ -77,14 +77,14 @@ def load_pairs_file(path: str) -> list[Pair]:
         raw = json.loads(p.read_text())
     except OSError as exc:
         raise InputError(
-            f"--pairs {path!r} cannot be read ({exc.strerror}); pass an existing JSON file."
+            f"pairs file {path!r} cannot be read ({exc.strerror}); pass an existing JSON file."
         ) from None
     except json.JSONDecodeError as exc:
         raise InputError(
-            f"--pairs {path!r} is not JSON ({exc.msg} at line {exc.lineno}); fix the file."
+            f"pairs file {path!r} is not JSON ({exc.msg} at line {exc.lineno}); fix the file."
         ) from None
     if not isinstance(raw, list) or not raw:
-        raise InputError(f"--pairs {path!r} must hold a non-empty JSON list of [A, B] pairs.")
+        raise InputError(f"pairs file {path!r} must hold a non-empty JSON list of [A, B] pairs.")
     return [_pair_from_json(item, i, path) for i, item in enumerate(raw)]
 
 
@@ -93,7 +93,9 @@ def _pair_from_json(item: Any, i: int, path: str) -> Pair:
         return Pair(item["a"], item["b"], str(item.get("label", f"{path}[{i}]")))
     if isinstance(item, list) and len(item) == 2:
         return Pair(item[0], item[1], f"{path}[{i}]")
-    raise InputError(f'--pairs {path!r} entry {i} = {item!r} is not [A, B] or {{"a": A, "b": B}}.')
+    raise InputError(
+        f'pairs file {path!r} entry {i} = {item!r} is not [A, B] or {{"a": A, "b": B}}.'
+    )
 
 
 def _records(x: Any, pair: Pair, relation: str) -> list[Any]:
@@ -148,7 +150,7 @@ def check_pair(pair: Pair, relation: str, sensitivity: float = 1.0) -> None:
         extra = f" {sensitivity:g}" if rel == "sensitivity" else ""
         raise InputError(
             f"pair A={_jsonable(pair.a)!r}, B={_jsonable(pair.b)!r} is not neighbouring under "
-            f"--relation {rel}{extra}; pass a neighbouring pair or the right --relation."
+            f"relation {rel}{extra}; give a neighbouring pair or the right relation."
         )
 
 
@@ -185,7 +187,7 @@ def generate_pairs(
     """Candidate neighbouring pairs under ``relation`` for datasets of ``size`` records/answers."""
     rel = normalise_relation(relation)
     if size < 1:
-        raise InputError(f"size={size} must be at least 1; use --size 1 for a single query answer.")
+        raise InputError(f"size={size} must be at least 1 (1: a single query answer).")
     if rel in ("sensitivity", "any"):
         if size == 1:
             scalars = [

@@ -10,6 +10,13 @@ from proofs.io import SCHEMA_VERSION, finite_or_none
 __all__ = ["SCHEMA_VERSION", "VERDICTS", "AuditResult", "Witness"]
 
 VERDICTS = ("violation", "no violation found", "inconclusive")
+FLOAT_NOTE = (
+    "  float-representation violation: the witness is an event on the bits of the output "
+    "doubles (Mironov 2012, On significance of the least significant bits for DP): the "
+    "real-number mechanism may be private, its floating-point implementation is not. Fix: "
+    "snap outputs to a coarse grid or use a discrete sampler (e.g. OpenDP's); audit the "
+    "ideal mechanism with --semantics ideal (semantics='ideal')."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +101,8 @@ class AuditResult:
     verdict: str = ""  # "violation", "no violation found" or "inconclusive" (see VERDICTS)
     detectable_epsilon: float = float("inf")
     hint: str = ""
+    violation_kind: str = ""  # the witness's: "float-representation" or "distributional"
+    violation_kinds: tuple[str, ...] = ()  # every kind some certified event shows
     event: Any = field(
         default=None, repr=False, compare=False
     )  # the witness event object (replay, plots)
@@ -131,6 +140,12 @@ class AuditResult:
             f"{self.certification_samples} certification{drawn}), seed {self.seed}, "
             f"{self.seconds:.2f} s"
         )
+        if "float-representation" in self.violation_kinds:
+            lines.append(FLOAT_NOTE)
+        if len(self.violation_kinds) > 1:
+            lines.append(
+                "  the mechanism also violates the claim as a distribution (not only in its bits)"
+            )
         if self.stop != "complete" or self.looks > 1:
             lines.append(
                 f"  certified at look {self.look} of {self.looks} ({self.stop})"
@@ -160,6 +175,8 @@ class AuditResult:
             "delta_lower_bound": self.delta_lower_bound,
             "violation": self.violation,
             "verdict": self.verdict,
+            "violation_kind": self.violation_kind,
+            "violation_kinds": list(self.violation_kinds),
             "detectable_epsilon": finite_or_none(self.detectable_epsilon),
             "hint": self.hint,
             "p_value": self.p_value,

@@ -87,57 +87,55 @@ class AuditConfig:
         return m, self.samples - m
 
 
-def _number(name: str, value: Any, flag: str) -> float:
+def _number(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise InputError(f"{name}={value!r} must be a number; pass {flag} as a number.")
+        raise InputError(f"{name}={value!r} must be a number.")
     v = float(value)
     if math.isnan(v):
-        raise InputError(f"{name}=nan must be a number; pass {flag} as a number.")
+        raise InputError(f"{name}=nan must be a number.")
     return v
 
 
 def validate(config: AuditConfig) -> None:
     """Check a configuration at the public boundary (each message names value and fix)."""
-    eps = _number("epsilon", config.epsilon, "--epsilon")
+    eps = _number("epsilon", config.epsilon)
     if eps < 0 or math.isinf(eps):
-        raise InputError(
-            f"epsilon={config.epsilon!r} must be finite and >= 0; use e.g. --epsilon 1."
-        )
-    delta = _number("delta", config.delta, "--delta")
+        raise InputError(f"epsilon={config.epsilon!r} must be finite and >= 0, e.g. 1.")
+    delta = _number("delta", config.delta)
     if not 0 <= delta < 1:
-        raise InputError(f"delta={config.delta!r} must be in [0, 1); use --delta 0 for pure DP.")
-    conf = _number("confidence", config.confidence, "--confidence")
-    if not 0 < conf < 1:
-        raise InputError(
-            f"confidence={config.confidence!r} must be in (0, 1); use e.g. --confidence 0.95."
-        )
+        raise InputError(f"delta={config.delta!r} must be in [0, 1) (0 for pure DP).")
+    conf = _number("confidence", config.confidence)
+    if not 0.5 <= conf < 1:  # below 1/2 a "certified" bound is more likely wrong than right
+        raise InputError(f"confidence={config.confidence!r} must be in [0.5, 1), e.g. 0.95.")
     if (
         isinstance(config.samples, bool)
         or not isinstance(config.samples, (int, np.integer))
         or config.samples < 200
     ):
-        raise InputError(
-            f"samples={config.samples!r} must be an integer >= 200; use e.g. --samples 1000000."
-        )
+        raise InputError(f"samples={config.samples!r} must be an integer >= 200, e.g. 1000000.")
     unknown = set(config.families) - set(FAMILIES)
     if unknown or not config.families:
         raise InputError(f"families={config.families!r} must be a non-empty subset of {FAMILIES}.")
     if config.max_time is not None:
-        t = _number("max_time", config.max_time, "--max-time")
+        t = _number("max_time", config.max_time)
         if not t >= 0 or math.isinf(t):
             raise InputError(
-                f"max_time={config.max_time!r} must be a finite number of seconds >= 0; use e.g. "
-                "--max-time 600."
+                f"max_time={config.max_time!r} must be a finite number of seconds >= 0, e.g. 600."
             )
-    if not _number("checkpoint_every", config.checkpoint_every, "checkpoint_every") > 0:
+    if not _number("checkpoint_every", config.checkpoint_every) > 0:
         raise InputError(f"checkpoint_every={config.checkpoint_every!r} must be > 0 seconds.")
+    seed = config.seed
+    if seed is not None and (
+        isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0
+    ):
+        raise InputError(f"seed={seed!r} must be an integer >= 0 (or None for a fresh one).")
     if config.checkpoint is not None and config.seed is None:
-        raise InputError("a checkpoint needs a fixed seed; pass seed=S (--seed S).")
-    factor = _number("inconclusive_factor", config.inconclusive_factor, "--inconclusive-factor")
+        raise InputError("a checkpoint needs a fixed seed (an integer >= 0).")
+    factor = _number("inconclusive_factor", config.inconclusive_factor)
     if not factor > 1 or math.isinf(factor):
         raise InputError(
-            f"inconclusive_factor={config.inconclusive_factor!r} must be a finite number > 1; "
-            "use e.g. 2."
+            f"inconclusive_factor={config.inconclusive_factor!r} must be a finite number > 1, "
+            "e.g. 2."
         )
     if config.max_certified < 1:
         raise InputError(f"max_certified={config.max_certified!r} must be >= 1.")
@@ -155,7 +153,7 @@ def validate(config: AuditConfig) -> None:
         raise InputError(
             f"samples={config.samples} is too small for confidence={conf:g}: even an event seen in "
             f"every sample of one dataset and never in the other would certify only epsilon >= "
-            f"{max(best, 0):.3g} <= claimed {eps:g}; use --samples {need} or more."
+            f"{max(best, 0):.3g} <= claimed {eps:g}; use {need} or more."
         )
 
 
@@ -180,6 +178,7 @@ def minimum_samples(epsilon: float, delta: float, confidence: float) -> int | No
 
 
 PAIR_SEARCHES = ("patterns", "hypothesis")
+SEMANTICS = ("implementation", "ideal")
 
 
 def _as_pairs(
@@ -192,6 +191,9 @@ def _as_pairs(
     mechanism: Any = None,
 ) -> list[Pair]:
     rel = normalise_relation(relation)
+    sens = _number("sensitivity", sensitivity)
+    if rel == "sensitivity" and not (0 < sens < math.inf):
+        raise InputError(f"sensitivity={sensitivity!r} must be a finite number > 0, e.g. 1.")
     if search not in PAIR_SEARCHES:
         raise InputError(
             f"pair_search={search!r} is unknown; use one of {', '.join(PAIR_SEARCHES)}."
@@ -199,7 +201,7 @@ def _as_pairs(
     if pairs is None:
         if relation is None:
             raise InputError(
-                "no neighbouring pair given; pass pairs=[(A, B)] (--pair A B) or a relation."
+                "no neighbouring pair given; give pairs [(A, B), ...] or a neighbouring relation."
             )
         if search == "hypothesis":
             return _searched_pairs(mechanism, rel, sensitivity, size, seed)
@@ -207,11 +209,30 @@ def _as_pairs(
     out = []
     for p in pairs:
         pair = p if isinstance(p, Pair) else _tuple_pair(p)
+        for side, data in (("A", pair.a), ("B", pair.b)):
+            if not _finite_data(data):
+                raise InputError(
+                    f"pair {pair.label!r} dataset {side}={pair.to_dict()[side.lower()]!r} holds "
+                    "NaN or infinity; give finite numbers."
+                )
         check_pair(pair, rel, sensitivity)
         out.append(pair)
     if not out:
         raise InputError("pairs=[] is empty; pass at least one neighbouring pair (A, B).")
     return out
+
+
+def _finite_data(x: Any) -> bool:
+    """No NaN or infinity anywhere in a dataset (numbers, lists, dicts, arrays)."""
+    if isinstance(x, np.ndarray):
+        return x.dtype.kind not in "fc" or bool(np.all(np.isfinite(x)))
+    if isinstance(x, (float, np.floating)):
+        return math.isfinite(x)
+    if isinstance(x, (list, tuple)):
+        return all(_finite_data(v) for v in x)
+    if isinstance(x, dict):
+        return all(_finite_data(v) for v in x.values())
+    return True
 
 
 def _searched_pairs(
@@ -298,6 +319,9 @@ def _conclude(
     detect = (
         detectable_epsilon(int(kd[best]), n, a, eps, delta) if best >= 0 and n > 0 else math.inf
     )
+    kinds = sorted(
+        {_kind(c) for c, b in zip(chosen, bounds if chosen and n > 0 else []) if b > eps}
+    )
     verdict, hint = _verdict(eps_lb > eps, detect, cfg, witness is not None)
     notes = [] if out.stop == "complete" else [STOPS[out.stop]]
     if not mech.wants_rng:
@@ -330,8 +354,15 @@ def _conclude(
         verdict=verdict,
         detectable_epsilon=detect,
         hint=hint,
+        violation_kind=_kind(chosen[best]) if eps_lb > eps else "",
+        violation_kinds=tuple(kinds),
         event=chosen[best].event if best >= 0 else None,
     )
+
+
+def _kind(c: Candidate) -> str:
+    """``float-representation`` for an event on the bits of a double, else ``distributional``."""
+    return "float-representation" if c.family == "float" else "distributional"
 
 
 EPSILON_FLOOR = 0.01  # a claim of epsilon 0 is judged as if it were this
@@ -449,6 +480,7 @@ def audit(
     max_time: float | None = None,
     checkpoint_every: float = 10.0,
     inconclusive_factor: float = 2.0,
+    semantics: str = "implementation",
 ) -> AuditResult:
     """Audit the claim "``mechanism`` is (epsilon, delta)-DP" on neighbouring ``pairs``.
 
@@ -469,12 +501,20 @@ def audit(
     a schedule declared before sampling; ``early_stop`` ends it at the first look that certifies
     a violation, and ``max_time`` (seconds) ends it with the result of the last look completed.
 
+    ``semantics="ideal"`` audits the idealised mechanism: the floating-point events (the bit
+    pattern of doubles) are off. By default they are on, and ``result.violation_kinds`` says
+    which kinds of violation were certified (``float-representation``, ``distributional``).
+
     The verdict (``result.verdict``) is ``violation``, ``no violation found``, or
     ``inconclusive`` when no violation was found and ``result.detectable_epsilon`` (the smallest
     true epsilon the chosen event and sample size would have certified above the claim with
     probability 1/2) exceeds ``inconclusive_factor`` times the claimed epsilon (0.01 for a
     claim of 0).
     """
+    if semantics not in SEMANTICS:
+        raise InputError(f"semantics={semantics!r} must be one of {', '.join(SEMANTICS)}.")
+    if semantics == "ideal":  # the idealised mechanism: no events on the bits of doubles
+        families = tuple(f for f in families if f != "float")
     cfg = AuditConfig(
         epsilon=epsilon,
         delta=delta,

@@ -202,8 +202,21 @@ def choose(cands: list[Candidate], k_max: int) -> list[Candidate]:
       high-mass event on a worse pair often outranks the best pair's rarer event by a lucky
       draw (sparse vector: 0.09 against 0.135), and certifying both settles it on fresh data.
 
+    When the chosen events are all floating-point ones (the bit pattern of the output), the
+    best distributional event joins them, so a scale bug in a float sampler is reported as
+    both kinds of violation.
+
     K is decided on selection data only, so the union bound over 2K certified bounds is valid.
     """
+    chosen = _choose(cands, k_max)
+    if chosen and all(c.family == "float" for c in chosen):
+        real = [c for c in cands if c.family != "float" and c.rank > c.plain - 1e2]
+        if real:
+            chosen.append(max(real, key=lambda c: c.rank))
+    return chosen
+
+
+def _choose(cands: list[Candidate], k_max: int) -> list[Candidate]:
     if not cands:
         return []
     key = lambda c: (c.pair_index, c.forward, repr(c.event))
@@ -741,7 +754,7 @@ class Session:
             print(
                 f"dpaudit: {warn}probe: {self.probe.rate:.3g} samples/s per worker; projected "
                 f"{_duration(secs)} on {self.runner.workers} worker(s)"
-                + ("; consider --max-time or fewer --samples" if warn else ""),
+                + ("; consider a time limit or fewer samples" if warn else ""),
                 file=sys.stderr,
                 flush=True,
             )

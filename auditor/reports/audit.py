@@ -14,9 +14,10 @@ import math
 from pathlib import Path
 from typing import Any
 
+from auditor.engine.result import FLOAT_NOTE
 from auditor.reports.html import esc, md_cell, page, versions
 from proofs.errors import InputError
-from proofs.io import write_text_atomic
+from proofs.io import write_files_atomic
 
 __all__ = [
     "audit_html",
@@ -47,9 +48,23 @@ def verdict_sentence(d: dict[str, Any]) -> str:
         else ""
     )
     if d["violation"]:
+        kinds = d.get("violation_kinds") or []
+        why = ""
+        if "float-representation" in kinds:
+            why = " " + FLOAT_NOTE.strip()
+            if "distributional" in kinds:
+                why += " It also violates the claim as a distribution, not only in its bits."
         return (
             f"Violation: with confidence {conf}, the mechanism's privacy loss on the witness "
-            f"pair is at least epsilon = {lb:.4g}, above the claimed {claim}.{unbounded}"
+            f"pair is at least epsilon = {lb:.4g}, above the claimed {claim}.{unbounded}{why}"
+        )
+    if d.get("verdict") == "inconclusive":
+        detect = d.get("detectable_epsilon")
+        return (
+            f"Inconclusive: with confidence {conf}, epsilon is at least {lb:.4g}, which does not "
+            f"exceed the claimed {claim}; but this audit would only have caught a mechanism with "
+            f"epsilon >= {'infinity' if detect is None else format(detect, '.4g')} (with "
+            f"probability 1/2). {d.get('hint', '')}"
         )
     return (
         f"No violation found: with confidence {conf}, epsilon is at least {lb:.4g}, which "
@@ -277,7 +292,8 @@ def audit_markdown(
     d: dict[str, Any], title: str | None = None, figure_links: list[str] | None = None
 ) -> str:
     title = title or f"dpaudit audit: {d.get('mechanism', '')}"
-    lines = [f"# {md_cell(title)}", "", f"**{verdict_sentence(d)}**", "", "| | |", "|---|---|"]
+    verdict = md_cell(verdict_sentence(d))
+    lines = [f"# {md_cell(title)}", "", f"**{verdict}**", "", "| | |", "|---|---|"]
     lines += [f"| {md_cell(k)} | {md_cell(v)} |" for k, v in _facts(d)]
     for link in figure_links or []:
         lines += ["", f"![{Path(link).stem}]({link})"]
@@ -285,18 +301,20 @@ def audit_markdown(
     return "\n".join(lines)
 
 
-def write_audit_report(d: dict[str, Any], path: str) -> None:
-    """Write an HTML or Markdown report (Markdown gets its SVG plots as files beside it)."""
-    if report_kind(path) == "html":
-        write_text_atomic(path, audit_html(d))
-        return
+def audit_report_files(d: dict[str, Any], path: str) -> dict[Path, str]:
+    """The files of an HTML or Markdown report, by path (Markdown gets its SVG plots as files
+    beside it)."""
     target = Path(path)
-    links = []
-    for name, svg in _plots(d):
-        fig_path = target.with_name(f"{target.stem}.{name}.svg")
-        write_text_atomic(fig_path, svg)
-        links.append(fig_path.name)
-    write_text_atomic(path, audit_markdown(d, figure_links=links))
+    if report_kind(path) == "html":
+        return {target: audit_html(d)}
+    files = {target.with_name(f"{target.stem}.{name}.svg"): svg for name, svg in _plots(d)}
+    files[target] = audit_markdown(d, figure_links=[p.name for p in files])
+    return files
+
+
+def write_audit_report(d: dict[str, Any], path: str) -> None:
+    """Write an HTML or Markdown report, all its files at once (atomically)."""
+    write_files_atomic(audit_report_files(d, path))
 
 
 def load_result(path: str) -> dict[str, Any]:
@@ -328,4 +346,19 @@ def load_result(path: str) -> dict[str, Any]:
             f"result {path!r} lacks {', '.join(missing)}; it is not a "
             "`dpaudit audit --json` output."
         )
+    for key in needed:
+        value = d[key]
+        ok = (
+            isinstance(value, bool)
+            if key == "violation"
+            else (isinstance(value, (int, float)) and not isinstance(value, bool))
+        )
+        if not ok:
+            raise InputError(
+                f"result {path!r} has {key}={value!r}, which is not a "
+                f"{'boolean' if key == 'violation' else 'number'}; it is not a `dpaudit audit "
+                "--json` output."
+            )
+    if not isinstance(d.get("witness"), (dict, type(None))):
+        raise InputError(f"result {path!r} has a witness that is not an object or null.")
     return d

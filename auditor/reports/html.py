@@ -37,8 +37,10 @@ def esc(value) -> str:
 
 
 def md_cell(value) -> str:
-    """A Markdown table cell: pipes escaped, newlines flattened."""
-    return str(value).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """A Markdown table cell: HTML escaped (Markdown passes raw HTML through), pipes escaped,
+    newlines flattened."""
+    text = html.escape(str(value), quote=False)
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
 def versions() -> dict[str, str]:

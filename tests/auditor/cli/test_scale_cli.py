@@ -163,7 +163,7 @@ def _one_line(capsys) -> str:
     [
         (["--workers", "0"], "workers=0"),
         (["--max-time", "-5"], "max_time=-5"),
-        (["--executor", "dask"], "--scheduler"),
+        (["--executor", "dask"], "scheduler address"),
         (["--executor", "dask", "--scheduler", "tcp://127.0.0.1:9"], "unreachable"),
         (["--samples", "1.5e3x"], "--samples"),
     ],

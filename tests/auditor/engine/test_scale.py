@@ -221,7 +221,7 @@ def test_a_tampered_checkpoint_state_is_refused(tmp_path):
         (dict(max_time=-1.0), "max_time=-1.0"),
         (dict(executor="spark"), "executor='spark'"),
         (dict(executor="dask"), "scheduler"),
-        (dict(scheduler="tcp://127.0.0.1:1"), "--executor dask"),
+        (dict(scheduler="tcp://127.0.0.1:1"), "executor dask"),
     ],
 )
 def test_bad_scale_settings_are_one_line_errors(kw, needle):

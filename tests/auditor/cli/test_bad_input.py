@@ -1,0 +1,102 @@
+"""Bad input fails before any sampling, in one line, exit 2; outputs are written together."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import auditor
+from auditor.cli import main
+from auditor.engine.events import FloatMultiple
+from auditor.reports.html import md_cell
+from proofs import InputError
+from proofs.io import write_files_atomic
+
+
+def _never_called(data, size, rng):
+    raise AssertionError("the mechanism ran before the input was checked")
+
+
+@pytest.fixture()
+def target(tmp_path):
+    path = tmp_path / "mech.py"
+    path.write_text(
+        "def never(data, size, rng):\n    raise AssertionError('sampled before checking')\n"
+    )
+    return f"{path}:never"
+
+
+@pytest.mark.parametrize(
+    "extra, needle",
+    [
+        (["--pair", "NaN", "1"], "NaN or infinity"),
+        (["--pair", "[1, Infinity]", "[1, 1]"], "NaN or infinity"),
+        (["--pair", "0", "1", "--seed", "-1"], "seed=-1"),
+        (["--pair", "0", "1", "--confidence", "1e-9"], "confidence=1e-09"),
+        (["--relation", "sensitivity", "--sensitivity", "-1"], "sensitivity=-1.0"),
+        (["--pair", "0", "1", "--json", "/nonexistent-folder/r.json"], "does not exist"),
+        (["--pair", "0", "1", "--report", "/nonexistent-folder/r.html"], "does not exist"),
+        (["--pair", "0", "1", "--json", "."], "is a folder"),
+        (["--pair", "0", "1", "--semantics", "exact"], "--semantics"),
+    ],
+)
+def test_bad_cli_input_is_one_line_before_sampling(target, extra, needle, capsys):
+    assert main(["audit", target, "--epsilon", "1", "--samples", "1000", *extra]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_api_errors_name_parameters_not_flags():
+    for kw in (dict(epsilon=-1), dict(samples=10), dict(seed=-3), dict(semantics="x")):
+        args = dict(epsilon=1.0, samples=1000) | kw
+        with pytest.raises(InputError) as err:
+            auditor.audit(_never_called, [(0, 1)], **args)
+        assert "--" not in str(err.value), str(err.value)
+
+
+def test_infinite_outputs_are_rejected_like_nan():
+    def inf_out(data, size, rng):
+        return np.where(rng.random(size) < 0.5, np.inf, 0.0)
+
+    with pytest.raises(InputError, match="infinity is not an output"):
+        auditor.audit(inf_out, [(0, 1)], epsilon=1.0, samples=1000)
+
+
+def test_events_and_markdown_print_safely():
+    assert "2^3" in FloatMultiple(-3).describe() and "2^--" not in FloatMultiple(-3).describe()
+    assert md_cell("<script>x</script>|y") == "&lt;script&gt;x&lt;/script&gt;\\|y"
+
+
+def test_report_checks_field_types(tmp_path, capsys):
+    good = auditor.audit(lambda d, size, rng: rng.random(size) < 0.5, [(0, 1)], epsilon=1.0)
+    d = good.to_dict()
+    d["epsilon_lower_bound"] = "big"
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(d))
+    assert main(["report", str(path), "-o", str(tmp_path / "r.html")]) == 2
+    assert "epsilon_lower_bound='big'" in capsys.readouterr().err
+
+
+def test_an_interrupt_while_writing_leaves_every_old_file(tmp_path, monkeypatch):
+    a, b = tmp_path / "r.json", tmp_path / "r.html"
+    a.write_text("old json")
+    b.write_text("old html")
+
+    import proofs.io as pio
+
+    real = pio._temp_copy
+    calls = []
+
+    def flaky(target, text):
+        calls.append(target)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(target, text)
+
+    monkeypatch.setattr(pio, "_temp_copy", flaky)
+    with pytest.raises(KeyboardInterrupt):
+        write_files_atomic({a: "new json", b: "new html"})
+    assert a.read_text() == "old json" and b.read_text() == "old html"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html", "r.json"]  # no temp left
