@@ -115,6 +115,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", metavar="OUT", help="write the result as JSON (atomically)")
     parser.add_argument(
+        "--junit-xml", metavar="OUT", help="write JUnit XML (one test case: this audit), for CI"
+    )
+    parser.add_argument(
         "--report", metavar="OUT.html|OUT.md", help="write an HTML or Markdown report"
     )
     parser.add_argument(
@@ -233,7 +236,7 @@ def run(args: argparse.Namespace) -> int:
     from auditor.engine.run import audit
     from proofs.io import check_writable
 
-    for out in (args.json, args.report):
+    for out in (args.json, args.report, args.junit_xml):
         if out:
             check_writable(out)  # an unwritable output fails before the audit runs
     if args.report:
@@ -290,4 +293,8 @@ def _write_outputs(args: argparse.Namespace, result, func) -> None:
         files.update(audit_report_files(with_plots(result, func), args.report))
     if args.json:
         files[args.json] = json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n"
+    if args.junit_xml:
+        from auditor.reports.junit import audit_junit
+
+        files[args.junit_xml] = audit_junit(result)
     write_files_atomic(files)

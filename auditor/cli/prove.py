@@ -41,6 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="write seconds as null in --json (for a baseline kept in git)",
     )
+    parser.add_argument(
+        "--junit-xml", metavar="OUT", help="write JUnit XML: one test case per claim, for CI"
+    )
     parser.add_argument("--quiet", action="store_true", help="print only the final line")
 
 
@@ -51,17 +54,24 @@ def _print_progress(result) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from auditor.reports.proofs import report_kind, write_proof_report
-    from proofs.io import write_json_atomic
+    from proofs.io import check_writable, write_json_atomic, write_text_atomic
     from proofs.prove import prove, regressions
 
     if args.report:
         report_kind(args.report)  # reject a bad suffix before the work
+    for out in (args.json, args.report, args.junit_xml):
+        if out:
+            check_writable(out)
     run_result = prove(args.files, progress=None if args.quiet else _print_progress)
     print(("" if args.quiet else "\n") + run_result.summary().splitlines()[-1])
     if args.json:
         write_json_atomic(args.json, run_result.to_dict(timings=not args.no_timings))
     if args.report:
         write_proof_report(run_result, args.report)
+    if args.junit_xml:
+        from auditor.reports.junit import proofs_junit
+
+        write_text_atomic(args.junit_xml, proofs_junit(run_result))
     code = EXIT_OK if run_result.all_as_expected else EXIT_FOUND
     if args.baseline:
         changes = regressions(run_result, args.baseline)

@@ -43,10 +43,10 @@ def cp_upper(k, n, a):
 
 
 def cp_interval(k: int, n: int, confidence: float) -> tuple[float, float]:
-    """Two-sided exact Clopper-Pearson interval at `confidence` (each tail (1 - confidence)/2),
-    as scipy's ``binomtest(k, n).proportion_ci(method="exact")``."""
-    tail = (1 - confidence) / 2
-    return float(cp_lower(k, n, tail)), float(cp_upper(k, n, tail))
+    """Two-sided exact Clopper-Pearson interval at `confidence` (each tail (1 - confidence)/2):
+    scipy's ``binomtest(k, n).proportion_ci(method="exact")``."""
+    ci = stats.binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence, method="exact")
+    return float(ci.low), float(ci.high)
 
 
 def normal_quantile(a: float) -> float:
