@@ -87,10 +87,15 @@ def _figure():
     return plt, fig, ax
 
 
+def _legend(ax) -> None:
+    """Below the axes, never over a curve or the claim line."""
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
+
+
 def _svg(plt, fig) -> str:
     buf = io.StringIO()
     fig.tight_layout()
-    fig.savefig(buf, format="svg")
+    fig.savefig(buf, format="svg", bbox_inches="tight")
     plt.close(fig)
     text = buf.getvalue()
     return text[text.index("<svg") :]
@@ -140,7 +145,7 @@ def _plot_outputs(p: dict[str, Any]) -> str:
         ax.set_ylabel("fraction of samples")
         ax.set_xlabel("output (witness event shaded)")
     ax.set_title("Output distributions on the witness pair")
-    ax.legend(fontsize=8)
+    _legend(ax)
     return _svg(plt, fig)
 
 
@@ -168,7 +173,7 @@ def _plot_loss(p: dict[str, Any]) -> str:
     )
     ax.set_ylabel("epsilon lower bound")
     ax.set_title(f"Empirical privacy loss ({p['samples']} illustration samples per dataset)")
-    ax.legend(fontsize=8)
+    _legend(ax)
     return _svg(plt, fig)
 
 
@@ -196,12 +201,24 @@ def _plot_tradeoff(p: dict[str, Any]) -> str:
     ax.plot(
         t["alpha"], t["beta_lo"], color="#1f5fa8", alpha=0.4, linewidth=0.8, label="confidence band"
     )
+    worst = t.get("worst")
+    if worst is not None:  # the test that most undercuts the claim: the violation, visibly
+        ax.plot(
+            [worst["alpha"]],
+            [worst["beta"]],
+            marker="o",
+            markersize=9,
+            color="#b91c1c",
+            zorder=5,
+            linestyle="none",
+            label=f"most violating test (beta {worst['gap']:.3g} below the claim)",
+        )
     ax.set_xlim(-0.02, 1.02)  # curves that hug an axis stay visible
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("type I error alpha (reject A when A is true)")
     ax.set_ylabel("type II error beta")
     ax.set_title("Trade-off curve (f-DP view): a curve below the dashed line violates the claim")
-    ax.legend(fontsize=8)
+    _legend(ax)
     return _svg(plt, fig)
 
 
@@ -219,6 +236,18 @@ def _facts(d: dict[str, Any]) -> list[tuple[str, str]]:
     return [
         ("mechanism", d.get("mechanism", "")),
         ("claim", f"epsilon = {d['claimed_epsilon']:g}, delta = {d['delta']:g}"),
+        (
+            "verdict",
+            str(d.get("verdict") or ("violation" if d["violation"] else "no violation found"))
+            + (f" ({', '.join(d['violation_kinds'])})" if d.get("violation_kinds") else ""),
+        ),
+        (
+            "detectable epsilon",
+            "infinity"
+            if d.get("detectable_epsilon") is None
+            else f"{d['detectable_epsilon']:.4g} (certified above the claim with probability "
+            "1/2 at this sample size)",
+        ),
         (
             "certified epsilon lower bound",
             f"{d['epsilon_lower_bound']:.6g} at confidence {d['confidence']:g}",

@@ -23,6 +23,7 @@ th{background:#f5f5f7}code{font-size:.85rem}
 .proved,.certified,.pass{background:#e3f6e8;color:#11632b}.refuted,.violation{background:#fde8e8;color:#9b1c1c}
 .unknown,.checked,.inconclusive{background:#fff4d6;color:#7a5200}.error{background:#eee;color:#333}
 .missed{background:#b91c1c;color:#fff}
+td.id{max-width:13rem;overflow-wrap:anywhere}
 .unexpected{outline:2px solid #9b1c1c}
 .lead{font-size:1.1rem;margin:1rem 0;padding:.8rem 1rem;border-left:4px solid #888;
 background:#fafafa}

@@ -171,7 +171,15 @@ def _tradeoff(ca: np.ndarray, cb: np.ndarray, eps: float, delta: float, a: float
     kb = np.concatenate([[0.0], np.cumsum(cb[order])])
     alpha, beta = ka / n, 1 - kb / n
     grid = np.linspace(0, 1, 201)
+    gap = claimed_tradeoff(alpha, eps, delta) - beta  # > 0: below the claimed curve
+    i = int(np.argmax(gap))
+    worst = (
+        {"alpha": float(alpha[i]), "beta": float(beta[i]), "gap": float(gap[i])}
+        if gap[i] > 0
+        else None
+    )
     return {
+        "worst": worst,
         "alpha": alpha.tolist(),
         "beta": beta.tolist(),
         "alpha_hi": cp_upper(ka, n, a).tolist(),

@@ -43,7 +43,7 @@ def proofs_html(run: ProofRun, title: str = "dpaudit proof report") -> str:
             if text
         )
         rows.append(
-            f"<tr><td><code>{esc(r.id)}</code></td>"
+            f"<tr><td class='id'><code>{esc(r.id)}</code></td>"
             f"<td><span class='verdict {esc(cls)}'>{esc(r.verdict.value)}</span>"
             f"<div class='small'>expected: {esc(r.expect)}</div></td>"
             f"<td>{esc(r.statement)}<div class='small'>{esc(r.source)}</div>{detail}</td>"
