@@ -37,6 +37,7 @@ class Witness:
     p_upper: float
     selection_prediction: float
     event_state: Any = None  # the lossless form of the event (:func:`events.event_state`)
+    simple_event: str = ""  # a simpler event within 5% of a learned one, in words (not certified)
 
     @property
     def other(self) -> str:
@@ -59,6 +60,7 @@ class Witness:
             "p_upper_denominator": self.p_upper,
             "selection_prediction": finite_or_none(self.selection_prediction),
             "event_state": self.event_state,
+            "simple_event": self.simple_event,
         }
 
 
@@ -129,6 +131,8 @@ class AuditResult:
                 f"  witness: pair {w.pair['a']!r} vs {w.pair['b']!r} ({w.pair.get('label', '')}),"
                 f" event {w.event}"
             )
+            if w.simple_event:
+                lines.append(f"  in words: {w.simple_event}")
             lines.append(
                 f"  counts: {w.count_numerator} vs {w.count_denominator} of "
                 f"{w.certification_samples} fresh samples each (numerator dataset {w.numerator})"

@@ -316,6 +316,14 @@ def _conclude(
         witness = _witness(
             c, pairs[c.pair_index], counts[best], n, float(lo[best]), float(hi[best])
         )
+        simple = out.simple[best] if best < len(out.simple) else None
+        if simple is not None:
+            witness = replace(
+                witness,
+                simple_event=f"{simple.event.describe()} (on the selection data its predicted "
+                f"bound is {simple.plain:.3g}, against {c.plain:.3g} for the learned event; "
+                "not certified)",
+            )
     detect = (
         detectable_epsilon(int(kd[best]), n, a, eps, delta) if best >= 0 and n > 0 else math.inf
     )

@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -249,6 +249,29 @@ class Outcome:
     stop: str  # "complete", "violation", "max-time"
     look: int  # 1-based index of the reported look (0: none)
     looks: int
+    simple: list = field(default_factory=list)  # per chosen event: a simpler one, or None
+
+
+SIMPLE_FAMILIES = ("coordinate", "threshold", "threshold tails", "atoms")
+LEARNED_FAMILIES = ("classifier", "projection", "vote", "score tails", "box", "histogram")
+SIMPLE_SHARE = 0.95  # a simple event stands in for a learned one within 5% of its prediction
+
+
+def simplest(judged: list[Candidate], c: Candidate) -> Candidate | None:
+    """For a learned event (a classifier score, a vote, a box), the best simple one of the
+    same pair (a coordinate threshold, an atom, a set of output patterns) whose judged
+    prediction is within 5% of the learned one's: the witness in words. It is judged on the
+    selection data only and never certified."""
+    if c.family not in LEARNED_FAMILIES or not c.plain > 0:
+        return None
+    near = [
+        x
+        for x in judged
+        if x.pair_index == c.pair_index
+        and x.family in SIMPLE_FAMILIES
+        and x.plain >= SIMPLE_SHARE * c.plain
+    ]
+    return max(near, key=lambda x: x.plain) if near else None
 
 
 class _OutOfTime(Exception):
@@ -717,7 +740,19 @@ class Session:
         self.save()
         return self._outcome(stop)
 
+    def _simple(self, c: Candidate) -> Candidate | None:
+        """:func:`simplest` among the judged events of the last round that judged c's pair."""
+        for r in reversed(range(len(self.plan.rounds))):
+            judged = [x for x in self._judged(r) if x.pair_index == c.pair_index]
+            if judged:
+                return simplest(judged, c)
+        return None
+
     def _outcome(self, stop: str | None) -> Outcome:
+        out = self._certified(stop)
+        return replace(out, simple=[self._simple(c) for c in out.chosen])
+
+    def _certified(self, stop: str | None) -> Outcome:
         chosen = self.chosen or []
         cert = self.cert or {}
         rep = cert.get("reported")

@@ -32,3 +32,27 @@ def test_a_runner_up_on_the_same_pair_is_not_added_by_the_pair_rule():
 def test_a_clearly_better_bold_event_is_certified_too():
     safe, bold = _cand(0, 0.10, 0.11), _cand(0, 0.05, 0.20, cut=3.0)
     assert choose([safe, bold], 2) == [safe, bold]
+
+
+def test_a_learned_witness_gets_a_simple_event_within_five_percent():
+    from dataclasses import replace
+
+    from auditor.engine.session import simplest
+
+    learned = replace(_cand(0, 0.10, 0.20), family="classifier")
+    near = replace(_cand(0, 0.09, 0.192, cut=1.0), family="coordinate")
+    far = replace(_cand(0, 0.09, 0.18, cut=2.0), family="coordinate")
+    other_pair = replace(_cand(1, 0.09, 0.199, cut=3.0), family="atoms")
+    assert simplest([learned, near, far, other_pair], learned) is near
+    assert simplest([learned, far], learned) is None
+    assert simplest([near], replace(near, family="threshold")) is None  # already simple
+
+
+def test_the_audit_reports_the_simple_event_in_words():
+    from auditor import audit
+    from auditor.catalogue import get
+
+    entry = get("noisy_hist2")
+    r = audit(entry.sampler(), entry.pairs, epsilon=0.1, samples=200_000, seed=1)
+    assert "logistic" in r.witness.event and r.witness.simple_event.startswith("y[0] >")
+    assert "in words: y[0] >" in r.summary() and "not certified" in r.witness.simple_event
