@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from auditor.engine.result import FLOAT_NOTE
-from auditor.reports.html import esc, md_cell, page, versions
 from proofs.errors import InputError
 from proofs.io import write_files_atomic
 
@@ -292,42 +291,32 @@ def _facts(d: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def audit_html(d: dict[str, Any], title: str | None = None) -> str:
-    title = title or f"dpaudit audit: {d.get('mechanism', '')}"
-    cls = "violation" if d["violation"] else "pass"
-    rows = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in _facts(d))
-    figures = "".join(f"<figure>{svg}</figure>" for _name, svg in _plots(d))
-    note = ""
-    if d.get("plots"):
-        p = d["plots"]
-        note = (
-            f"<p class='small'>Plots use {p['samples']} fresh samples per dataset (seed "
-            f"{p['seed']}), separate from the certification samples; the certified bound "
-            "above comes from the certification samples only. The per-threshold bounds in "
-            "the second plot are one-sided Clopper-Pearson at the audit's confidence without "
-            f"a union bound: an illustration, not a certificate. Score: "
-            f"{esc(p.get('score', p.get('event_text', '')))}.</p>"
-        )
-    notes = "".join(f"<li>{esc(n)}</li>" for n in d.get("notes", []))
-    body = (
-        f"<h1>{esc(title)}</h1>"
-        f"<p class='lead {cls}-lead'>{esc(verdict_sentence(d))}</p>"
-        f"<table>{rows}</table>{('<ul>' + notes + '</ul>') if notes else ''}"
-        f"<h2>Plots</h2>{note}{figures or '<p>No plot data in this result.</p>'}"
+    from markupsafe import Markup
+
+    from auditor.reports.templating import render
+
+    return render(
+        "audit.html",
+        title=title or f"dpaudit audit: {d.get('mechanism', '')}",
+        d=d,
+        verdict=verdict_sentence(d),
+        facts=_facts(d),
+        figures=[Markup(svg) for _name, svg in _plots(d)],  # matplotlib's own SVG
     )
-    return page(title, body)
 
 
 def audit_markdown(
     d: dict[str, Any], title: str | None = None, figure_links: list[str] | None = None
 ) -> str:
-    title = title or f"dpaudit audit: {d.get('mechanism', '')}"
-    verdict = md_cell(verdict_sentence(d))
-    lines = [f"# {md_cell(title)}", "", f"**{verdict}**", "", "| | |", "|---|---|"]
-    lines += [f"| {md_cell(k)} | {md_cell(v)} |" for k, v in _facts(d)]
-    for link in figure_links or []:
-        lines += ["", f"![{Path(link).stem}]({link})"]
-    lines += ["", "Versions: " + ", ".join(f"{k} {v}" for k, v in versions().items()), ""]
-    return "\n".join(lines)
+    from auditor.reports.templating import render
+
+    return render(
+        "audit.md",
+        title=title or f"dpaudit audit: {d.get('mechanism', '')}",
+        verdict=verdict_sentence(d),
+        facts=_facts(d),
+        figure_links=figure_links or [],
+    )
 
 
 def audit_report_files(d: dict[str, Any], path: str) -> dict[Path, str]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from auditor.reports.html import esc, md_cell, page, versions
 from proofs.errors import InputError
 from proofs.io import write_text_atomic
 from proofs.results import ProofRun
@@ -30,66 +29,23 @@ def _lead(run: ProofRun) -> str:
 
 
 def proofs_html(run: ProofRun, title: str = "dpaudit proof report") -> str:
-    rows = []
-    for r in run.results:
-        cls = r.verdict.value + ("" if r.as_expected else " unexpected")
-        detail = "".join(
-            f"<div>{esc(label)}: {esc(text)}</div>"
-            for label, text in (
-                ("tight epsilon", r.tight_epsilon),
-                ("note", r.reason),
-                ("counterexample", _cex_text(r)),
-            )
-            if text
-        )
-        rows.append(
-            f"<tr><td class='id'><code>{esc(r.id)}</code></td>"
-            f"<td><span class='verdict {esc(cls)}'>{esc(r.verdict.value)}</span>"
-            f"<div class='small'>expected: {esc(r.expect)}</div></td>"
-            f"<td>{esc(r.statement)}<div class='small'>{esc(r.source)}</div>{detail}</td>"
-            f"<td>{esc(r.method)}</td><td>{r.seconds:.3f}</td></tr>"
-        )
-    body = (
-        f"<h1>{esc(title)}</h1><p class='lead'>{esc(_lead(run))}</p>"
-        "<p class='small'>proved: for every parameter value allowed by the assumptions; "
-        "certified: at the stated numbers, by interval arithmetic; checked: a general rule that "
-        "holds on the listed instances only (never a pass); refuted: a counterexample "
-        "re-checked exactly; unknown: no conclusion (never a pass); error: the claim could not "
-        "be checked (id, file, message).</p>"
-        "<table><tr><th>id</th><th>verdict</th><th>statement and source</th><th>method</th>"
-        f"<th>seconds</th></tr>{''.join(rows)}</table>"
-    )
-    return page(title, body)
+    from auditor.reports.templating import render
+
+    return render("proofs.html", title=title, run=run, lead=_lead(run))
 
 
 def proofs_markdown(run: ProofRun, title: str = "dpaudit proof report") -> str:
-    lines = [
-        f"# {title}",
-        "",
-        _lead(run),
-        "",
-        "| id | verdict | expected | statement | method | seconds |",
-        "|---|---|---|---|---|---|",
-    ]
-    lines[4:4] = [
-        "proved: every parameter value; certified: at the stated numbers; checked: the "
-        "listed instances only (never a pass); unknown: no conclusion; error: not "
-        "checked.",
-        "",
-    ]
-    for r in run.results:
-        lines.append(
-            f"| `{md_cell(r.id)}` | **{r.verdict.value}** | {r.expect} | "
-            f"{md_cell(r.statement)} | {md_cell(r.method)} | {r.seconds:.3f} |"
-        )
+    from auditor.reports.templating import render
+
     notes = [r for r in run.results if r.counterexample is not None or r.reason]
-    if notes:
-        lines += ["", "## Counterexamples and notes", ""]
-        for r in notes:
-            text = "; ".join(t for t in (r.reason, _cex_text(r)) if t)
-            lines.append(f"- `{md_cell(r.id)}`: {md_cell(text)}")
-    lines += ["", "Versions: " + ", ".join(f"{k} {v}" for k, v in versions().items()), ""]
-    return "\n".join(lines)
+    return render(
+        "proofs.md",
+        title=title,
+        run=run,
+        lead=_lead(run),
+        notes=notes,
+        note_text=lambda r: "; ".join(t for t in (r.reason, _cex_text(r)) if t),
+    )
 
 
 def report_kind(path: str) -> str:
