@@ -85,6 +85,8 @@ def _violation_message(result: Any) -> str:
     ]
     if w is not None:
         lines.append(f"witness: {w.pair.get('a')!r} vs {w.pair.get('b')!r}, event {w.event}")
+        if w.simple_event:
+            lines.append(f"in words: {w.simple_event}")
         lines.append(
             f"counts: {w.count_numerator} vs {w.count_denominator} of "
             f"{w.certification_samples} samples each (seed {result.seed})"

@@ -7,6 +7,7 @@ import contextlib
 import io
 import json
 import tempfile
+import warnings
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -70,10 +71,17 @@ FOLDER = Path(tempfile.mkdtemp(prefix="dpaudit-fuzz-"))
 @given(args=arguments(FOLDER))
 def test_random_cli_arguments_exit_with_a_contract_code_and_no_traceback(args):
     err = io.StringIO()
-    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+    with (
+        warnings.catch_warnings(record=True) as caught,
+        contextlib.redirect_stderr(err),
+        contextlib.redirect_stdout(io.StringIO()),
+    ):
+        warnings.simplefilter("always")
         code = main(args)
     assert code in (0, 1, 2, 4), (args, code, err.getvalue())
     assert "Traceback" not in err.getvalue(), (args, err.getvalue())
+    leaked = [w for w in caught if issubclass(w.category, RuntimeWarning)]
+    assert not leaked, (args, [str(w.message) for w in leaked])  # no numpy warnings leak
     if code == 2:
         assert len([ln for ln in err.getvalue().splitlines() if ln.strip()]) == 1, err.getvalue()
     result = FOLDER / "r.json"
