@@ -12,7 +12,8 @@ __all__, __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "auditor.engine.adapter": ("Mechanism", "as_mechanism"),
-        "auditor.engine.run": ("AuditConfig", "audit", "minimum_samples"),
+        "auditor.engine.run": ("audit",),
+        "auditor.engine.config": ("AuditConfig", "minimum_samples"),
         "auditor.engine.pairs": ("Pair", "check_pair", "generate_pairs"),
         "auditor.engine.relations": ("RELATIONS",),
         "auditor.engine.result": ("SCHEMA_VERSION", "VERDICTS", "AuditResult", "Witness"),

@@ -147,11 +147,7 @@ print(int(hwm), child, r.epsilon_lower_bound, r.seconds, r.selection_samples)
 
 
 def memory() -> None:
-    from auditor.engine.session import (
-        SCALAR_BUILD_CAP,
-        VECTOR_BUILD_ELEMENTS,
-        VECTOR_TALLY_ELEMENTS,
-    )
+    from auditor.engine.plan import SCALAR_BUILD_CAP, VECTOR_BUILD_ELEMENTS, VECTOR_TALLY_ELEMENTS
 
     sizes = [10**6, 10**7, 10**8] if not QUICK else [10**5, 10**6]
     print("### Memory: peak RSS at default settings\n")

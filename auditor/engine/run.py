@@ -17,165 +17,26 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from auditor.engine.adapter import Mechanism, as_mechanism
 from auditor.engine.checkpoint import Checkpoint
+from auditor.engine.choice import Outcome
+from auditor.engine.config import AuditConfig, check_number, minimum_samples, validate
 from auditor.engine.events import event_state, event_to_dict
 from auditor.engine.executors import open_runner
 from auditor.engine.pairs import Pair, check_pair, generate_pairs, normalise_relation
+from auditor.engine.plan import Plan, probe
 from auditor.engine.result import AuditResult, Witness
 from auditor.engine.select import FAMILIES, Candidate
-from auditor.engine.session import Outcome, Plan, Session, probe
+from auditor.engine.session import Session
 from auditor.engine.stats import cp_lower, cp_upper, delta_bound, detectable_epsilon, epsilon_bound
 from proofs.errors import InputError
 
-__all__ = ["AuditConfig", "audit", "minimum_samples"]
-
-SELECTION_CAP = 1_000_000  # per dataset and pair, for vector outputs
-SCALAR_SELECTION_CAP = 4_000_000  # scalar outputs are cheap to judge: choose events more finely
-EASY_SELECTION_SHARE = 0.1  # of the samples, for selection: scalar outputs, one pair
-SELECTION_SHARE = 0.3  # vector outputs or several pairs
-
-
-@dataclass(frozen=True, slots=True)
-class AuditConfig:
-    """What to audit against and with how many samples (``samples`` is per dataset)."""
-
-    epsilon: float
-    delta: float = 0.0
-    samples: int = 1_000_000
-    confidence: float = 0.95
-    seed: int | None = 0
-    selection_samples: int | None = None
-    max_certified: int = 2
-    batch_size: int | None = None
-    families: tuple[str, ...] = FAMILIES
-    progress: bool | None = None  # a bar on stderr; None: only when stderr is a terminal
-    early_stop: bool = True  # end at the first look that certifies a violation
-    workers: int | None = None  # None: every core
-    executor: Any = None  # "local" (default), "dask", or a concurrent.futures.Executor
-    scheduler: str | None = None  # Dask scheduler address
-    checkpoint: str | None = None  # file to save progress to and resume from
-    max_time: float | None = None  # seconds; the result then uses the last look completed
-    checkpoint_every: float = 10.0  # seconds between checkpoint saves
-    # "inconclusive" when the detectable epsilon exceeds this multiple of the claim
-    inconclusive_factor: float = 2.0
-
-    @property
-    def alpha_per_bound(self) -> float:
-        """Level of each bound when one event is certified (used to predict and to size)."""
-        return (1.0 - self.confidence) / 2
-
-    def level(self, n_events: int) -> float:
-        """Level of each of the 2 * n_events one-sided bounds (Bonferroni)."""
-        return (1.0 - self.confidence) / (2 * max(n_events, 1))
-
-    def split(self, scalar: bool = True, pairs: int = 1) -> tuple[int, int]:
-        """(selection, certification) samples per dataset, selection capped: a tenth for a
-        scalar output on one pair of datasets; three tenths for vector outputs or several
-        pairs, where choosing among many candidate events on a tenth is the larger loss
-        (sparse vector at 1e6: mean eps_lb 0.040 with a tenth, 0.063 with three; bench)."""
-        m = self.selection_samples
-        if m is None:
-            cap = SCALAR_SELECTION_CAP if scalar else SELECTION_CAP
-            share = EASY_SELECTION_SHARE if scalar and pairs <= 1 else SELECTION_SHARE
-            m = max(min(int(self.samples * share), cap), min(1000, self.samples // 2))
-        return m, self.samples - m
-
-
-def _number(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise InputError(f"{name}={value!r} must be a number.")
-    v = float(value)
-    if math.isnan(v):
-        raise InputError(f"{name}=nan must be a number.")
-    return v
-
-
-def validate(config: AuditConfig) -> None:
-    """Check a configuration at the public boundary (each message names value and fix)."""
-    eps = _number("epsilon", config.epsilon)
-    if eps < 0 or math.isinf(eps):
-        raise InputError(f"epsilon={config.epsilon!r} must be finite and >= 0, e.g. 1.")
-    delta = _number("delta", config.delta)
-    if not 0 <= delta < 1:
-        raise InputError(f"delta={config.delta!r} must be in [0, 1) (0 for pure DP).")
-    conf = _number("confidence", config.confidence)
-    if not 0.5 <= conf < 1:  # below 1/2 a "certified" bound is more likely wrong than right
-        raise InputError(f"confidence={config.confidence!r} must be in [0.5, 1), e.g. 0.95.")
-    if (
-        isinstance(config.samples, bool)
-        or not isinstance(config.samples, (int, np.integer))
-        or config.samples < 200
-    ):
-        raise InputError(f"samples={config.samples!r} must be an integer >= 200, e.g. 1000000.")
-    unknown = set(config.families) - set(FAMILIES)
-    if unknown or not config.families:
-        raise InputError(f"families={config.families!r} must be a non-empty subset of {FAMILIES}.")
-    if config.max_time is not None:
-        t = _number("max_time", config.max_time)
-        if not t >= 0 or math.isinf(t):
-            raise InputError(
-                f"max_time={config.max_time!r} must be a finite number of seconds >= 0, e.g. 600."
-            )
-    if not _number("checkpoint_every", config.checkpoint_every) > 0:
-        raise InputError(f"checkpoint_every={config.checkpoint_every!r} must be > 0 seconds.")
-    seed = config.seed
-    if seed is not None and (
-        isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0
-    ):
-        raise InputError(f"seed={seed!r} must be an integer >= 0 (or None for a fresh one).")
-    if config.checkpoint is not None and config.seed is None:
-        raise InputError("a checkpoint needs a fixed seed (an integer >= 0).")
-    factor = _number("inconclusive_factor", config.inconclusive_factor)
-    if not factor > 1 or math.isinf(factor):
-        raise InputError(
-            f"inconclusive_factor={config.inconclusive_factor!r} must be a finite number > 1, "
-            "e.g. 2."
-        )
-    if config.max_certified < 1:
-        raise InputError(f"max_certified={config.max_certified!r} must be >= 1.")
-    m, n = config.split()
-    if not 0 < m < config.samples:
-        raise InputError(f"selection_samples={m} must be in (0, samples={config.samples}).")
-    best = _perfect_bound(n, config.alpha_per_bound, delta)
-    if best <= eps:
-        need = minimum_samples(eps, delta, config.confidence)
-        if need is None:
-            raise InputError(
-                f"epsilon={eps:g} cannot be refuted by sampling: even a perfect witness needs more "
-                f"than {MAX_SAMPLES:.0e} samples per dataset; audit a smaller claimed epsilon."
-            )
-        raise InputError(
-            f"samples={config.samples} is too small for confidence={conf:g}: even an event seen in "
-            f"every sample of one dataset and never in the other would certify only epsilon >= "
-            f"{max(best, 0):.3g} <= claimed {eps:g}; use {need} or more."
-        )
-
-
-def _perfect_bound(n: int, a: float, delta: float) -> float:
-    return float(epsilon_bound(cp_lower(n, n, a), cp_upper(0, n, a), delta))
-
-
-MAX_SAMPLES = 10**15
-
-
-def minimum_samples(epsilon: float, delta: float, confidence: float) -> int | None:
-    """Smallest per-dataset sample count (to a factor 2) at which a perfect witness could beat
-    ``epsilon``; None beyond ``MAX_SAMPLES``."""
-    samples = 200
-    while samples <= MAX_SAMPLES:
-        cfg = AuditConfig(epsilon=epsilon, delta=delta, samples=samples, confidence=confidence)
-        _m, n = cfg.split()
-        if _perfect_bound(n, cfg.alpha_per_bound, delta) > epsilon:
-            return samples
-        samples *= 2
-    return None
-
+__all__ = ["audit"]
 
 PAIR_SEARCHES = ("patterns", "hypothesis")
 SEMANTICS = ("implementation", "ideal")
@@ -191,7 +52,7 @@ def _as_pairs(
     mechanism: Any = None,
 ) -> list[Pair]:
     rel = normalise_relation(relation)
-    sens = _number("sensitivity", sensitivity)
+    sens = check_number("sensitivity", sensitivity)
     if rel == "sensitivity" and not (0 < sens < math.inf):
         raise InputError(f"sensitivity={sensitivity!r} must be a finite number > 0, e.g. 1.")
     if search not in PAIR_SEARCHES:

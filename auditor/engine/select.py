@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy import optimize
 
 from auditor.engine.events import (
     Coordinate,
@@ -25,12 +24,12 @@ from auditor.engine.events import (
     Identity,
     KeyFn,
     KeySet,
-    Linear,
     MinBox,
     Score,
     ScoreInterval,
     Vote,
 )
+from auditor.engine.scores import vector_scores
 from auditor.engine.stats import predicted_epsilon
 
 __all__ = [
@@ -53,7 +52,6 @@ JUDGE_SHRINK = 0.05  # one-sided level of the shrink used when ranking on the ju
 # a shrunk prediction below this is noise (an event of probability near 1 on both datasets
 # predicts ~1e-5); such candidates rank by their plain prediction, after any real gain
 MIN_GAIN = 1e-3
-LOGISTIC_ROWS = 100_000  # rows per dataset the logistic-regression event is fitted on
 
 
 @dataclass(frozen=True, slots=True)
@@ -349,119 +347,6 @@ def float_candidates(
     evs = [FloatMultiple(int(k), neg, coord) for k in ks for neg in (False, True)]
     off = _degenerate(cx, cy, kx.size, ky.size)
     return _best(lambda i: evs[i], scorer(cx, cy) + off, scorer(cy, cx) + off, keep)
-
-
-def _logistic_weights(
-    yx: np.ndarray, yy: np.ndarray, seed: int, limit: int = LOGISTIC_ROWS
-) -> np.ndarray:
-    """L2-regularised logistic regression of "came from D" on the raw output (numpy + L-BFGS,
-    full-batch on up to ``limit`` rows per dataset: weak signals need many rows, and a
-    full-batch quasi-Newton fit of a few dozen weights on 10^5 rows takes well under a
-    second)."""
-    rng = np.random.default_rng(seed)
-    ix = rng.permutation(yx.shape[0])[:limit]
-    iy = rng.permutation(yy.shape[0])[:limit]
-    X = np.concatenate([yx[ix], yy[iy]]).astype(float)
-    mu, sd = X.mean(axis=0), X.std(axis=0)
-    sd[sd == 0] = 1.0
-    Z = np.hstack([(X - mu) / sd, np.ones((X.shape[0], 1))])
-    t = np.concatenate([np.ones(ix.size), np.zeros(iy.size)])
-    lam = 1e-3
-
-    def loss(w):
-        z = Z @ w
-        p = 1.0 / (1.0 + np.exp(-z))
-        val = np.mean(np.logaddexp(0.0, z) - t * z) + lam * w[:-1] @ w[:-1]
-        grad = Z.T @ (p - t) / Z.shape[0]
-        grad[:-1] += 2 * lam * w[:-1]
-        return val, grad
-
-    res = optimize.minimize(
-        loss, np.zeros(Z.shape[1]), jac=True, method="L-BFGS-B", options={"maxiter": 200}
-    )
-    return res.x[:-1] / sd
-
-
-def _robust_scale(yx: np.ndarray, yy: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    mx, my = np.median(yx, axis=0), np.median(yy, axis=0)
-    q = np.quantile(np.concatenate([yx, yy]), [0.25, 0.75], axis=0)
-    width = q[1] - q[0]
-    width[width <= 0] = 1.0
-    return mx, my, width
-
-
-def vector_scores(
-    yx: np.ndarray, yy: np.ndarray, seed: int, on: set[str] | None = None
-) -> list[Score]:
-    """Coordinates, threshold products on the most-shifted coordinates, projection, classifier."""
-    on = set(FAMILIES) if on is None else on
-    d = yx.shape[1]
-    scores: list[Score] = [Coordinate(i) for i in range(min(d, 32))] if "coordinate" in on else []
-    mx, my, width = _robust_scale(yx, yy)
-    diff = (mx - my) / width
-    mean_diff = (yx.mean(axis=0) - yy.mean(axis=0)) / width
-    rank = np.argsort(-(np.abs(diff) + 1e-9 * np.abs(mean_diff)), kind="stable")
-    for k in range(2, min(d, 6) + 1) if "box" in on else ():
-        c = rank[:k]
-        signs = np.where(diff[c] + 1e-12 * mean_diff[c] >= 0, 1.0, -1.0)
-        scores.append(
-            MinBox(
-                tuple(int(i) for i in c),
-                tuple(signs.tolist()),
-                tuple(((mx[c] + my[c]) / 2).tolist()),
-                tuple(width[c].tolist()),
-            )
-        )
-    if "vote" in on:
-        scores += _votes(yx, yy)
-    if "projection" in on and np.any(mean_diff != 0):
-        scores.append(Linear(tuple((mean_diff / width).tolist()), "projection"))
-    if "classifier" not in on:
-        return scores
-    w = _logistic_weights(yx, yy, seed)
-    if np.any(w != 0):
-        scores.append(Linear(tuple(w.tolist()), "logistic-regression score"))
-    return scores
-
-
-def _votes(yx: np.ndarray, yy: np.ndarray) -> list[Vote]:
-    """A vote on the coordinates and one on their increments (outputs that are running sums,
-    such as prefix sums or continual counters, have independent increments)."""
-    d = yx.shape[1]
-    if d < 2:
-        return []
-    inc = lambda y: np.diff(y.astype(float, copy=False), axis=1, prepend=0.0)
-    out = [_vote(yx, yy, False), _vote(yx, yy, False, pooled=True)]
-    out.append(_vote(inc(yx), inc(yy), True))
-    return [v for v in out if v is not None]
-
-
-def _vote(yx: np.ndarray, yy: np.ndarray, increments: bool, pooled: bool = False) -> Vote | None:
-    """A vote score: each coordinate cut at its pooled median, weighted by the log-likelihood
-    ratio of "above the cut" (to first order: the difference of the two frequencies over
-    p(1-p)), estimated here with its t-statistic shrunk towards the mean t over the
-    coordinates (James-Stein). Many weak, alike shifts (a parallel composition) then pool into
-    near-equal weights, while a few strong ones (Bloom filter bits) keep theirs; ``pooled``
-    shrinks all the way (equal weights: the sign test of a parallel composition)."""
-    d = yx.shape[1]
-    both = np.concatenate([yx[:50_000], yy[:50_000]]).astype(float)
-    cuts = np.median(both, axis=0)
-    # a coordinate with mass at its median: cut just below it ([y >= median])
-    low = np.mean(both > cuts, axis=0) < 0.05
-    cuts = np.where(low, np.nextafter(cuts, -np.inf), cuts)
-    zx, zy = np.mean(yx > cuts, axis=0), np.mean(yy > cuts, axis=0)
-    p = np.clip((zx + zy) / 2, 1e-6, 1 - 1e-6)
-    se = np.sqrt(p * (1 - p) * (1 / yx.shape[0] + 1 / yy.shape[0]))
-    t = (zx - zy) / se
-    spread = float(np.sum((t - t.mean()) ** 2))
-    keep = max(0.0, 1 - (d - 3) / spread) if d > 3 and spread > 0 else 1.0
-    # pooled: all the way to the mean (every coordinate alike, e.g. a parallel composition)
-    shrunk = t.mean() + (0.0 if pooled else keep) * (t - t.mean())
-    w = shrunk * se / (p * (1 - p))
-    if not np.any(np.abs(w) > 0) or not np.all(np.isfinite(w)):
-        return None
-    w = w / np.max(np.abs(w))
-    return Vote(tuple(cuts.tolist()), tuple(np.round(w, 6).tolist()), increments)
 
 
 def _discrete_cols(yx: np.ndarray, yy: np.ndarray, limit: int = 12) -> tuple[int, ...]:

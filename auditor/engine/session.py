@@ -24,21 +24,17 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from auditor.engine.adapter import Mechanism, draw, kind_of
-from auditor.engine.checkpoint import (
-    Checkpoint,
-    candidate_from_state,
-    candidate_state,
-    counts_from_state,
-    counts_state,
-)
+from auditor.engine.adapter import Mechanism
+from auditor.engine.checkpoint import Checkpoint
+from auditor.engine.choice import Outcome, choose, simplest
 from auditor.engine.executors import Runner, Tally, Task
 from auditor.engine.pairs import Pair
+from auditor.engine.plan import Plan, Probe
 from auditor.engine.progress import Progress
 from auditor.engine.schedule import ChunkPlan, look_levels, looks
 from auditor.engine.select import (
@@ -51,227 +47,19 @@ from auditor.engine.select import (
     merge_tally,
     tally,
 )
+from auditor.engine.session_state import restore_session, session_state
 from auditor.engine.stats import cp_lower, cp_upper, epsilon_bound, p_value
 from proofs.errors import InputError
 
-__all__ = ["Outcome", "Plan", "Probe", "Round", "Session", "choose", "halving", "probe"]
+__all__ = ["Session"]
 
 BUILD = 0
 JUDGE = 1
 CERTIFY = 2
 KEYS = 4  # (3 seeds the event families' own randomness)
 ROUND_PHASES = 8  # round r > 0 of selection draws from phases 8r + BUILD, JUDGE, KEYS
-MIN_ROUND = 25_000  # fewest selection samples per dataset in the first round of halving
-# up to this many pairs, every pair is judged on the whole selection sample: screening the
-# pattern lists (8 pairs) on a fraction of it picks worse pairs on weak signals (SVT1 at 1e6:
-# mean eps_lb 0.024-0.046 with halving against 0.046-0.063 without, 4 seeds)
-HALVING_PAIRS = 8
-# a candidate's rank and plain predictions shrink each count by 1.645 and 0.994 sigmas (levels
-# 0.05 and 0.16, select.py): their gap over this is about one sd of the log-ratio estimate
-SHRINK_GAP = (1.645 - 0.994) * math.sqrt(2)
-SCALAR_BUILD_CAP = 1 << 17  # outputs per dataset held for building events
-VECTOR_BUILD_ELEMENTS = 1 << 20  # vector outputs held: rows = this / width (at least 16k)
-VECTOR_TALLY_ELEMENTS = 1 << 23  # vector outputs whose key values are tallied, streamed
 WARN_SECONDS = 3600.0
 SAY_SECONDS = 10.0
-
-
-@dataclass(frozen=True, slots=True)
-class Probe:
-    """What a few outputs on their own stream tell: output kind and shape, samples per second."""
-
-    kind: str
-    tail: tuple[int, ...]
-    rate: float
-
-    @property
-    def scalar(self) -> bool:
-        return not self.tail
-
-    @property
-    def width(self) -> int:
-        return int(np.prod(self.tail)) if self.tail else 1
-
-
-def probe(mech: Mechanism, data: Any, seed: int, budget: float = 0.05) -> Probe:
-    """Draw a few outputs (never used by the audit) to learn their shape and the speed."""
-    gen = np.random.default_rng(np.random.SeedSequence([seed, 0x5CA1]))
-    t0 = time.perf_counter()
-    y = draw(mech, data, 8, gen)
-    total, size, elapsed = 8, 16, time.perf_counter() - t0
-    while elapsed < budget and total < 16_384:  # a slow mechanism is timed on its first 8
-        draw(mech, data, size, gen)
-        total += size
-        elapsed = time.perf_counter() - t0
-        size *= 4
-    return Probe(kind_of(y), tuple(y.shape[1:]), total / max(elapsed, 1e-9))
-
-
-@dataclass(frozen=True, slots=True)
-class Round:
-    """One round of selection: the pairs still in it (``alive``) each draw a build, a key-tally
-    and a judging sample per dataset."""
-
-    build: ChunkPlan
-    keys: ChunkPlan  # streamed after the build sample, tallied for key-set events (vectors)
-    judge: ChunkPlan
-    alive: int
-
-    @property
-    def n(self) -> int:
-        return self.build.n + self.keys.n + self.judge.n
-
-    @property
-    def held(self) -> int:
-        return self.build.n + self.keys.n
-
-
-def halving(pairs: int, selection: int) -> list[tuple[int, int]]:
-    """(pairs alive, selection samples each) of the rounds of successive halving.
-
-    Every pair gets a small screening sample; each round keeps the better half (by the judged
-    prediction) and gives it twice the samples, so the pair that is certified drew exactly
-    ``selection`` per dataset, and the pairs dropped early cost little. Rounds of fewer than
-    MIN_ROUND samples are not worth their noise: small audits screen in fewer rounds, or in
-    one (every pair judged on the whole selection sample).
-    """
-    rounds = 1 if pairs <= HALVING_PAIRS else math.ceil(math.log2(pairs)) + 1
-    while rounds > 1 and selection // ((1 << rounds) - 1) < MIN_ROUND:
-        rounds -= 1
-    if rounds == 1:
-        return [(pairs, selection)]
-    unit = selection // ((1 << rounds) - 1)
-    sizes = [unit << r for r in range(rounds - 1)]
-    sizes.append(selection - sum(sizes))
-    alive = [max(1, math.ceil(pairs * pairs ** (-r / (rounds - 1)))) for r in range(rounds)]
-    alive[-1] = 1
-    return list(zip(alive, sizes))
-
-
-@dataclass(frozen=True, slots=True)
-class Plan:
-    """Sample sizes per dataset and the chunk plans of the phases."""
-
-    rounds: tuple[Round, ...]
-    certify: ChunkPlan
-    looks: tuple[int, ...]
-    n_pairs: int
-
-    @classmethod
-    def of(
-        cls,
-        selection: int,
-        certification: int,
-        mech: Mechanism,
-        pr: Probe,
-        batch_size: int | None,
-        n_pairs: int,
-    ) -> Plan:
-        cap = batch_size or max(1, (1 << 20 if mech.batched else 1 << 16) // pr.width)
-        hold = SCALAR_BUILD_CAP if pr.scalar else max(1 << 14, VECTOR_BUILD_ELEMENTS // pr.width)
-        rounds = []
-        for alive, m in halving(n_pairs, selection):
-            h = max(1, min(m // 2, hold))
-            wide = h if pr.scalar else max(h, min(m // 2, VECTOR_TALLY_ELEMENTS // pr.width))
-            rounds.append(
-                Round(ChunkPlan(h, cap), ChunkPlan(wide - h, cap), ChunkPlan(m - wide, cap), alive)
-            )
-        cert = ChunkPlan(certification, cap)
-        return cls(tuple(rounds), cert, looks(cert, True), n_pairs)
-
-    @property
-    def chunks(self) -> list[list[int]]:
-        """What fixes every chunk's size (part of a checkpoint's identity)."""
-        return [[r.alive, r.build.n, r.keys.n, r.judge.n, r.build.cap] for r in self.rounds] + [
-            [self.certify.n, self.certify.cap]
-        ]
-
-    def serial_seconds(self, rate: float) -> float:
-        draws = 2 * (sum(r.alive * r.n for r in self.rounds) + self.certify.n)
-        return draws / max(rate, 1e-9)
-
-
-def choose(cands: list[Candidate], k_max: int) -> list[Candidate]:
-    """The best event by the conservative (1.6-sigma shrunk) prediction, and a second one
-    (K = 2) when it may be better after all:
-
-    - a different event clearly best by the milder 1-sigma prediction (typically a rarer,
-      higher-ratio one);
-    - else the best event of another input pair whose prediction, two sigmas up, reaches the
-      first one's 1-sigma prediction: among many candidates judged on a finite sample, a
-      high-mass event on a worse pair often outranks the best pair's rarer event by a lucky
-      draw (sparse vector: 0.09 against 0.135), and certifying both settles it on fresh data.
-
-    When the chosen events are all floating-point ones (the bit pattern of the output), the
-    best distributional event joins them, so a scale bug in a float sampler is reported as
-    both kinds of violation.
-
-    K is decided on selection data only, so the union bound over 2K certified bounds is valid.
-    """
-    chosen = _choose(cands, k_max)
-    if chosen and all(c.family == "float" for c in chosen):
-        real = [c for c in cands if c.family != "float" and c.rank > c.plain - 1e2]
-        if real:
-            chosen.append(max(real, key=lambda c: c.rank))
-    return chosen
-
-
-def _choose(cands: list[Candidate], k_max: int) -> list[Candidate]:
-    if not cands:
-        return []
-    key = lambda c: (c.pair_index, c.forward, repr(c.event))
-    first = max(cands, key=lambda c: c.rank)
-    bold = max(cands, key=lambda c: c.plain)
-    if k_max < 2:
-        return [first]
-    # a second event costs a wider union bound: only worth it when it may well be better
-    if key(bold) != key(first) and bold.plain > first.plain + 0.03 * abs(first.plain):
-        return [first, bold]
-    # (a candidate with no shrunk gain ranks at its plain prediction - 1e3: see select.judge)
-    others = [c for c in cands if c.pair_index != first.pair_index and c.rank > c.plain - 1e2]
-    if others:
-        runner = max(others, key=lambda c: c.rank)
-        sigma = (runner.plain - runner.rank) / SHRINK_GAP
-        if runner.rank > 0 and runner.plain + 2 * sigma >= first.plain:
-            return [first, runner]
-    return [first]
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """What certification ended with: the counts at the reported look and why it stopped."""
-
-    chosen: list[Candidate]
-    counts: np.ndarray  # (K, 2): counts under the pair's first and second dataset
-    samples: int  # certification samples per dataset at the reported look
-    level: float  # level of each one-sided bound at that look
-    p_value: float
-    stop: str  # "complete", "violation", "max-time"
-    look: int  # 1-based index of the reported look (0: none)
-    looks: int
-    simple: list = field(default_factory=list)  # per chosen event: a simpler one, or None
-
-
-SIMPLE_FAMILIES = ("coordinate", "threshold", "threshold tails", "atoms")
-LEARNED_FAMILIES = ("classifier", "projection", "vote", "score tails", "box", "histogram")
-SIMPLE_SHARE = 0.95  # a simple event stands in for a learned one within 5% of its prediction
-
-
-def simplest(judged: list[Candidate], c: Candidate) -> Candidate | None:
-    """For a learned event (a classifier score, a vote, a box), the best simple one of the
-    same pair (a coordinate threshold, an atom, a set of output patterns) whose judged
-    prediction is within 5% of the learned one's: the witness in words. It is judged on the
-    selection data only and never certified."""
-    if c.family not in LEARNED_FAMILIES or not c.plain > 0:
-        return None
-    near = [
-        x
-        for x in judged
-        if x.pair_index == c.pair_index
-        and x.family in SIMPLE_FAMILIES
-        and x.plain >= SIMPLE_SHARE * c.plain
-    ]
-    return max(near, key=lambda x: x.plain) if near else None
 
 
 class _OutOfTime(Exception):
@@ -319,109 +107,10 @@ class Session:
     # -- checkpoint ---------------------------------------------------------------------------
 
     def state(self) -> dict[str, Any]:
-        cert = None
-        if self.cert is not None:
-            cert = dict(self.cert)
-            cert["counts"] = counts_state(cert["counts"])
-            if cert["reported"] is not None:
-                rep = dict(cert["reported"])
-                rep["counts"] = counts_state(rep["counts"])
-                cert["reported"] = rep
-        return {
-            "candidates": [
-                [None if cs is None else [candidate_state(c) for c in cs] for cs in rnd]
-                for rnd in self.cands
-            ],
-            "judged": [
-                [
-                    None
-                    if j is None
-                    else {
-                        "done": j["done"],
-                        "counts": counts_state(j["counts"]),
-                        "early": j["early"],
-                    }
-                    for j in rnd
-                ]
-                for rnd in self.judged
-            ],
-            "chosen": None if self.chosen is None else [candidate_state(c) for c in self.chosen],
-            "certify": cert,
-        }
+        return session_state(self)
 
     def _restore(self, st: dict[str, Any]) -> None:
-        try:
-            self.cands = [
-                [None if cs is None else [candidate_from_state(c) for c in cs] for cs in rnd]
-                for rnd in st["candidates"]
-            ]
-            self.judged = [
-                [
-                    None
-                    if j is None
-                    else {
-                        "done": int(j["done"]),
-                        "counts": counts_from_state(j["counts"], (len(self.cands[r][i] or ()), 2)),
-                        "early": bool(j["early"]),
-                    }
-                    for i, j in enumerate(rnd)
-                ]
-                for r, rnd in enumerate(st["judged"])
-            ]
-            shape = (len(self.plan.rounds), len(self.pairs))
-            for name, rows in (("candidates", self.cands), ("judged", self.judged)):
-                if (len(rows), *{len(row) for row in rows}) != shape:
-                    raise ValueError(
-                        f"{name} must hold {shape[1]} pairs in each of {shape[0]} rounds"
-                    )
-            self.chosen = (
-                None if st["chosen"] is None else [candidate_from_state(c) for c in st["chosen"]]
-            )
-            cert = st["certify"]
-            if cert is not None:
-                k = len(self.chosen or ())
-                cert = dict(cert)
-                cert["counts"] = counts_from_state(cert["counts"], (k, 2))
-                if cert["reported"] is not None:
-                    rep = dict(cert["reported"])
-                    rep["counts"] = counts_from_state(rep["counts"], (k, 2))
-                    cert["reported"] = rep
-                cert["done"], cert["next_look"] = int(cert["done"]), int(cert["next_look"])
-                cert["p"] = float(cert["p"])
-                self._check_certify(cert)
-            for r, rnd in enumerate(self.judged):
-                for i, j in enumerate(rnd):
-                    if j is not None and not 0 <= j["done"] <= 2 * self.plan.rounds[r].judge.count:
-                        raise ValueError(f"judged[{r}][{i}].done={j['done']} out of range")
-            self.cert = cert
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
-            raise InputError(
-                f"checkpoint {str(self.checkpoint.path)!r} is corrupt ({exc}); delete it to start "  # type: ignore[union-attr]
-                "over."
-            ) from None
-
-    def _check_certify(self, cert: dict[str, Any]) -> None:
-        """Ranges a resumed run relies on (the digest already rules out accidents)."""
-        per = 2 * len({c.pair_index for c in self.chosen or ()})
-        if not 0 <= cert["done"] <= per * self.plan.certify.count:
-            raise ValueError(f"certify.done={cert['done']} out of range")
-        if not 0 <= cert["next_look"] <= len(self.plan.looks):
-            raise ValueError(f"certify.next_look={cert['next_look']} out of range")
-        if cert["stop"] not in (None, "complete", "violation"):
-            raise ValueError(f"certify.stop={cert['stop']!r} unknown")
-        if cert["stop"] is None and cert["next_look"] == len(self.plan.looks):
-            raise ValueError("every look taken but no stop recorded")
-        if not 0.0 <= cert["p"] <= 1.0:
-            raise ValueError(f"certify.p={cert['p']} is not a probability")
-        rep = cert["reported"]
-        if rep is not None:
-            if not 1 <= int(rep["look"]) <= len(self.plan.looks):
-                raise ValueError(f"reported.look={rep['look']} out of range")
-            if (
-                not 0 < int(rep["samples"]) <= self.plan.certify.n
-                or not 0 < float(rep["level"]) < 1
-            ):
-                raise ValueError("reported samples or level out of range")
+        restore_session(self, st)
 
     def save(self, force: bool = True) -> None:
         if self.checkpoint is None:

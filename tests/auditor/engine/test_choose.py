@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from auditor.engine.choice import choose
 from auditor.engine.events import Identity, ScoreInterval
 from auditor.engine.select import Candidate
-from auditor.engine.session import choose
 
 
 def _cand(pair: int, rank: float, plain: float, cut: float = 0.0) -> Candidate:
@@ -37,7 +37,7 @@ def test_a_clearly_better_bold_event_is_certified_too():
 def test_a_learned_witness_gets_a_simple_event_within_five_percent():
     from dataclasses import replace
 
-    from auditor.engine.session import simplest
+    from auditor.engine.choice import simplest
 
     learned = replace(_cand(0, 0.10, 0.20), family="classifier")
     near = replace(_cand(0, 0.09, 0.192, cut=1.0), family="coordinate")

@@ -321,7 +321,7 @@ def test_a_worker_that_cannot_load_the_mechanism_is_a_one_line_input_error():
 @pytest.mark.parametrize("pairs", [1, 2, 8, 9, 12, 40])
 @pytest.mark.parametrize("selection", [1_000, 100_000, 400_000, 5_000_000])
 def test_halving_rounds_end_with_one_pair_that_drew_the_whole_selection(pairs, selection):
-    from auditor.engine.session import HALVING_PAIRS, MIN_ROUND, halving
+    from auditor.engine.plan import HALVING_PAIRS, MIN_ROUND, halving
 
     rounds = halving(pairs, selection)
     alive = [a for a, _ in rounds]

@@ -6,7 +6,7 @@ import numpy as np
 
 from auditor import audit
 from auditor.engine.events import ScoreInterval, Vote, event_from_state, event_state
-from auditor.engine.select import _votes
+from auditor.engine.scores import votes as _votes
 
 
 def _parallel(scale: float, k: int = 20):

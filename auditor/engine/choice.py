@@ -1,0 +1,100 @@
+"""Which judged candidate events are certified (:func:`choose`), what certification ended with
+(:class:`Outcome`), and a learned witness's simple stand-in in words (:func:`simplest`)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from auditor.engine.select import Candidate
+
+__all__ = ["Outcome", "choose", "simplest"]
+
+# a candidate's rank and plain predictions shrink each count by 1.645 and 0.994 sigmas (levels
+# 0.05 and 0.16, select.py): their gap over this is about one sd of the log-ratio estimate
+SHRINK_GAP = (1.645 - 0.994) * math.sqrt(2)
+
+
+def choose(cands: list[Candidate], k_max: int) -> list[Candidate]:
+    """The best event by the conservative (1.6-sigma shrunk) prediction, and a second one
+    (K = 2) when it may be better after all:
+
+    - a different event clearly best by the milder 1-sigma prediction (typically a rarer,
+      higher-ratio one);
+    - else the best event of another input pair whose prediction, two sigmas up, reaches the
+      first one's 1-sigma prediction: among many candidates judged on a finite sample, a
+      high-mass event on a worse pair often outranks the best pair's rarer event by a lucky
+      draw (sparse vector: 0.09 against 0.135), and certifying both settles it on fresh data.
+
+    When the chosen events are all floating-point ones (the bit pattern of the output), the
+    best distributional event joins them, so a scale bug in a float sampler is reported as
+    both kinds of violation.
+
+    K is decided on selection data only, so the union bound over 2K certified bounds is valid.
+    """
+    chosen = _choose(cands, k_max)
+    if chosen and all(c.family == "float" for c in chosen):
+        real = [c for c in cands if c.family != "float" and c.rank > c.plain - 1e2]
+        if real:
+            chosen.append(max(real, key=lambda c: c.rank))
+    return chosen
+
+
+def _choose(cands: list[Candidate], k_max: int) -> list[Candidate]:
+    if not cands:
+        return []
+    key = lambda c: (c.pair_index, c.forward, repr(c.event))
+    first = max(cands, key=lambda c: c.rank)
+    bold = max(cands, key=lambda c: c.plain)
+    if k_max < 2:
+        return [first]
+    # a second event costs a wider union bound: only worth it when it may well be better
+    if key(bold) != key(first) and bold.plain > first.plain + 0.03 * abs(first.plain):
+        return [first, bold]
+    # (a candidate with no shrunk gain ranks at its plain prediction - 1e3: see select.judge)
+    others = [c for c in cands if c.pair_index != first.pair_index and c.rank > c.plain - 1e2]
+    if others:
+        runner = max(others, key=lambda c: c.rank)
+        sigma = (runner.plain - runner.rank) / SHRINK_GAP
+        if runner.rank > 0 and runner.plain + 2 * sigma >= first.plain:
+            return [first, runner]
+    return [first]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What certification ended with: the counts at the reported look and why it stopped."""
+
+    chosen: list[Candidate]
+    counts: np.ndarray  # (K, 2): counts under the pair's first and second dataset
+    samples: int  # certification samples per dataset at the reported look
+    level: float  # level of each one-sided bound at that look
+    p_value: float
+    stop: str  # "complete", "violation", "max-time"
+    look: int  # 1-based index of the reported look (0: none)
+    looks: int
+    simple: list = field(default_factory=list)  # per chosen event: a simpler one, or None
+
+
+SIMPLE_FAMILIES = ("coordinate", "threshold", "threshold tails", "atoms")
+LEARNED_FAMILIES = ("classifier", "projection", "vote", "score tails", "box", "histogram")
+SIMPLE_SHARE = 0.95  # a simple event stands in for a learned one within 5% of its prediction
+
+
+def simplest(judged: list[Candidate], c: Candidate) -> Candidate | None:
+    """For a learned event (a classifier score, a vote, a box), the best simple one of the
+    same pair (a coordinate threshold, an atom, a set of output patterns) whose judged
+    prediction is within 5% of the learned one's: the witness in words. It is judged on the
+    selection data only and never certified."""
+    if c.family not in LEARNED_FAMILIES or not c.plain > 0:
+        return None
+    near = [
+        x
+        for x in judged
+        if x.pair_index == c.pair_index
+        and x.family in SIMPLE_FAMILIES
+        and x.plain >= SIMPLE_SHARE * c.plain
+    ]
+    return max(near, key=lambda x: x.plain) if near else None

@@ -1,0 +1,118 @@
+"""A session's checkpoint payload: its candidates, judging counts, chosen events and
+certification state as JSON-ready values, and back (with range checks on what is resumed).
+The functions take the :class:`~auditor.engine.session.Session` as ``self``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from auditor.engine.checkpoint import (
+    candidate_from_state,
+    candidate_state,
+    counts_from_state,
+    counts_state,
+)
+from proofs.errors import InputError
+
+__all__ = ["restore_session", "session_state"]
+
+
+def session_state(self) -> dict[str, Any]:
+    """The JSON-ready state of a session (a checkpoint's payload)."""
+    cert = None
+    if self.cert is not None:
+        cert = dict(self.cert)
+        cert["counts"] = counts_state(cert["counts"])
+        if cert["reported"] is not None:
+            rep = dict(cert["reported"])
+            rep["counts"] = counts_state(rep["counts"])
+            cert["reported"] = rep
+    return {
+        "candidates": [
+            [None if cs is None else [candidate_state(c) for c in cs] for cs in rnd]
+            for rnd in self.cands
+        ],
+        "judged": [
+            [
+                None
+                if j is None
+                else {"done": j["done"], "counts": counts_state(j["counts"]), "early": j["early"]}
+                for j in rnd
+            ]
+            for rnd in self.judged
+        ],
+        "chosen": None if self.chosen is None else [candidate_state(c) for c in self.chosen],
+        "certify": cert,
+    }
+
+
+def restore_session(self, st: dict[str, Any]) -> None:
+    """Load a checkpoint's payload into a session; a corrupt one is a one-line InputError."""
+    try:
+        self.cands = [
+            [None if cs is None else [candidate_from_state(c) for c in cs] for cs in rnd]
+            for rnd in st["candidates"]
+        ]
+        self.judged = [
+            [
+                None
+                if j is None
+                else {
+                    "done": int(j["done"]),
+                    "counts": counts_from_state(j["counts"], (len(self.cands[r][i] or ()), 2)),
+                    "early": bool(j["early"]),
+                }
+                for i, j in enumerate(rnd)
+            ]
+            for r, rnd in enumerate(st["judged"])
+        ]
+        shape = (len(self.plan.rounds), len(self.pairs))
+        for name, rows in (("candidates", self.cands), ("judged", self.judged)):
+            if (len(rows), *{len(row) for row in rows}) != shape:
+                raise ValueError(f"{name} must hold {shape[1]} pairs in each of {shape[0]} rounds")
+        self.chosen = (
+            None if st["chosen"] is None else [candidate_from_state(c) for c in st["chosen"]]
+        )
+        cert = st["certify"]
+        if cert is not None:
+            k = len(self.chosen or ())
+            cert = dict(cert)
+            cert["counts"] = counts_from_state(cert["counts"], (k, 2))
+            if cert["reported"] is not None:
+                rep = dict(cert["reported"])
+                rep["counts"] = counts_from_state(rep["counts"], (k, 2))
+                cert["reported"] = rep
+            cert["done"], cert["next_look"] = int(cert["done"]), int(cert["next_look"])
+            cert["p"] = float(cert["p"])
+            _check_certify(self, cert)
+        for r, rnd in enumerate(self.judged):
+            for i, j in enumerate(rnd):
+                if j is not None and not 0 <= j["done"] <= 2 * self.plan.rounds[r].judge.count:
+                    raise ValueError(f"judged[{r}][{i}].done={j['done']} out of range")
+        self.cert = cert
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        raise InputError(
+            f"checkpoint {str(self.checkpoint.path)!r} is corrupt ({exc}); delete it to start "  # type: ignore[union-attr]
+            "over."
+        ) from None
+
+
+def _check_certify(self, cert: dict[str, Any]) -> None:
+    """Ranges a resumed run relies on (the digest already rules out accidents)."""
+    per = 2 * len({c.pair_index for c in self.chosen or ()})
+    if not 0 <= cert["done"] <= per * self.plan.certify.count:
+        raise ValueError(f"certify.done={cert['done']} out of range")
+    if not 0 <= cert["next_look"] <= len(self.plan.looks):
+        raise ValueError(f"certify.next_look={cert['next_look']} out of range")
+    if cert["stop"] not in (None, "complete", "violation"):
+        raise ValueError(f"certify.stop={cert['stop']!r} unknown")
+    if cert["stop"] is None and cert["next_look"] == len(self.plan.looks):
+        raise ValueError("every look taken but no stop recorded")
+    if not 0.0 <= cert["p"] <= 1.0:
+        raise ValueError(f"certify.p={cert['p']} is not a probability")
+    rep = cert["reported"]
+    if rep is not None:
+        if not 1 <= int(rep["look"]) <= len(self.plan.looks):
+            raise ValueError(f"reported.look={rep['look']} out of range")
+        if not 0 < int(rep["samples"]) <= self.plan.certify.n or not 0 < float(rep["level"]) < 1:
+            raise ValueError("reported samples or level out of range")
