@@ -25,7 +25,7 @@ import numpy as np
 from auditor.engine.adapter import Mechanism, as_mechanism
 from auditor.engine.checkpoint import Checkpoint
 from auditor.engine.choice import Outcome
-from auditor.engine.config import AuditConfig, check_number, minimum_samples, validate
+from auditor.engine.config import AuditConfig, check_number, validate
 from auditor.engine.events import event_state, event_to_dict
 from auditor.engine.executors import open_runner
 from auditor.engine.pairs import Pair, check_pair, generate_pairs, normalise_relation
