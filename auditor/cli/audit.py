@@ -77,10 +77,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--semantics",
-        choices=("implementation", "ideal"),
-        default="implementation",
+        choices=("float", "ideal"),
+        default="float",
         help="ideal: audit the real-number mechanism, without events on the bits of doubles "
-        "(default: the implementation, and say which kind a violation is)",
+        "(default float: the implementation as it runs, and say which kind a violation is)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the audit (default 0)")
     scale = parser.add_argument_group("scale: where samples are drawn, resuming, stopping")

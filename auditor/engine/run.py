@@ -39,7 +39,7 @@ from proofs.errors import InputError
 __all__ = ["audit"]
 
 PAIR_SEARCHES = ("patterns", "hypothesis")
-SEMANTICS = ("implementation", "ideal")
+SEMANTICS = ("float", "ideal")
 
 
 def _as_pairs(
@@ -349,7 +349,7 @@ def audit(
     max_time: float | None = None,
     checkpoint_every: float = 10.0,
     inconclusive_factor: float = 2.0,
-    semantics: str = "implementation",
+    semantics: str = "float",
 ) -> AuditResult:
     """Audit the claim "``mechanism`` is (epsilon, delta)-DP" on neighbouring ``pairs``.
 

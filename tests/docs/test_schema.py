@@ -1,4 +1,4 @@
-"""docs/schema: the audit and prove JSON outputs validate against their JSON Schemas."""
+"""auditor/schemas: the audit and prove JSON outputs validate against their JSON Schemas."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from auditor.catalogue import get
 from proofs.catalogue import catalogue
 from proofs.dispatch import run_theorems
 
-SCHEMAS = Path(__file__).resolve().parents[2] / "docs" / "schema"
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMAS = ROOT / "auditor" / "schemas"
 
 
 def _validator(name: str):
@@ -59,5 +60,5 @@ def test_the_prove_output_validates():
     run = run_theorems(catalogue()[:12])
     _validator("prove").validate(json.loads(json.dumps(run.to_dict())))
     _validator("prove").validate(
-        json.loads((SCHEMAS.parents[1] / "reports" / "proofs.json").read_text())
+        json.loads((ROOT / "reports" / "proofs.json").read_text())
     )
