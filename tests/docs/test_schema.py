@@ -59,6 +59,4 @@ def test_a_broken_document_does_not_validate():
 def test_the_prove_output_validates():
     run = run_theorems(catalogue()[:12])
     _validator("prove").validate(json.loads(json.dumps(run.to_dict())))
-    _validator("prove").validate(
-        json.loads((ROOT / "reports" / "proofs.json").read_text())
-    )
+    _validator("prove").validate(json.loads((ROOT / "reports" / "proofs.json").read_text()))
