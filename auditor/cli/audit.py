@@ -60,7 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--samples",
-        type=_count,
+        type=sample_count,
         default=1_000_000,
         help="samples per dataset (total; 1e8 notation accepted)",
     )
@@ -125,7 +125,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _count(text: str) -> int:
+def sample_count(text: str) -> int:
     """A sample count: an integer, or float notation that is one (1e8, 2.5e6)."""
     try:
         value = int(text)

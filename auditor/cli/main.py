@@ -79,27 +79,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="OUT.html|OUT.md",
         help="where to write the report",
     )
-    replay = sub.add_parser(
-        "replay", help="certify a saved result's witness event again on fresh samples"
+    from auditor.cli import replay as _replay_cli
+
+    _replay_cli.add_arguments(
+        sub.add_parser(
+            "replay", help="certify a saved result's witness event again on fresh samples"
+        )
     )
-    replay.add_argument(
-        "result", metavar="RESULT.json", help="a file written by `dpaudit audit --json`"
-    )
-    replay.add_argument(
-        "target",
-        nargs="?",
-        metavar="TARGET",
-        help="the mechanism (default: the target recorded in the result)",
-    )
-    replay.add_argument(
-        "--samples",
-        type=_audit_cli._count,
-        default=None,
-        help="fresh samples per dataset (default: as many as the audit certified on)",
-    )
-    replay.add_argument("--seed", type=int, default=None, help="default: the audit's seed + 1")
-    replay.add_argument("--confidence", type=float, default=None, help="default: the audit's")
-    replay.add_argument("--json", metavar="OUT", help="write the replayed result as JSON")
     from auditor.cli import listing as _list_cli
 
     _list_cli.add_arguments(
@@ -130,7 +116,9 @@ def _run(args: argparse.Namespace) -> int:
 
         return _list_cli.run(args)
     if args.command == "replay":
-        return _replay(args)
+        from auditor.cli import replay as _replay_cli
+
+        return _replay_cli.run(args)
     if args.command == "report":
         from auditor.reports.audit import load_result, report_kind, write_audit_report
 
@@ -141,23 +129,6 @@ def _run(args: argparse.Namespace) -> int:
     from auditor.reports import demo as _demo
 
     return _demo.run(args)
-
-
-def _replay(args: argparse.Namespace) -> int:
-    from auditor.engine.replay import replay
-    from proofs.io import write_json_atomic
-
-    out = replay(
-        args.result,
-        samples=args.samples,
-        seed=args.seed,
-        confidence=args.confidence,
-        target=args.target,
-    )
-    if args.json:
-        write_json_atomic(args.json, out.to_dict())
-    print(out.summary())
-    return EXIT_FOUND if out.violation else EXIT_OK
 
 
 def main(argv: list[str] | None = None) -> int:
