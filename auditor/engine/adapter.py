@@ -166,6 +166,8 @@ def _validate_array(mech: Mechanism, arr: np.ndarray) -> np.ndarray:
         raise _bad_output(mech, 0, arr[0], f"unsupported output type {arr.dtype}")
     if arr.ndim > 2:
         arr = arr.reshape(arr.shape[0], -1)
+    if arr.ndim == 2 and arr.shape[1] == 0:
+        raise _bad_output(mech, 0, arr[0], "an empty output holds nothing to audit")
     if arr.dtype.kind == "f":
         finite = np.isfinite(arr) if arr.ndim == 1 else np.isfinite(arr).all(axis=1)
         if not finite.all():

@@ -70,26 +70,23 @@ def delta_bound(lo_x, hi_y, epsilon: float):
     return np.asarray(lo_x, dtype=float) - math.exp(epsilon) * np.asarray(hi_y, dtype=float)
 
 
-def _wilson(k, n, a):
-    """(centre, radius) of the Wilson score interval, both already divided by 1 + z^2/n."""
-    z = normal_quantile(a)
-    p = np.asarray(k, dtype=float) / n
-    den = 1 + z * z / n
-    centre = p + z * z / (2 * n)
-    rad = z * np.sqrt(np.maximum(p * (1 - p) / n + z * z / (4 * n * n), 0))
-    return centre / den, rad / den
+def _wilson(k, n, a) -> tuple[np.ndarray, np.ndarray]:
+    """The one-sided Wilson score bounds at level ``a`` each: statsmodels' two-sided
+    ``proportion_confint(method="wilson")`` at ``alpha = 2a`` (imported on first use)."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(np.asarray(k, dtype=float), n, alpha=2 * a, method="wilson")
+    return np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
 
 
 def wilson_lower(k, n, a):
     """Wilson score lower bound: a fast stand-in for Clopper-Pearson when *choosing* events."""
-    centre, rad = _wilson(k, n, a)
-    return np.maximum(centre - rad, 0.0)
+    return np.maximum(_wilson(k, n, a)[0], 0.0)
 
 
 def wilson_upper(k, n, a):
     """Wilson score upper bound (see :func:`wilson_lower`)."""
-    centre, rad = _wilson(k, n, a)
-    return np.minimum(centre + rad, 1.0)
+    return np.minimum(_wilson(k, n, a)[1], 1.0)
 
 
 def predicted_epsilon(cx, cy, m: int, n: int, a: float, delta: float, shrink: float = 0.01):

@@ -100,3 +100,12 @@ def test_an_interrupt_while_writing_leaves_every_old_file(tmp_path, monkeypatch)
         write_files_atomic({a: "new json", b: "new html"})
     assert a.read_text() == "old json" and b.read_text() == "old html"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html", "r.json"]  # no temp left
+
+
+def test_an_empty_vector_output_is_a_one_line_error(capsys):
+    """Found by the CLI fuzz: an empty dataset made a histogram with no bins."""
+    with pytest.raises(InputError, match="empty output"):
+        auditor.audit(lambda d, size, rng: np.zeros((size, 0)), [(0, 1)], epsilon=1.0)
+    args = ["audit", "noisy_hist2", "--epsilon", "0.5", "--pair", "[]", "[1, 2]"]
+    assert main([*args, "--samples", "300"]) == 2
+    assert "empty output" in capsys.readouterr().err

@@ -67,7 +67,7 @@ def arguments(draw, folder: Path) -> list[str]:
 FOLDER = Path(tempfile.mkdtemp(prefix="dpaudit-fuzz-"))
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(args=arguments(FOLDER))
 def test_random_cli_arguments_exit_with_a_contract_code_and_no_traceback(args):
     err = io.StringIO()
