@@ -58,8 +58,9 @@ def true_epsilon(mech: Any, delta: Any = 0) -> TrueEpsilon | None:
         raise InputError(
             f"mechanism={mech!r} is not a description; pass e.g. proofs.Laplace(10, 1)."
         )
+    if hasattr(mech, "validate"):
+        mech.validate()  # bad parameters are a one-line InputError, never a verdict
     if isinstance(mech, Published):
-        mech.validate()
         return TrueEpsilon(float(mech.epsilon), f"published: {mech.source}")
     if isinstance(mech, Gaussian) and delta > 0:
         from proofs.checkers.profiles import gaussian_epsilon

@@ -194,3 +194,13 @@ def test_bad_descriptions_are_one_line_input_errors(build):
         mech = build()
         mech.validate()
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "mech",
+    [SparseVector(1, 1, queries=1), NoisyMaxValue(1, 3, noise="gumbel"), SparseVector(1, -1)],
+)
+def test_true_epsilon_of_a_bad_description_is_a_one_line_error(mech):
+    with pytest.raises(InputError) as err:
+        true_epsilon(mech)
+    assert "\n" not in str(err.value)
