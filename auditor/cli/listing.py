@@ -6,8 +6,8 @@ cover it (for a broken entry, the one that refutes its claim)."""
 from __future__ import annotations
 
 import argparse
-import math
 
+from auditor.reports.templating import fmt as _fmt
 from proofs.errors import EXIT_OK
 
 __all__ = ["add_arguments", "run"]
@@ -17,12 +17,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--names", action="store_true", help="print the catalogue names (and aliases) only"
     )
-
-
-def _fmt(x: float | None) -> str:
-    if x is None:
-        return "n/a"
-    return "inf" if math.isinf(x) else f"{x:.4g}"
 
 
 def run(args: argparse.Namespace) -> int:
