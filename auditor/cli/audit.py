@@ -1,4 +1,5 @@
-"""`dpaudit audit TARGET --epsilon E ...`: argument parsing over :func:`auditor.audit`.
+"""`dpaudit audit TARGET (--epsilon E | --profile KIND:PARAMS) ...`: argument parsing over
+:func:`auditor.audit`.
 
 TARGET is a catalogue name (``laplace``, ``svt3``, ...), ``package.module:callable`` or
 ``path/to/file.py:callable``. Exit codes: 0 no violation found, 1 violation, 2 bad input, 3
@@ -28,12 +29,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "target", help="catalogue name, package.module:callable or path/file.py:callable"
     )
-    parser.add_argument("--epsilon", type=float, required=True, help="claimed epsilon")
+    claim = parser.add_mutually_exclusive_group(required=True)
+    claim.add_argument("--epsilon", type=float, help="claimed epsilon")
+    claim.add_argument(
+        "--profile",
+        metavar="KIND:PARAMS",
+        help="claimed privacy profile instead: gaussian:SIGMA[:SENSITIVITY], gdp:MU, zcdp:RHO, "
+        'rdp:FILE.json ({"orders": [...], "rdp": [...]}) or pld:FILE.json '
+        '({"epsilons": [...], "deltas": [...]}); certified trade-off points are tested against '
+        "the whole curve",
+    )
     parser.add_argument(
         "--delta",
         type=float,
         default=None,
-        help="claimed delta (default 0; a catalogue entry's own delta)",
+        help="claimed delta (default 0; a catalogue entry's own delta); with --profile, the "
+        "delta at which the profile is read as an epsilon (default 1e-5)",
     )
     parser.add_argument(
         "--pair",
@@ -244,10 +255,13 @@ def run(args: argparse.Namespace) -> int:
 
         report_kind(args.report)  # a bad suffix fails before the audit runs
     func, name, entry = resolve_target(args.target)
-    delta = args.delta if args.delta is not None else (entry.delta if entry else 0.0)
+    delta = args.delta
+    if delta is None and args.profile is None:
+        delta = entry.delta if entry else 0.0
     pairs = _given_pairs(args)
     if entry is not None:
-        func = entry.sampler(args.epsilon)  # the catalogue mechanism as calibrated for the claim
+        # the catalogue mechanism as calibrated for the claim (for a profile: its own claim)
+        func = entry.sampler(args.epsilon if args.profile is None else entry.claimed_epsilon)
         if pairs is None and args.relation is None:
             pairs = list(entry.pairs)
     result = audit(
@@ -255,6 +269,7 @@ def run(args: argparse.Namespace) -> int:
         pairs,
         epsilon=args.epsilon,
         delta=delta,
+        profile=args.profile,
         samples=args.samples,
         confidence=args.confidence,
         seed=args.seed,

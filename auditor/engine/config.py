@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from auditor.engine.claims import PointClaim
 from auditor.engine.select import FAMILIES
 from auditor.engine.stats import cp_lower, cp_upper, epsilon_bound
 from proofs.errors import InputError
@@ -45,6 +46,14 @@ class AuditConfig:
     checkpoint_every: float = 10.0  # seconds between checkpoint saves
     # "inconclusive" when the detectable epsilon exceeds this multiple of the claim
     inconclusive_factor: float = 2.0
+    # a whole privacy profile (auditor.engine.claims); epsilon and delta are then its reading
+    # at the reference delta
+    profile: Any = None
+
+    @property
+    def claim(self) -> Any:
+        """What the audit tests: the profile, or the point claim (epsilon, delta)."""
+        return self.profile if self.profile is not None else PointClaim(self.epsilon, self.delta)
 
     @property
     def alpha_per_bound(self) -> float:
@@ -80,11 +89,15 @@ def check_number(name: str, value: Any) -> float:
 def validate(config: AuditConfig) -> None:
     """Check a configuration at the public boundary (each message names value and fix)."""
     eps = check_number("epsilon", config.epsilon)
-    if eps < 0 or math.isinf(eps):
+    if config.profile is None and (eps < 0 or math.isinf(eps)):
         raise InputError(f"epsilon={config.epsilon!r} must be finite and >= 0, e.g. 1.")
     delta = check_number("delta", config.delta)
     if not 0 <= delta < 1:
         raise InputError(f"delta={config.delta!r} must be in [0, 1) (0 for pure DP).")
+    if config.profile is not None and not 0 < delta < 1:
+        raise InputError(
+            f"delta={config.delta!r}: a profile is read off at a delta in (0, 1), e.g. 1e-5."
+        )
     conf = check_number("confidence", config.confidence)
     if not 0.5 <= conf < 1:  # below 1/2 a "certified" bound is more likely wrong than right
         raise InputError(f"confidence={config.confidence!r} must be in [0.5, 1), e.g. 0.95.")
@@ -123,6 +136,15 @@ def validate(config: AuditConfig) -> None:
     m, n = config.split()
     if not 0 < m < config.samples:
         raise InputError(f"selection_samples={m} must be in (0, samples={config.samples}).")
+    if config.profile is not None:
+        claim = config.profile
+        a = config.alpha_per_bound
+        if not float(claim.statistic(cp_lower(n, n, a), cp_upper(0, n, a))) > claim.threshold:
+            raise InputError(
+                f"samples={config.samples} is too small for confidence={conf:g}: even a perfect "
+                f"witness could not violate the profile {claim.describe()}; use more samples."
+            )
+        return
     best = _perfect_bound(n, config.alpha_per_bound, delta)
     if best <= eps:
         need = minimum_samples(eps, delta, config.confidence)

@@ -108,23 +108,22 @@ class AuditResult:
     event: Any = field(
         default=None, repr=False, compare=False
     )  # the witness event object (replay, plots)
+    # a profile audit's certified trade-off points (auditor.engine.claims.profile_report)
+    profile: dict[str, Any] | None = None
+    claim: Any = field(default=None, repr=False, compare=False)  # what was tested (claims.py)
 
     def summary(self) -> str:
         verdict = "VIOLATION" if self.violation else self.verdict or "no violation found"
         lines = [
             f"{self.mechanism}: {verdict}"
             + (" of" if self.violation else " for")
-            + f" the claim epsilon={self.claimed_epsilon:g}, delta={self.delta:g}",
-            f"  certified at confidence {self.confidence:g}: epsilon >= "
-            f"{self.epsilon_lower_bound:.4f}"
             + (
-                " (event never seen under one dataset: consistent with unbounded privacy loss)"
-                if self.unbounded_witness
-                else ""
-            ),
-            f"  delta needed at epsilon={self.claimed_epsilon:g}: >= {self.delta_lower_bound:.3g};"
-            f" p-value of the claim: {self.p_value:.3g}",
+                f" the claim epsilon={self.claimed_epsilon:g}, delta={self.delta:g}"
+                if self.profile is None
+                else f" the profile {self.profile['claim']}"
+            )
         ]
+        lines += self._claim_lines() if self.profile is None else self._profile_lines()
         if self.witness is not None:
             w = self.witness
             lines.append(
@@ -158,14 +157,51 @@ class AuditResult:
         elif not self.reproducible:
             lines.append("  not reproducible: the mechanism takes no rng")
         if not self.violation:
+            unit = "epsilon" if self.profile is None else "GDP mu"
             lines.append(
-                f"  detectable epsilon: {self.detectable_epsilon:.4g} (the smallest true epsilon "
+                f"  detectable {unit}: {self.detectable_epsilon:.4g} (the smallest true {unit} "
                 "this event and sample size certify above the claim with probability 1/2)"
             )
             if self.hint:
                 lines.append(f"  {self.hint}")
             lines.append(f"  '{self.verdict or 'no violation found'}' is not a proof of privacy.")
         return "\n".join(lines)
+
+    def _claim_lines(self) -> list[str]:
+        return [
+            f"  certified at confidence {self.confidence:g}: epsilon >= "
+            f"{self.epsilon_lower_bound:.4f}"
+            + (
+                " (event never seen under one dataset: consistent with unbounded privacy loss)"
+                if self.unbounded_witness
+                else ""
+            ),
+            f"  delta needed at epsilon={self.claimed_epsilon:g}: >= {self.delta_lower_bound:.3g};"
+            f" p-value of the claim: {self.p_value:.3g}",
+        ]
+
+    def _profile_lines(self) -> list[str]:
+        p = self.profile or {}
+        mu = p.get("mu_lower_bound")
+        claimed = p.get("claimed_mu")
+        out = [
+            f"  certified at confidence {self.confidence:g}: GDP mu >= {mu:.4f}"
+            + ("" if claimed is None else f" (claimed mu {claimed:g})")
+            + f"; p-value of the claim: {self.p_value:.3g}"
+        ]
+        best = p.get("most_violated")
+        if best is not None:
+            pt = p["points"][best]
+            word = "violating" if pt["violates"] else "closest"
+            out.append(
+                f"  {word} certified trade-off point: alpha <= {pt['alpha']:.4g}, beta <= "
+                f"{pt['beta']:.4g}; the profile needs beta >= {pt['claimed_beta']:.4g}"
+            )
+        out.append(
+            f"  read at delta={self.delta:g}: epsilon >= {self.epsilon_lower_bound:.4f} "
+            f"(the profile gives epsilon {self.claimed_epsilon:.4g})"
+        )
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -198,4 +234,5 @@ class AuditResult:
             "looks": self.looks,
             "method": self.method,
             "notes": list(self.notes),
+            "profile": self.profile,
         }

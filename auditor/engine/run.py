@@ -25,6 +25,7 @@ import numpy as np
 from auditor.engine.adapter import Mechanism, as_mechanism
 from auditor.engine.checkpoint import Checkpoint
 from auditor.engine.choice import Outcome
+from auditor.engine.claims import as_profile, profile_report
 from auditor.engine.config import AuditConfig, check_number, validate
 from auditor.engine.events import event_state, event_to_dict
 from auditor.engine.executors import open_runner
@@ -33,7 +34,7 @@ from auditor.engine.plan import Plan, probe
 from auditor.engine.result import AuditResult, Witness
 from auditor.engine.select import FAMILIES, Candidate
 from auditor.engine.session import Session
-from auditor.engine.stats import cp_lower, cp_upper, delta_bound, detectable_epsilon, epsilon_bound
+from auditor.engine.stats import cp_lower, cp_upper, delta_bound, detectable, epsilon_bound
 from proofs.errors import InputError
 
 __all__ = ["audit"]
@@ -163,16 +164,18 @@ def _conclude(
     t0: float,
 ) -> AuditResult:
     chosen, counts, n, a = out.chosen, out.counts, out.samples, out.level
-    eps, delta = float(cfg.epsilon), float(cfg.delta)
-    best, eps_lb, d_lb, witness = -1, 0.0, 0.0, None
+    eps, delta, claim = float(cfg.epsilon), float(cfg.delta), cfg.claim
+    best, eps_lb, d_lb, witness, stat = -1, 0.0, 0.0, None, np.zeros(0)
     kn = np.array([counts[k, 0 if c.forward else 1] for k, c in enumerate(chosen)], dtype=int)
     kd = np.array([counts[k, 1 if c.forward else 0] for k, c in enumerate(chosen)], dtype=int)
+    lo = hi = np.zeros(0)
     if chosen and n > 0:
         lo, hi = cp_lower(kn, n, a), cp_upper(kd, n, a)
-        bounds = epsilon_bound(lo, hi, delta)
-        best = int(np.argmax(bounds))
-        eps_lb = float(max(bounds[best], 0.0))
-        d_lb = float(max(np.max(delta_bound(lo, hi, eps)), 0.0))
+        stat = claim.statistic(lo, hi)
+        best = int(np.argmax(stat))
+        eps_lb = float(max(np.max(epsilon_bound(lo, hi, delta)), 0.0))
+        if math.isfinite(eps):
+            d_lb = float(max(np.max(delta_bound(lo, hi, eps)), 0.0))
         c = chosen[best]
         witness = _witness(
             c, pairs[c.pair_index], counts[best], n, float(lo[best]), float(hi[best])
@@ -185,13 +188,16 @@ def _conclude(
                 f"bound is {simple.plain:.3g}, against {c.plain:.3g} for the learned event; "
                 "not certified)",
             )
-    detect = (
-        detectable_epsilon(int(kd[best]), n, a, eps, delta) if best >= 0 and n > 0 else math.inf
+    violated = bool(best >= 0 and stat[best] > claim.threshold)
+    judge = claim.detection((int(kd[best]) + 0.5) / n if best >= 0 and n > 0 else 0.5)
+    detect = detectable(int(kd[best]), n, a, judge) if best >= 0 and n > 0 else math.inf
+    kinds = sorted({_kind(c) for c, s in zip(chosen, stat) if s > claim.threshold})
+    verdict, hint = _verdict(violated, detect, judge, cfg, witness is not None)
+    profile = (
+        None
+        if cfg.profile is None
+        else profile_report(cfg.profile, chosen, lo, hi, stat, best, pairs)
     )
-    kinds = sorted(
-        {_kind(c) for c, b in zip(chosen, bounds if chosen and n > 0 else []) if b > eps}
-    )
-    verdict, hint = _verdict(eps_lb > eps, detect, cfg, witness is not None)
     notes = [] if out.stop == "complete" else [STOPS[out.stop]]
     if not mech.wants_rng:
         notes.append(
@@ -205,7 +211,7 @@ def _conclude(
         epsilon_lower_bound=eps_lb,
         unbounded_witness=bool(best >= 0 and kd[best] == 0 and kn[best] > 0),
         delta_lower_bound=d_lb,
-        violation=bool(eps_lb > eps),
+        violation=violated,
         p_value=out.p_value,
         witness=witness,
         samples=int(cfg.samples),
@@ -223,9 +229,11 @@ def _conclude(
         verdict=verdict,
         detectable_epsilon=detect,
         hint=hint,
-        violation_kind=_kind(chosen[best]) if eps_lb > eps else "",
+        violation_kind=_kind(chosen[best]) if violated else "",
         violation_kinds=tuple(kinds),
         event=chosen[best].event if best >= 0 else None,
+        profile=profile,
+        claim=claim,
     )
 
 
@@ -237,13 +245,15 @@ def _kind(c: Candidate) -> str:
 EPSILON_FLOOR = 0.01  # a claim of epsilon 0 is judged as if it were this
 
 
-def _verdict(violation: bool, detect: float, cfg: AuditConfig, found: bool) -> tuple[str, str]:
+def _verdict(
+    violation: bool, detect: float, judge: Any, cfg: AuditConfig, found: bool
+) -> tuple[str, str]:
     """``violation``; ``inconclusive`` when the audit could only have certified a violation
     of a mechanism ``inconclusive_factor`` times leakier than claimed (its detectable epsilon
     is above that); else ``no violation found``. The hint says what to change."""
     if violation:
         return "violation", ""
-    limit = cfg.inconclusive_factor * max(float(cfg.epsilon), EPSILON_FLOOR)
+    limit = cfg.inconclusive_factor * max(float(judge.scale), EPSILON_FLOOR)
     if detect <= limit:
         return "no violation found", ""
     if not found:
@@ -251,7 +261,7 @@ def _verdict(violation: bool, detect: float, cfg: AuditConfig, found: bool) -> t
             "inconclusive: no event told the datasets apart; try other pairs (a --relation "
             "with --search hypothesis) or more samples."
         )
-    more = "" if math.isinf(detect) else f" (it detects only epsilon >= {detect:.3g})"
+    more = "" if math.isinf(detect) else f" (it detects only {judge.unit} >= {detect:.3g})"
     return "inconclusive", (
         f"inconclusive: this audit could not have caught a mechanism {cfg.inconclusive_factor:g}x "
         f"leakier than claimed{more}; try more samples (--samples), other pairs (--relation, "
@@ -266,6 +276,7 @@ def _identity(mech: Mechanism, pairs: Sequence[Pair], cfg: AuditConfig, plan: Pl
         "pairs": [p.to_dict() for p in pairs],
         "epsilon": float(cfg.epsilon),
         "delta": float(cfg.delta),
+        "profile": None if cfg.profile is None else repr(cfg.profile),
         "samples": int(cfg.samples),
         "confidence": float(cfg.confidence),
         "seed": int(cfg.seed),  # type: ignore[arg-type]
@@ -327,8 +338,9 @@ def audit(
     mechanism: Callable[..., Any],
     pairs: Iterable[Any] | None = None,
     *,
-    epsilon: float,
-    delta: float = 0.0,
+    epsilon: float | None = None,
+    delta: float | None = None,
+    profile: Any = None,
     samples: int = 1_000_000,
     confidence: float = 0.95,
     seed: int | None = 0,
@@ -351,7 +363,15 @@ def audit(
     inconclusive_factor: float = 2.0,
     semantics: str = "float",
 ) -> AuditResult:
-    """Audit the claim "``mechanism`` is (epsilon, delta)-DP" on neighbouring ``pairs``.
+    """Audit the claim "``mechanism`` is (epsilon, delta)-DP" on neighbouring ``pairs``, or,
+    with ``profile=``, the claim that it meets a whole privacy profile.
+
+    ``profile`` is ``"gaussian:SIGMA[:SENS]"``, ``"gdp:MU"``, ``"zcdp:RHO"``, ``"rdp:FILE"``,
+    ``"pld:FILE"``, a profile object of :mod:`auditor.engine.claims`, or a dp_accounting
+    ``PrivacyLossDistribution`` or ``DpEvent``. Certified points of the trade-off curve are
+    tested against the claimed one (``result.profile``: the points, the most violated one and a
+    certified lower bound on the mechanism's GDP mu); ``delta`` (default 1e-5) is then where the
+    profile is read as an epsilon, and ``epsilon_lower_bound`` is the certified epsilon there.
 
     ``pairs`` are ``(A, B)`` datasets passed as ``data``; with ``pairs=None`` and a ``relation``
     (``add-remove``, ``replace-one``, ``sensitivity``) candidate pairs are generated and searched.
@@ -382,6 +402,19 @@ def audit(
     """
     if semantics not in SEMANTICS:
         raise InputError(f"semantics={semantics!r} must be one of {', '.join(SEMANTICS)}.")
+    if (epsilon is None) == (profile is None):
+        raise InputError(
+            "give either epsilon= (an (epsilon, delta) claim) or profile= (a privacy profile, "
+            "e.g. 'gdp:1'), not " + ("both." if profile is not None else "neither.")
+        )
+    if profile is not None:
+        if delta is not None:
+            check_number("delta", delta)
+        prof = as_profile(profile, delta)
+        epsilon, delta = prof.epsilon, prof.delta
+    else:
+        prof = None
+        delta = 0.0 if delta is None else delta
     if semantics == "ideal":  # the idealised mechanism: no events on the bits of doubles
         families = tuple(f for f in families if f != "float")
     cfg = AuditConfig(
@@ -402,6 +435,7 @@ def audit(
         max_time=max_time,
         checkpoint_every=checkpoint_every,
         inconclusive_factor=inconclusive_factor,
+        profile=prof,
     )
     validate(cfg)
     pair_list = _as_pairs(

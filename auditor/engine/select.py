@@ -1,7 +1,7 @@
 """Choosing events on the selection sample (never reused for certification).
 
 Each family proposes events and scores them by the bound we *predict* certification on ``n``
-fresh samples would give (:func:`auditor.engine.stats.predicted_epsilon`), not by the raw empirical
+fresh samples would give (:func:`auditor.engine.stats.predicted`), not by the raw empirical
 ratio: for Laplace every threshold beyond the centres has ratio exactly e^eps, and the best one
 is the one with the most mass, i.e. the smallest Clopper-Pearson width.
 
@@ -14,6 +14,7 @@ mean-difference projection and a fitted logistic-regression score; floating-poin
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -30,7 +31,7 @@ from auditor.engine.events import (
     Vote,
 )
 from auditor.engine.scores import vector_scores
-from auditor.engine.stats import predicted_epsilon
+from auditor.engine.stats import predicted
 
 __all__ = [
     "FAMILIES",
@@ -56,16 +57,17 @@ MIN_GAIN = 1e-3
 
 @dataclass(frozen=True, slots=True)
 class Scorer:
-    """What a prediction needs: selection size m, certification size n, per-bound level a."""
+    """What a prediction needs: selection size m, certification size n, per-bound level a,
+    and the claim whose certified statistic is predicted (auditor.engine.claims)."""
 
     m: int
     n: int
     a: float
-    delta: float
+    claim: Any
     shrink: float = 0.01
 
     def __call__(self, cx, cy):
-        return predicted_epsilon(cx, cy, self.m, self.n, self.a, self.delta, self.shrink)
+        return predicted(cx, cy, self.m, self.n, self.a, self.claim.statistic, self.shrink)
 
 
 @dataclass(frozen=True, slots=True)
@@ -438,8 +440,8 @@ def judge(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Scorer) -
     sample is never held in memory.
     """
     judges = (
-        Scorer(m2, scorer.n, scorer.a, scorer.delta, shrink=JUDGE_SHRINK),
-        Scorer(m2, scorer.n, scorer.a, scorer.delta, shrink=0.16),
+        Scorer(m2, scorer.n, scorer.a, scorer.claim, shrink=JUDGE_SHRINK),
+        Scorer(m2, scorer.n, scorer.a, scorer.claim, shrink=0.16),
     )
     out = []
     for c, (kx, ky) in zip(cands, np.asarray(counts, dtype=float)):

@@ -48,7 +48,7 @@ from auditor.engine.select import (
     tally,
 )
 from auditor.engine.session_state import restore_session, session_state
-from auditor.engine.stats import cp_lower, cp_upper, epsilon_bound, p_value
+from auditor.engine.stats import cp_lower, cp_upper, p_value
 from proofs.errors import InputError
 
 __all__ = ["Session"]
@@ -195,9 +195,7 @@ class Session:
         ya, yb = np.concatenate(parts[0]), np.concatenate(parts[1])
         del parts
         tallies = self._tally(r, i, ya, yb, bar)
-        scorer = Scorer(
-            plan.n, self.plan.certify.n, self.cfg.alpha_per_bound, float(self.cfg.delta)
-        )
+        scorer = Scorer(plan.n, self.plan.certify.n, self.cfg.alpha_per_bound, self.cfg.claim)
         found = build(
             self.probe.kind, ya, yb, scorer, self.misc_seed, self.cfg.families, tallies=tallies
         )
@@ -277,11 +275,11 @@ class Session:
         on, at the first look's level? Then judging more only delays the verdict. (Selection
         data never enter a bound, so any rule on them keeps certification valid.)"""
         a = self.levels[0] / (2 * self.cfg.max_certified)
-        sc = Scorer(m2, m2, a, float(self.cfg.delta), shrink=JUDGE_SHRINK)
+        sc = Scorer(m2, m2, a, self.cfg.claim, shrink=JUDGE_SHRINK)
         fwd = np.array([c.forward for c in cands])
         num = np.where(fwd, counts[:, 0], counts[:, 1]).astype(float)
         den = np.where(fwd, counts[:, 1], counts[:, 0]).astype(float)
-        return bool(np.max(sc(num, den)) > float(self.cfg.epsilon))
+        return bool(np.max(sc(num, den)) > self.cfg.claim.threshold)
 
     def _early(self) -> bool:
         return any(j is not None and j.get("early") for rnd in self.judged for j in rnd)
@@ -289,9 +287,7 @@ class Session:
     def _judged(self, r: int) -> list[Candidate]:
         """Round r's candidates re-scored on their judging counts, best rank first."""
         rnd = self.plan.rounds[r]
-        scorer = Scorer(
-            rnd.build.n, self.plan.certify.n, self.cfg.alpha_per_bound, float(self.cfg.delta)
-        )
+        scorer = Scorer(rnd.build.n, self.plan.certify.n, self.cfg.alpha_per_bound, self.cfg.claim)
         out: list[Candidate] = []
         for cs, state in zip(self.cands[r], self.judged[r]):
             if cs and state is not None and state["done"] > 0:
@@ -355,14 +351,11 @@ class Session:
         counts = cert["counts"]
         kn = np.array([counts[j, 0 if c.forward else 1] for j, c in enumerate(chosen)])
         kd = np.array([counts[j, 1 if c.forward else 0] for j, c in enumerate(chosen)])
-        eps, delta = float(self.cfg.epsilon), float(self.cfg.delta)
+        claim = self.cfg.claim
         # with early stopping the audit ends at the first look that rejects, so the minimum
         # over the looks taken is its p-value; without, the reported look's p-value
         pv = min(
-            (
-                p_value(int(kn[j]), int(kd[j]), n, n, eps, delta, 2 * k, share=share)
-                for j in range(k)
-            ),
+            (p_value(int(kn[j]), int(kd[j]), n, n, claim, 2 * k, share=share) for j in range(k)),
             default=1.0,
         )
         cert["p"] = min(cert["p"], pv) if self.cfg.early_stop else pv
@@ -371,8 +364,8 @@ class Session:
         if idx + 1 == len(self.plan.looks):
             cert["stop"] = "complete"
         elif self.cfg.early_stop and k:
-            bound = epsilon_bound(cp_lower(kn, n, a), cp_upper(kd, n, a), delta)
-            if float(np.max(bound)) > eps:
+            bound = claim.statistic(cp_lower(kn, n, a), cp_upper(kd, n, a))
+            if float(np.max(bound)) > claim.threshold:
                 cert["stop"] = "violation"
 
     def _certify(self) -> None:

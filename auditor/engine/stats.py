@@ -18,10 +18,12 @@ __all__ = [
     "cp_lower",
     "cp_upper",
     "delta_bound",
+    "detectable",
     "detectable_epsilon",
     "epsilon_bound",
     "normal_quantile",
     "p_value",
+    "predicted",
     "predicted_epsilon",
     "wilson_lower",
     "wilson_upper",
@@ -90,7 +92,13 @@ def wilson_upper(k, n, a):
 
 
 def predicted_epsilon(cx, cy, m: int, n: int, a: float, delta: float, shrink: float = 0.01):
-    """The bound we expect to certify on ``n`` fresh samples from selection counts on ``m``.
+    """:func:`predicted` for the point claim's statistic, the certified epsilon at ``delta``."""
+    return predicted(cx, cy, m, n, a, lambda lo, hi: epsilon_bound(lo, hi, delta), shrink)
+
+
+def predicted(cx, cy, m: int, n: int, a: float, statistic, shrink: float = 0.01):
+    """The ``statistic(lo, hi)`` (auditor.engine.claims: the certified epsilon, mu, ...) we
+    expect to certify on ``n`` fresh samples from selection counts on ``m``.
 
     Counts are first shrunk toward the unfavourable side (a one-sigma Wilson bound on the
     selection sample) so rare events seen a few times by luck do not win the selection.
@@ -99,7 +107,7 @@ def predicted_epsilon(cx, cy, m: int, n: int, a: float, delta: float, shrink: fl
     py = wilson_upper(cy, m, shrink)
     lo = wilson_lower(px * n, n, a)
     hi = wilson_upper(py * n, n, a)
-    return epsilon_bound(lo, hi, delta)
+    return statistic(lo, hi)
 
 
 EACH_SIDE = math.sqrt(0.5)  # two independent counts each on their good side: probability 1/2
@@ -108,47 +116,56 @@ EACH_SIDE = math.sqrt(0.5)  # two independent counts each on their good side: pr
 def detectable_epsilon(
     k_den: int, n: int, a: float, epsilon: float, delta: float, cap: float = 50.0
 ) -> float:
-    """The smallest true epsilon this audit's event and sample size would have certified above
-    ``epsilon`` with probability at least 1/2.
+    """:func:`detectable` for the point claim (epsilon, delta)."""
+    from auditor.engine.claims import PointClaim
+
+    return detectable(k_den, n, a, PointClaim(epsilon, delta), cap)
+
+
+def detectable(k_den: int, n: int, a: float, claim, cap: float = 50.0) -> float:
+    """The smallest true strength (epsilon for a point claim, mu for a GDP one) this audit's
+    event and sample size would have certified above ``claim`` with probability at least 1/2.
 
     The event keeps its estimated probability ``q`` under the denominator dataset (``k_den``
-    of ``n``, plus one half so a never-seen event has some), and the numerator's is set to
-    ``e^eps' q + delta``, the most an (eps', delta) mechanism allows. With each count at its
-    quantile ``1 - sqrt(1/2)`` on the unfavourable side, both hold together with probability
-    1/2, and the certified bound ``ln((lower(k_num) - delta) / upper(k_den))`` at the audit's
-    per-bound level ``a`` must exceed ``epsilon``. Returns ``inf`` when not even ``cap`` is
-    detectable (the event is too rare for this sample size)."""
+    of ``n``, plus one half so a never-seen event has some), and the numerator's is set to the
+    most a mechanism of that strength allows (``claim.numerator``: ``e^eps' q + delta``, or
+    ``Phi(Phi^-1(q) + mu')``). With each count at its quantile ``1 - sqrt(1/2)`` on the
+    unfavourable side, both hold together with probability 1/2, and the certified statistic at
+    the audit's per-bound level ``a`` must exceed the claim's threshold. Returns ``inf`` when
+    not even ``cap`` is detectable (the event is too rare for this sample size)."""
     q = min((k_den + 0.5) / n, 1.0)
     k_d = float(stats.binom.ppf(EACH_SIDE, n, q))
     hi = float(cp_upper(k_d, n, a))
 
-    def certified(eps_true: float) -> bool:
-        p = min(math.exp(eps_true) * q + delta, 1.0)
+    def certified(strength: float) -> bool:
+        p = claim.numerator(q, strength)
         k_n = float(stats.binom.ppf(1 - EACH_SIDE, n, p))
-        return float(epsilon_bound(cp_lower(k_n, n, a), hi, delta)) > epsilon
+        return float(claim.statistic(cp_lower(k_n, n, a), hi)) > claim.threshold
 
     if not certified(cap):
         return math.inf
-    lo_eps, hi_eps = 0.0, cap
+    lo_s, hi_s = 0.0, cap
     for _ in range(60):
-        mid = (lo_eps + hi_eps) / 2
-        lo_eps, hi_eps = (lo_eps, mid) if certified(mid) else (mid, hi_eps)
-        if hi_eps - lo_eps < 1e-4 * max(hi_eps, 1e-3):
+        mid = (lo_s + hi_s) / 2
+        lo_s, hi_s = (lo_s, mid) if certified(mid) else (mid, hi_s)
+        if hi_s - lo_s < 1e-4 * max(hi_s, 1e-3):
             break
-    return hi_eps
+    return hi_s
 
 
 P_FLOOR = 1e-15  # p-values below this are reported as this (an upper bound on the p-value)
 
 
-def _single_level(kx: int, ky: int, n_x: int, n_y: int, epsilon: float, delta: float) -> float:
-    """Smallest per-bound level ``a`` at which ``ln((lo-delta)/hi) > epsilon`` (1 if none)."""
+def _single_level(kx: int, ky: int, n_x: int, n_y: int, claim) -> float:
+    """Smallest per-bound level ``a`` at which the certified statistic exceeds the claim's
+    threshold (1 if none)."""
 
     def margin(log_a: float) -> float:
         a = math.exp(log_a)
         lo = float(cp_lower(kx, n_x, a))
         hi = float(cp_upper(ky, n_y, a))
-        return (lo - delta) - math.exp(epsilon) * hi
+        value = float(claim.statistic(lo, hi)) - claim.threshold
+        return value if math.isfinite(value) else math.copysign(1e300, value)
 
     hi_log, lo_log = math.log(0.5), math.log(P_FLOOR)
     if margin(hi_log) <= 0:
@@ -160,24 +177,19 @@ def _single_level(kx: int, ky: int, n_x: int, n_y: int, epsilon: float, delta: f
 
 
 def p_value(
-    kx: int,
-    ky: int,
-    n_x: int,
-    n_y: int,
-    epsilon: float,
-    delta: float,
-    n_bounds: int,
-    share: float = 1.0,
+    kx: int, ky: int, n_x: int, n_y: int, claim, n_bounds: int, share: float = 1.0
 ) -> float:
-    """Exact p-value of H0 "P_D(E) <= e^eps P_D'(E) + delta" from the CP construction.
+    """Exact p-value of H0 "the claim holds on event E" (for a point claim,
+    "P_D(E) <= e^eps P_D'(E) + delta") from the CP construction.
 
-    Under H0 the event {lower_a(D) - delta > e^eps upper_a(D')} has probability at most 2a
-    (one of the two one-sided bounds must fail). The p-value is the smallest total level
+    Under H0 the event {statistic(lower_a(D), upper_a(D')) > threshold} has probability at
+    most 2a (one of the two one-sided bounds must fail: the statistic is monotone). The
+    p-value is the smallest total level
     ``n_bounds * a`` at which the counts reject, so ``p <= 1 - confidence`` iff the certified
     bound at that confidence exceeds the claim. With looks at the counts (``share``: the
     fraction of the failure probability this look spends), the bounds at overall level ``p`` are
     taken at ``share * p / n_bounds``, so the look's p-value is ``n_bounds * a / share``; the
     minimum over the looks taken is again a valid p-value (union bound over the looks).
     """
-    a = _single_level(kx, ky, n_x, n_y, epsilon, delta)
+    a = _single_level(kx, ky, n_x, n_y, claim)
     return float(min(1.0, n_bounds * a / share))

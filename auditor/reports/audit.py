@@ -38,6 +38,8 @@ def report_kind(path: str) -> str:
 def verdict_sentence(d: dict[str, Any]) -> str:
     """The verdict in one sentence, worded so that 'no violation' never reads as 'private'."""
     conf = f"{100 * d['confidence']:g}%"
+    if d.get("profile"):
+        return _profile_sentence(d, conf)
     claim = f"({d['claimed_epsilon']:g}, {d['delta']:g})-DP"
     lb = d["epsilon_lower_bound"]
     unbounded = (
@@ -68,6 +70,32 @@ def verdict_sentence(d: dict[str, Any]) -> str:
     return (
         f"No violation found: with confidence {conf}, epsilon is at least {lb:.4g}, which "
         f"does not exceed the claimed {claim}. This is not a proof that the claim holds."
+    )
+
+
+def _profile_sentence(d: dict[str, Any], conf: str) -> str:
+    p = d["profile"]
+    mu = p.get("mu_lower_bound") or 0.0
+    if d["violation"]:
+        pt = p["points"][p["most_violated"]]
+        return (
+            f"Violation of the profile {p['claim']}: with confidence {conf}, a test of the "
+            f"witness pair has type I error at most {pt['alpha']:.4g} and type II error at most "
+            f"{pt['beta']:.4g}, where the profile allows no less than {pt['claimed_beta']:.4g}. "
+            f"The mechanism's GDP mu is at least {mu:.4g}."
+        )
+    detect = d.get("detectable_epsilon")
+    shown = "infinity" if detect is None else format(detect, ".4g")
+    if d.get("verdict") == "inconclusive":
+        return (
+            f"Inconclusive: with confidence {conf}, no certified trade-off point falls below "
+            f"the profile {p['claim']}; but this audit would only have caught a mechanism with "
+            f"GDP mu >= {shown} (with probability 1/2). {d.get('hint', '')}"
+        )
+    return (
+        f"No violation found: with confidence {conf}, no certified trade-off point falls below "
+        f"the profile {p['claim']} (GDP mu is at least {mu:.4g}). This is not a proof that the "
+        "claim holds."
     )
 
 
@@ -176,7 +204,7 @@ def _plot_loss(p: dict[str, Any]) -> str:
     return _svg(plt, fig)
 
 
-def _plot_tradeoff(p: dict[str, Any]) -> str:
+def _plot_tradeoff(p: dict[str, Any], profile: dict[str, Any] | None = None) -> str:
     plt, fig, ax = _figure()
     t = p["tradeoff"]
     ax.plot(
@@ -212,6 +240,8 @@ def _plot_tradeoff(p: dict[str, Any]) -> str:
             linestyle="none",
             label=f"most violating test (beta {worst['gap']:.3g} below the claim)",
         )
+    if profile:
+        _certified_points(ax, profile)
     ax.set_xlim(-0.02, 1.02)  # curves that hug an axis stay visible
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("type I error alpha (reject A when A is true)")
@@ -221,11 +251,39 @@ def _plot_tradeoff(p: dict[str, Any]) -> str:
     return _svg(plt, fig)
 
 
+def _certified_points(ax, profile: dict[str, Any]) -> None:
+    """The certified points (alpha, beta) <= (hi, 1 - lo) of a profile audit and their
+    mirrors (1 - lo, hi): red where they violate the claim, the most violated one larger."""
+    best = profile.get("most_violated")
+    labelled: set[bool] = set()
+    for k, pt in enumerate(profile.get("points") or []):
+        bad = bool(pt["violates"])
+        ax.plot(
+            [pt["alpha"], pt["beta"]],
+            [pt["beta"], pt["alpha"]],
+            marker="D",
+            markersize=9 if k == best else 6,
+            color="#b91c1c" if bad else "#15803d",
+            zorder=6,
+            linestyle="none",
+            label=None
+            if bad in labelled
+            else "certified point violating the profile (and its mirror)"
+            if bad
+            else "certified point (and its mirror)",
+        )
+        labelled.add(bad)
+
+
 def _plots(d: dict[str, Any]) -> list[tuple[str, str]]:
     p = d.get("plots")
     if not p:
         return []
-    return [("outputs", _plot_outputs(p)), ("loss", _plot_loss(p)), ("tradeoff", _plot_tradeoff(p))]
+    return [
+        ("outputs", _plot_outputs(p)),
+        ("loss", _plot_loss(p)),
+        ("tradeoff", _plot_tradeoff(p, d.get("profile"))),
+    ]
 
 
 def _facts(d: dict[str, Any]) -> list[tuple[str, str]]:
@@ -234,14 +292,14 @@ def _facts(d: dict[str, Any]) -> list[tuple[str, str]]:
     pair = w.get("pair", {})
     return [
         ("mechanism", d.get("mechanism", "")),
-        ("claim", f"epsilon = {d['claimed_epsilon']:g}, delta = {d['delta']:g}"),
+        *_claim_facts(d),
         (
             "verdict",
             str(d.get("verdict") or ("violation" if d["violation"] else "no violation found"))
             + (f" ({', '.join(d['violation_kinds'])})" if d.get("violation_kinds") else ""),
         ),
         (
-            "detectable epsilon",
+            "detectable epsilon" if not d.get("profile") else "detectable GDP mu",
             "infinity"
             if d.get("detectable_epsilon") is None
             else f"{d['detectable_epsilon']:.4g} (certified above the claim with probability "
@@ -249,9 +307,14 @@ def _facts(d: dict[str, Any]) -> list[tuple[str, str]]:
         ),
         (
             "certified epsilon lower bound",
-            f"{d['epsilon_lower_bound']:.6g} at confidence {d['confidence']:g}",
+            f"{d['epsilon_lower_bound']:.6g} at confidence {d['confidence']:g}"
+            + (f" (at delta = {d['delta']:g})" if d.get("profile") else ""),
         ),
-        ("delta needed at the claimed epsilon", f">= {d['delta_lower_bound']:.4g}"),
+        *(
+            []
+            if d.get("profile")
+            else [("delta needed at the claimed epsilon", f">= {d['delta_lower_bound']:.4g}")]
+        ),
         ("p-value of the claim", f"{d['p_value']:.4g}"),
         (
             "witness pair",
@@ -288,6 +351,34 @@ def _facts(d: dict[str, Any]) -> list[tuple[str, str]]:
         ("method", d.get("method", "")),
         ("seconds", f"{d.get('seconds', 0):.2f}"),
     ]
+
+
+def _claim_facts(d: dict[str, Any]) -> list[tuple[str, str]]:
+    p = d.get("profile")
+    if not p:
+        return [("claim", f"epsilon = {d['claimed_epsilon']:g}, delta = {d['delta']:g}")]
+    out = [
+        (
+            "claim",
+            f"profile {p['claim']}"
+            + ("" if p.get("claimed_mu") is None else f" (GDP mu = {p['claimed_mu']:.4g})")
+            + f"; epsilon = {d['claimed_epsilon']:.4g} at delta = {d['delta']:g}",
+        ),
+        (
+            "certified GDP mu lower bound",
+            f"{p.get('mu_lower_bound') or 0:.6g} at confidence {d['confidence']:g}",
+        ),
+    ]
+    if p.get("most_violated") is not None:
+        pt = p["points"][p["most_violated"]]
+        out.append(
+            (
+                "most violated certified point" if pt["violates"] else "closest certified point",
+                f"alpha <= {pt['alpha']:.4g}, beta <= {pt['beta']:.4g}; the profile needs "
+                f"beta >= {pt['claimed_beta']:.4g} ({pt['event']})",
+            )
+        )
+    return out
 
 
 def audit_html(d: dict[str, Any], title: str | None = None) -> str:

@@ -29,6 +29,7 @@ def with_plots(result, mechanism, samples: int = PLOT_SAMPLES) -> dict[str, Any]
         confidence=result.confidence,
         samples=samples,
         seed=result.seed or 0,
+        tradeoff=None if result.profile is None else result.claim.tradeoff,
     )
     return d
 

@@ -157,11 +157,11 @@ def _float_data(
     }
 
 
-def _tradeoff(ca: np.ndarray, cb: np.ndarray, eps: float, delta: float, a: float) -> dict[str, Any]:
+def _tradeoff(ca: np.ndarray, cb: np.ndarray, claimed, a: float) -> dict[str, Any]:
     """Neyman-Pearson tests from cells ordered by empirical likelihood ratio P_b / P_a.
 
     Rejecting 'the data is A' on the cells with the largest b/a ratio first: alpha = P_a[reject]
-    (type I), beta = P_b[accept] (type II).
+    (type I), beta = P_b[accept] (type II). ``claimed(alpha)`` is the claim's trade-off curve.
     """
     ca, cb = np.asarray(ca, float), np.asarray(cb, float)
     n = ca.sum()
@@ -171,7 +171,7 @@ def _tradeoff(ca: np.ndarray, cb: np.ndarray, eps: float, delta: float, a: float
     kb = np.concatenate([[0.0], np.cumsum(cb[order])])
     alpha, beta = ka / n, 1 - kb / n
     grid = np.linspace(0, 1, 201)
-    gap = claimed_tradeoff(alpha, eps, delta) - beta  # > 0: below the claimed curve
+    gap = claimed(alpha) - beta  # > 0: below the claimed curve
     i = int(np.argmax(gap))
     worst = (
         {"alpha": float(alpha[i]), "beta": float(beta[i]), "gap": float(gap[i])}
@@ -185,7 +185,7 @@ def _tradeoff(ca: np.ndarray, cb: np.ndarray, eps: float, delta: float, a: float
         "alpha_hi": cp_upper(ka, n, a).tolist(),
         "beta_lo": (1 - cp_upper(kb, n, a)).tolist(),
         "claimed_alpha": grid.tolist(),
-        "claimed_beta": claimed_tradeoff(grid, eps, delta).tolist(),
+        "claimed_beta": claimed(grid).tolist(),
     }
 
 
@@ -200,8 +200,10 @@ def collect_plot_data(
     confidence: float,
     samples: int = 50_000,
     seed: int = 0,
+    tradeoff=None,
 ) -> dict[str, Any]:
-    """Draw `samples` fresh outputs per dataset and build the report's plot data."""
+    """Draw `samples` fresh outputs per dataset and build the report's plot data;
+    ``tradeoff(alpha)`` is the claimed trade-off curve (default: the (epsilon, delta) one)."""
     mech: Mechanism = as_mechanism(mechanism)
     rng = np.random.default_rng(np.random.SeedSequence([int(seed) & 0xFFFFFFFF, 0x9107]))
     ya = draw(mech, pair_a, samples, rng)
@@ -213,7 +215,8 @@ def collect_plot_data(
         data = _float_data(event, ya, yb, epsilon, delta, a)
     else:
         data = _atom_data(event, ya, yb, epsilon, delta, a)
-    data["tradeoff"] = _tradeoff(data.pop("cells_a"), data.pop("cells_b"), epsilon, delta, a)
+    claimed = tradeoff or (lambda alpha: claimed_tradeoff(alpha, epsilon, delta))
+    data["tradeoff"] = _tradeoff(data.pop("cells_a"), data.pop("cells_b"), claimed, a)
     data.update(
         samples=samples,
         seed=seed,

@@ -109,3 +109,37 @@ def test_an_empty_vector_output_is_a_one_line_error(capsys):
     args = ["audit", "noisy_hist2", "--epsilon", "0.5", "--pair", "[]", "[1, 2]"]
     assert main([*args, "--samples", "300"]) == 2
     assert "empty output" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "profile, needle",
+    [
+        ("gauss:1", "profile kind 'gauss' is unknown"),
+        ("gaussian:0", "sigma='0' must be a number > 0"),
+        ("gaussian:-1:1", "sigma='-1'"),
+        ("gdp:x", "mu='x'"),
+        ("zcdp:0", "rho='0'"),
+        ("rdp:/nonexistent-folder/p.json", "does not exist"),
+        ("pld", "must be KIND:PARAMS"),
+    ],
+)
+def test_bad_profiles_are_one_line_before_sampling(target, profile, needle, capsys):
+    argv = ["audit", target, "--profile", profile, "--pair", "0", "1", "--samples", "1000"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert needle in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_malformed_profile_file_is_one_line(target, tmp_path, capsys):
+    path = tmp_path / "pld.json"
+    path.write_text('{"epsilons": [0, 1], "deltas": [0.1]}')
+    argv = ["audit", target, "--profile", f"pld:{path}", "--pair", "0", "1"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "have 2 and 1 entries" in err and len(err.strip().splitlines()) == 1
+
+
+def test_profile_and_epsilon_exclude_each_other(target, capsys):
+    argv = ["audit", target, "--profile", "gdp:1", "--epsilon", "1", "--pair", "0", "1"]
+    assert main(argv) == 2
+    assert "not allowed with" in capsys.readouterr().err

@@ -13,6 +13,7 @@ from scipy import stats
 
 from auditor import AuditResult, audit, minimum_samples
 from auditor.catalogue import sampler
+from auditor.engine.claims import PointClaim
 from auditor.engine.stats import cp_lower, cp_upper, epsilon_bound, p_value
 from proofs.errors import InputError
 from tests.auditor.contract import AUDIT_JSON_KEYS
@@ -38,8 +39,8 @@ def test_epsilon_bound_with_delta():
 def test_p_value_agrees_with_verdict():
     kx, ky, n = 60_000, 50_000, 100_000
     # claimed eps below the empirical log-ratio ln(1.2) = 0.182: small p; above: p = 1
-    assert p_value(kx, ky, n, n, 0.1, 0.0, 2) < 0.05
-    assert p_value(kx, ky, n, n, 0.3, 0.0, 2) == 1.0
+    assert p_value(kx, ky, n, n, PointClaim(0.1, 0.0), 2) < 0.05
+    assert p_value(kx, ky, n, n, PointClaim(0.3, 0.0), 2) == 1.0
 
 
 def test_result_is_frozen_and_serialisable():
