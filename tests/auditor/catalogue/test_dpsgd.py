@@ -1,0 +1,49 @@
+"""The DP-SGD step target: a correct step is not flagged against its dp_accounting profile,
+each broken one is caught, on the canary-gradient pair."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from auditor import audit
+from auditor.catalogue.dpsgd import STEPS, DPSGDStep, canary_pair, claimed_event
+
+
+def test_step_is_a_clipped_noisy_sum():
+    d, d2 = canary_pair()
+    s = STEPS["correct"]
+    g, g2 = s.gradients(d), s.gradients(d2)
+    assert np.all(np.linalg.norm(g2, axis=1) <= 1 + 1e-12)
+    assert np.allclose(g2[:-1], g) and np.linalg.norm(g2[-1]) == pytest.approx(1.0)
+    assert np.linalg.norm(STEPS["no_clip"].gradients(d2)[-1]) == pytest.approx(10.0)
+    y = s(d, 200_000, np.random.default_rng(0))
+    assert y.shape == (200_000, 8)
+    assert np.std(y[:, 0]) == pytest.approx(1.0, rel=0.01)
+    assert np.std(STEPS["half_noise"](d, 200_000, np.random.default_rng(0))[:, 0]) == (
+        pytest.approx(0.5, rel=0.01)
+    )
+
+
+def _audit(step: DPSGDStep, samples: int):
+    return audit(
+        step,
+        [canary_pair()],
+        profile=claimed_event(step.noise_multiplier),
+        samples=samples,
+        seed=11,
+        semantics="ideal",
+    )
+
+
+def test_correct_step_is_not_flagged():
+    r = _audit(STEPS["correct"], 20_000)
+    assert r.verdict == "no violation found"
+    assert 0.8 <= r.profile["mu_lower_bound"] / STEPS["correct"].claimed_mu <= 1.0
+
+
+@pytest.mark.parametrize("name", ["no_clip", "noise_per_batch", "half_noise"])
+def test_broken_steps_are_caught(name):
+    r = _audit(STEPS[name], 10_000)
+    assert r.verdict == "violation"
+    assert r.profile["mu_lower_bound"] / STEPS[name].claimed_mu > 1.5
