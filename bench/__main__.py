@@ -220,6 +220,12 @@ def scale() -> None:
     scale_bench.run()
 
 
+def profiles() -> None:
+    from bench import profiles_bench
+
+    profiles_bench.run(quick=QUICK)
+
+
 SECTIONS = {
     "scale": scale,
     "table": table,
@@ -229,6 +235,7 @@ SECTIONS = {
     "local_protocols": local_protocols,
     "proofs": proofs,
     "dpsniper": dpsniper,
+    "profiles": profiles,
 }
 
 

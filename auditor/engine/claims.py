@@ -202,12 +202,11 @@ class RenyiProfile:
     def statistic(self, lo, hi) -> np.ndarray:
         lo, hi = _arrays(lo, hi)
         x, y = np.broadcast_arrays(lo, hi)
-        best = np.full(x.shape, -np.inf)
-        apart = x > y
-        for a, r in zip(self.orders, self.values):
-            d = np.maximum(_binary_renyi(x, y, a), _binary_renyi(y, x, a)) - r
-            best = np.maximum(best, np.where(apart, np.nan_to_num(d, nan=-np.inf), -np.inf))
-        return best
+        a, r = np.asarray(self.orders), np.asarray(self.values)
+        xs, ys = x[..., None], y[..., None]
+        d = np.maximum(_binary_renyi(xs, ys, a), _binary_renyi(ys, xs, a)) - r
+        best = np.max(np.nan_to_num(d, nan=-np.inf, posinf=np.inf), axis=-1)
+        return np.where(x > y, best, -np.inf)
 
     def tradeoff(self, alpha) -> np.ndarray:
         """The claim's f: for each alpha the smallest beta whose point passes every order,
