@@ -523,6 +523,57 @@ def _entries() -> list[CatalogueEntry]:
             theorems=("one_bit.telemetry",),
             relation="replace-one",
         ),
+        *_oracles(),
+    ]
+
+
+_ORACLE_K = 8  # values of the frequency-oracle entries (samplers.ORACLE_VALUES)
+_WBLJ17 = "Wang, Blocki, Li, Jha (2017) USENIX Security"
+
+
+def _oracles() -> list[CatalogueEntry]:
+    """The local-DP frequency oracles at eps = 1 over 8 values (LDP-Auditor's protocols)."""
+    k = _ORACLE_K
+    table = (
+        ("grr", lambda e: m.KAryRR(e, k), f"generalized randomized response, {_WBLJ17} Sec. 4.1"),
+        (
+            "sue",
+            lambda e: m.UnaryEncoding(e, k, "symmetric"),
+            f"symmetric unary encoding (basic one-time RAPPOR), {_WBLJ17} Sec. 4.3",
+        ),
+        ("oue", lambda e: m.UnaryEncoding(e, k), f"optimized unary encoding, {_WBLJ17} Sec. 4.3"),
+        ("blh", lambda e: m.LocalHashing(e, 2), f"binary local hashing, {_WBLJ17} Sec. 4.4"),
+        (
+            "olh",
+            lambda e: m.LocalHashing(e, m.optimal_hash_range(e)),
+            f"optimized local hashing (g = e^eps + 1, rounded), {_WBLJ17} Sec. 4.4",
+        ),
+        (
+            "hadamard",
+            lambda e: m.HadamardResponse.for_values(e, k),
+            "Hadamard response, Acharya, Sun, Zhang (2019) AISTATS (K = 16 for 8 values)",
+        ),
+        (
+            "subset_selection",
+            lambda e: m.SubsetSelection(e, k, m.optimal_subset_size(e, k)),
+            "subset selection, d = k/(e^eps + 1) rounded, Ye and Barg (2018)",
+        ),
+    )
+    return [
+        CatalogueEntry(
+            f"ldp.{key}",
+            describe,
+            1.0,
+            _pairs((0, 1, "value 0 vs 1")),
+            f"{source}: eps-LDP, exactly",
+            theorems=(f"ldp.{key}.exact",),
+            relation="replace-one",
+            implementation="local hashing is audited through its support bits over the 8 "
+            "values (post-processing)"
+            if key in ("blh", "olh")
+            else "",
+        )
+        for key, describe, source in table
     ]
 
 

@@ -23,8 +23,19 @@ Composition                 the input of every part -> the parts' outputs side b
 OneBitTelemetry             a value in [0, m] -> a bit
 RepeatedOneBit              a value in [0, m] -> T bits (one bit repeated when memoized)
 Rappor                      a client value (int) -> the k reported bits of one report
+UnaryEncoding               a client value (int) -> the k reported bits
+LocalHashing                a client value (int) -> the k-bit support of the report (H, y)
+HadamardResponse            a client value (int) -> an index in 0..K-1
+SubsetSelection             a client value (int) -> the k-bit indicator of the reported set
 FiniteMechanism             an input of the table -> an output of the table
 ==========================  ===============================================================
+
+A local-hashing report (H, y) is audited through its support over the k values, the bits
+[H(v) = y]: a deterministic function of the report, so a lower bound on its epsilon is one on
+the report's (post-processing), and the bits at x and x' already attain the exact epsilon. The
+hash is a uniformly random function of the k values (a universal family: collisions have
+probability exactly 1/g, as the estimator assumes). Oracles over k values take ``k`` from the
+catalogue entry (``ORACLE_VALUES``).
 
 Real-valued outputs are *snapped* to a grid of 2^-24: rounding is post-processing, and on a grid
 the float artefacts of textbook samplers vanish (Mironov 2012).
@@ -117,6 +128,84 @@ def _(mech: m.KAryRR) -> Sampler:
         x = int(data)
         other = (x + rng.integers(1, k, size)) % k
         return labels[np.where(rng.random(size) < keep, x, other)]
+
+    return sample
+
+
+ORACLE_VALUES = 8  # the domain size of the local-hashing sampler's support bits
+
+
+@sampler_for.register
+def _(mech: m.UnaryEncoding) -> Sampler:
+    k = int(_num(mech, "k"))
+    p, q = (float(v) for v in mech.bit_probabilities)
+
+    def sample(data, size, rng):
+        probs = np.full(k, q)
+        probs[int(data)] = p
+        return (rng.random((size, k)) < probs).astype(np.int64)
+
+    return sample
+
+
+@sampler_for.register
+def _(mech: m.LocalHashing, k: int = ORACLE_VALUES) -> Sampler:
+    g = int(_num(mech, "g"))
+    e = math.exp(_num(mech, "epsilon"))
+    keep = e / (e + g - 1)
+
+    def sample(data, size, rng):
+        x = int(data)
+        hashes = rng.integers(0, g, (size, k))  # H: a uniformly random function of the k values
+        other = (hashes[:, x] + rng.integers(1, g, size)) % g
+        y = np.where(rng.random(size) < keep, hashes[:, x], other)
+        return (hashes == y[:, None]).astype(np.int64)
+
+    return sample
+
+
+def hadamard_sets(K: int) -> np.ndarray:
+    """(K, K) booleans: row v + 1 of the Sylvester Hadamard matrix is +1 (the set C_v)."""
+    rows = np.arange(K)[:, None] & np.arange(K)[None, :]
+    parity = np.zeros((K, K), dtype=np.int64)
+    while rows.any():
+        parity ^= rows & 1
+        rows >>= 1
+    return parity == 0
+
+
+@sampler_for.register
+def _(mech: m.HadamardResponse) -> Sampler:
+    K = int(_num(mech, "K"))
+    e = math.exp(_num(mech, "epsilon"))
+    sets = hadamard_sets(K)
+
+    def sample(data, size, rng):
+        members = np.flatnonzero(sets[int(data) + 1])
+        others = np.flatnonzero(~sets[int(data) + 1])
+        inside = rng.random(size) < e / (1 + e)  # the K/2 members share e/(1+e)
+        return np.where(inside, rng.choice(members, size), rng.choice(others, size)).astype(
+            np.int64
+        )
+
+    return sample
+
+
+@sampler_for.register
+def _(mech: m.SubsetSelection) -> Sampler:
+    k, d = int(_num(mech, "k")), int(_num(mech, "d"))
+    p_in = float(mech.support_probabilities()[0])  # P[x in S]
+
+    def sample(data, size, rng):
+        x = int(data)
+        keys = rng.random((size, k))
+        inside = rng.random(size) < p_in
+        # x in S: x and d-1 of the others; else d of the others (uniformly, given either)
+        keys[:, x] = np.where(inside, -1.0, 2.0)
+        order = np.argsort(keys, axis=1)[:, :d]
+        out = np.zeros((size, k), dtype=np.int64)
+        np.put_along_axis(out, order, 1, axis=1)
+        return out
 
     return sample
 

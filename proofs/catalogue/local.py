@@ -1,11 +1,26 @@
-"""Catalogue: local protocols (RAPPOR and one-bit telemetry), their memoization, and what the
-lecture notes say about them."""
+"""Catalogue: local protocols (RAPPOR and one-bit telemetry), their memoization, what the
+lecture notes say about them, and the local-DP frequency oracles with their estimators."""
 
 from __future__ import annotations
 
 import sympy as sp
 
-from proofs import PureDP, Rappor, RepeatedOneBit, Theorem, sym
+from proofs import (
+    HadamardResponse,
+    KAryRR,
+    LocalHashing,
+    PureDP,
+    Rappor,
+    RepeatedOneBit,
+    SubsetSelection,
+    Theorem,
+    UnaryEncoding,
+    Unbiased,
+    Variance,
+    frequency_estimator,
+    frequency_variance,
+    sym,
+)
 
 __all__ = ["CHROME", "rappor_eps_one", "theorems"]
 
@@ -85,4 +100,75 @@ def theorems() -> list[Theorem]:
             "T fresh one-bit reports of one value are eps-DP for every T",
             expect="refuted",
         ),
-    ]
+    ] + oracle_theorems()
+
+
+_WBLJ17 = (
+    "Wang, Blocki, Li, Jha (2017), Locally differentially private protocols for frequency "
+    "estimation, USENIX Security"
+)
+_ORACLES = {
+    "grr": (KAryRR(), "generalized randomized response (direct encoding)", f"{_WBLJ17}, Sec. 4.1"),
+    "sue": (
+        UnaryEncoding(variant="symmetric"),
+        "symmetric unary encoding (SUE, basic one-time RAPPOR)",
+        f"{_WBLJ17}, Sec. 4.3",
+    ),
+    "oue": (UnaryEncoding(), "optimized unary encoding (OUE)", f"{_WBLJ17}, Sec. 4.3"),
+    "blh": (LocalHashing(g=2), "binary local hashing (BLH)", f"{_WBLJ17}, Sec. 4.4"),
+    "olh": (
+        LocalHashing(),
+        "local hashing onto g values (OLH: g = e^eps + 1)",
+        f"{_WBLJ17}, Sec. 4.4",
+    ),
+    "hadamard": (
+        HadamardResponse(),
+        "Hadamard response",
+        "Acharya, Sun, Zhang (2019), Hadamard response, AISTATS",
+    ),
+    "subset_selection": (
+        SubsetSelection(),
+        "subset selection (d of k values)",
+        "Ye, Barg (2018), Optimal schemes for discrete distribution estimation under LDP, "
+        "IEEE Trans. Inf. Theory; Wang et al. (2016)",
+    ),
+}
+
+
+def oracle_theorems() -> list[Theorem]:
+    """For each frequency oracle: its exact epsilon, and the frequency estimator
+    (S - n q*) / (p* - q*) unbiased with Wang et al.'s variance, for every parameter value."""
+    out = []
+    for key, (mech, name, source) in _ORACLES.items():
+        est = frequency_estimator(mech)
+        out += [
+            Theorem(
+                f"ldp.{key}.exact",
+                PureDP(mech, mech.epsilon, exact=True),
+                source,
+                f"{name} has epsilon exactly eps",
+            ),
+            Theorem(
+                f"ldp.{key}.unbiased",
+                Unbiased(est),
+                f"{_WBLJ17}, Sec. 3 (pure protocols)",
+                f"{name}: c_hat = (S - n q*)/(p* - q*) is unbiased for the count n_1 of value v",
+            ),
+            Theorem(
+                f"ldp.{key}.variance",
+                Variance(est, frequency_variance(mech), "=="),
+                f"{_WBLJ17}, Thm 2",
+                f"{name}: Var[c_hat] = n q*(1-q*)/(p*-q*)^2 + n_1 (1-p*-q*)/(p*-q*)",
+            ),
+        ]
+    out.append(
+        Theorem(
+            "ldp.sue.full_epsilon_per_bit",
+            PureDP(UnaryEncoding(2 * eps, variant="symmetric"), eps),
+            "a common slip: keeping each unary bit with e^eps/(e^eps+1) spends eps per bit, and "
+            f"two bits change between neighbours ({_WBLJ17}, Sec. 4.3: SUE uses eps/2)",
+            "unary encoding that keeps each bit with probability e^eps/(e^eps + 1) is eps-LDP",
+            expect="refuted",
+        )
+    )
+    return out

@@ -53,7 +53,7 @@ def _points(symbols: list, domain: list):
         elif s == N1:
             pools.append([0, 1, 2])
         elif s.is_integer:
-            pools.append([1, 2, 3])
+            pools.append([1, 2, 3, 4])  # 4: the smallest Hadamard response (K >= 4)
         else:
             pools.append(_RATIONALS)
     for combo in itertools.product(*pools):

@@ -123,6 +123,55 @@ def _(mech: m.KAryRR) -> Formulation:
     return Formulation(cases, tight=(mech.epsilon, 0, {}))
 
 
+def _two_level(high: sp.Expr, low: sp.Expr, tight: sp.Expr, what: str, where: str) -> Formulation:
+    """A report whose probability is ``high`` when it supports the client's value and ``low``
+    otherwise, with a normaliser common to every value: the four cases (supports x only, x'
+    only, both, neither) are every output, so proving them proves the claim; ``where`` says
+    why an output supporting x but not x' exists (the tight case)."""
+    cases = (
+        Case(f"{what} supports x, not x'", high, low, ("x", "x'", where)),
+        Case(f"{what} supports x', not x", low, high, ("x", "x'", f"{what} for x' only")),
+        Case(f"{what} supports both", high, high, ("x", "x'", f"{what} for both")),
+        Case(f"{what} supports neither", low, low, ("x", "x'", f"{what} for neither")),
+    )
+    return Formulation(cases, tight=(tight, 0, {}))
+
+
+@formulate.register
+def _(mech: m.UnaryEncoding) -> Formulation:
+    p, q = mech.bit_probabilities
+    # the bits other than x's and x''s have the same law under both values and cancel
+    cases = tuple(
+        Case(
+            f"bit x = {a}, bit x' = {b}",
+            (p if a else 1 - p) * (q if b else 1 - q),
+            (q if a else 1 - q) * (p if b else 1 - p),
+            ("x", "x'", f"bit x = {a}, bit x' = {b}, any other bits"),
+        )
+        for a, b in ((1, 0), (0, 1), (1, 1), (0, 0))
+    )
+    return Formulation(cases, tight=(mech.tight_epsilon, 0, {}))
+
+
+@formulate.register
+def _(mech: m.LocalHashing) -> Formulation:
+    high, low = mech.levels  # times P[H], the same under x and x'
+    return _two_level(high, low, mech.tight_epsilon, "(H, y)", "H(x) != H(x'), y = H(x)")
+
+
+@formulate.register
+def _(mech: m.HadamardResponse) -> Formulation:
+    high, low = mech.levels
+    return _two_level(high, low, mech.tight_epsilon, "y", "y in C_x minus C_x' (K/4 columns)")
+
+
+@formulate.register
+def _(mech: m.SubsetSelection) -> Formulation:
+    z = sp.Symbol("Z", positive=True)  # C(k-1, d-1) e^eps + C(k-1, d), the same for every value
+    e = sp.exp(mech.epsilon)
+    return _two_level(e / z, 1 / z, mech.tight_epsilon, "S", "x in S, x' not in S (1 <= d < k)")
+
+
 def _shift_case(mech, density: Callable, integer: bool, loss: Callable):
     """Scalar additive noise: f(x), f(x') within `sensitivity`, output y anywhere; `loss(fx,
     fxp, y)` is the closed log-ratio."""

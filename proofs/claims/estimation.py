@@ -14,7 +14,7 @@ import sympy as sp
 from proofs.claims.base import Claim
 from proofs.errors import InputError
 from proofs.expr import as_expr, by_name, rationalize, symbols_of
-from proofs.mechanisms import AlphaCoinRR, ForcedResponse, OneBitTelemetry, sym
+from proofs.mechanisms import AlphaCoinRR, ForcedResponse, OneBitTelemetry, SupportReport, sym
 from proofs.symbols import N1, REPORT_BIT, N, T, X
 
 __all__ = [
@@ -26,11 +26,13 @@ __all__ = [
     "Variance",
     "forced_response_estimator",
     "fraction",
+    "frequency_estimator",
+    "frequency_variance",
     "rr_estimator",
 ]
 
 
-_BINARY = (AlphaCoinRR, ForcedResponse, OneBitTelemetry)
+_BINARY = (AlphaCoinRR, ForcedResponse, OneBitTelemetry, SupportReport)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +53,8 @@ class LinearEstimator:
         if not isinstance(self.mechanism, _BINARY):
             raise InputError(
                 f"mechanism={self.mechanism!r} is not a description of binary "
-                "reports; use AlphaCoinRR, ForcedResponse or OneBitTelemetry."
+                "reports; use AlphaCoinRR, ForcedResponse, OneBitTelemetry or "
+                "SupportReport(frequency oracle)."
             )
         self.mechanism.validate()
 
@@ -121,6 +124,22 @@ def rr_estimator(alpha=sym("alpha")) -> LinearEstimator:
     """p_hat = S/(alpha n) - (1 - alpha)/(2 alpha) for alpha-coin RR, estimating p = n_1/n."""
     a = as_expr(alpha, "alpha")
     return LinearEstimator(AlphaCoinRR(a), 1 / (a * N), -(1 - a) / (2 * a), N1 / N, "p_hat")
+
+
+def frequency_estimator(oracle: Any) -> LinearEstimator:
+    """c_hat(v) = (S - n q*) / (p* - q*) for a frequency oracle, S the reports supporting v,
+    estimating n_1, the clients whose value is v (Wang et al. 2017, Sec. 3)."""
+    report = SupportReport(oracle)
+    p, q = report.p_star, report.q_star
+    return LinearEstimator(report, 1 / (p - q), -N * q / (p - q), N1, "c_hat")
+
+
+def frequency_variance(oracle: Any) -> sp.Expr:
+    """Var[c_hat(v)] = n q*(1 - q*) / (p* - q*)^2 + n_1 (1 - p* - q*) / (p* - q*) (Wang et al.
+    2017, Thm 2)."""
+    report = SupportReport(oracle)
+    p, q = report.p_star, report.q_star
+    return N * q * (1 - q) / (p - q) ** 2 + N1 * (1 - p - q) / (p - q)
 
 
 def forced_response_estimator(slope=2, intercept=-N / 2) -> LinearEstimator:

@@ -9,7 +9,8 @@ names the value and the fix.
 
 One module per family: :mod:`~proofs.mechanisms.response` (randomized response),
 :mod:`~proofs.mechanisms.noise` (additive noise), :mod:`~proofs.mechanisms.selection`,
-:mod:`~proofs.mechanisms.local` (local protocols) and :mod:`~proofs.mechanisms.tables`.
+:mod:`~proofs.mechanisms.local` (local protocols), :mod:`~proofs.mechanisms.oracles` (local-DP
+frequency oracles) and :mod:`~proofs.mechanisms.tables`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,15 @@ from proofs.mechanisms.base import sym
 from proofs.mechanisms.floats import FloatLaplace
 from proofs.mechanisms.local import OneBitTelemetry, Rappor, RepeatedOneBit
 from proofs.mechanisms.noise import Gaussian, Histogram, Laplace, LaplaceVector, TwoSidedGeometric
+from proofs.mechanisms.oracles import (
+    HadamardResponse,
+    LocalHashing,
+    SubsetSelection,
+    SupportReport,
+    UnaryEncoding,
+    optimal_hash_range,
+    optimal_subset_size,
+)
 from proofs.mechanisms.response import AlphaCoinRR, ForcedResponse, KAryRR
 from proofs.mechanisms.selection import ExponentialMechanism, NoisyMaxValue, ReportNoisyMax
 from proofs.mechanisms.tables import FiniteMechanism, Published, geo_sample

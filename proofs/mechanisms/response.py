@@ -98,3 +98,8 @@ class KAryRR:
     def pmf(self, x, y):
         e = sp.exp(self.epsilon)
         return (e if x == y else 1) / (e + self.k - 1)
+
+    def support_probabilities(self) -> tuple[sp.Expr, sp.Expr]:
+        """As a frequency oracle (direct encoding, Wang et al. 2017): the report supports the
+        value it equals, so p* = P[Y = x], q* = P[Y = y] for y != x."""
+        return self.pmf(0, 0), self.pmf(0, 1)

@@ -92,9 +92,10 @@ def test_broken_mechanisms_get_violation(name):
 
 @pytest.mark.parametrize("name", CORRECT)
 def test_no_false_alarm_on_correct_mechanisms(name):
-    """The headline guarantee at confidence 0.95; 20 seeded runs each for the cheap ones
-    (`python -m bench` runs 20 seeds for every correct entry)."""
+    """The headline guarantee at confidence 0.95 is a rate (at most 5% of audits flag a
+    correct mechanism): of 20 seeded runs each for the cheap ones, 5 for the others, at most
+    one may flag (ldp.grr flags at seed 0 by chance: 1 of its first 200 seeds; `python -m
+    bench` counts the rate over 20 seeds for every correct entry)."""
     seeds = range(5) if name in VECTOR_OR_MANY_PAIRS else range(20)
-    for seed in seeds:
-        r = _run(name, 10_000, seed=seed)
-        assert not r.violation, (seed, r.summary())
+    flagged = [seed for seed in seeds if _run(name, 10_000, seed=seed).violation]
+    assert len(flagged) <= 1, (name, flagged)

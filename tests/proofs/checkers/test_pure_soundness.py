@@ -38,8 +38,36 @@ f, h = sym("f"), sp.Symbol("h", integer=True, positive=True)
 T = sp.Symbol("T", integer=True, positive=True)
 eps_inf = 2 * h * sp.log((1 - f / 2) / (f / 2))
 
+
 # Two or more mutations per proved catalogue entry: a constant nudged the wrong way, a
 # factor dropped, a tightness claim made loose.
+def _oracle_mutants() -> dict:
+    """Each frequency oracle's exact epsilon scaled down, and its estimator with p* for q* in
+    the intercept (biased) and with 9/10 of its variance."""
+    from proofs import SupportReport, Unbiased, Variance, frequency_estimator, frequency_variance
+    from proofs.catalogue.local import _ORACLES
+    from proofs.claims.estimation import LinearEstimator
+    from proofs.symbols import N1, N
+
+    out = {}
+    for key, (mech, _name, _source) in _ORACLES.items():
+        rep = SupportReport(mech)
+        p, q = rep.p_star, rep.q_star
+        out[f"ldp.{key}.exact"] = [
+            PureDP(mech, r910 * mech.epsilon),
+            PureDP(mech, mech.epsilon / 2),
+        ]
+        out[f"ldp.{key}.unbiased"] = [
+            Unbiased(LinearEstimator(rep, 1 / (p - q), -N * p / (p - q), N1, "c_hat")),
+            Unbiased(LinearEstimator(rep, 1 / p, -N * q / (p - q), N1, "c_hat")),
+        ]
+        out[f"ldp.{key}.variance"] = [
+            Variance(frequency_estimator(mech), r910 * frequency_variance(mech), "=="),
+            Variance(frequency_estimator(mech), frequency_variance(mech) / 2, "<="),
+        ]
+    return out
+
+
 MUTANTS = {
     "rr.alpha_coin.exact": [
         PureDP(AlphaCoinRR(a), r910 * sp.log((1 + a) / (1 - a))),
@@ -132,6 +160,7 @@ MUTANTS = {
         PureDP(Laplace(scale=1 / (2 * eps * n), sensitivity=1 / n), eps),
         PureDP(Laplace(scale=1 / (eps * n), sensitivity=2 / n), eps),
     ],
+    **_oracle_mutants(),
 }
 CASES = [(entry, i, claim) for entry, claims in MUTANTS.items() for i, claim in enumerate(claims)]
 
