@@ -275,6 +275,50 @@ def _finite(name: str) -> Callable[[float], Callable[[int, float, float], float]
     return at
 
 
+def _support_classes(mech) -> tuple[np.ndarray, np.ndarray]:
+    """A frequency oracle's report on values x = 0 and x' = 1 by which of the two it supports
+    (x only, x' only, both, neither): the likelihood ratio depends on the class alone, so its
+    likelihood-ordered sets contain the optimal event. Probabilities under x and under x'."""
+    from proofs import mechanisms as m
+
+    e = math.exp(float(mech.epsilon))
+    if isinstance(mech, m.KAryRR):
+        k = int(mech.k)
+        hi, lo = e / (e + k - 1), 1 / (e + k - 1)
+        return np.array([hi, lo, 0.0, (k - 2) * lo]), np.array([lo, hi, 0.0, (k - 2) * lo])
+    if isinstance(mech, m.UnaryEncoding):
+        p, q = (float(v) for v in mech.bit_probabilities)
+        px = np.array([p * (1 - q), (1 - p) * q, p * q, (1 - p) * (1 - q)])
+        return px, px[[1, 0, 2, 3]]
+    if isinstance(mech, m.LocalHashing):  # H(x), H(x') independent and uniform over g values
+        g = int(mech.g)
+        hi, lo = e / (e + g - 1), 1 / (e + g - 1)
+        split = 1 - 1 / g
+        px = np.array([split * hi, split * lo, hi / g, 0.0])
+        px[3] = 1 - px.sum()
+        return px, px[[1, 0, 2, 3]]
+    if isinstance(mech, m.HadamardResponse):
+        hi, lo = (float(v) for v in mech.levels)
+        quarter = int(mech.K) / 4
+        px = quarter * np.array([hi, lo, hi, lo])
+        return px, px[[1, 0, 2, 3]]
+    if isinstance(mech, m.SubsetSelection):
+        k, d = int(mech.k), int(mech.d)
+        z = math.comb(k - 1, d - 1) * e + math.comb(k - 1, d)
+        one = math.comb(k - 2, d - 1)
+        px = np.array([one * e, one, math.comb(k - 2, d - 2) * e, math.comb(k - 2, d)]) / z
+        return px, px[[1, 0, 2, 3]]
+    raise TypeError(type(mech).__name__)
+
+
+def _frequency_oracle(name: str) -> Callable[[float], Callable[[int, float, float], float]]:
+    def at(eps: float) -> Callable[[int, float, float], float]:
+        px, py = _support_classes(samplers.get(name).describe(eps))
+        return lambda n, a, d: _discrete_oracle(px, py, n, a, d)
+
+    return at
+
+
 def _oracles() -> dict[str, Callable[[float], Callable[[int, float, float], float]]]:
     alpha = lambda e: math.tanh(e / 2)
     tele = lambda e: 1 / (math.exp(e) + 1)
@@ -304,6 +348,10 @@ def _oracles() -> dict[str, Callable[[float], Callable[[int, float, float], floa
         "rappor.dpsniper": _bloom_bits_oracle("rappor.dpsniper"),
         "one_time_rappor.dpsniper": _bloom_bits_oracle("one_time_rappor.dpsniper"),
         "truncated_geometric.balcer_vadhan": _finite("truncated_geometric.balcer_vadhan"),
+        **{
+            f"ldp.{key}": _frequency_oracle(f"ldp.{key}")
+            for key in ("grr", "sue", "oue", "blh", "olh", "hadamard", "subset_selection")
+        },
     }
 
 
