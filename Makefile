@@ -24,9 +24,10 @@ test: install
 	$(PY) -m pytest -q
 	$(VENV)/bin/dpaudit prove --quiet --baseline reports/proofs.json
 
-# The bench also audits third-party libraries: it installs the optional [libs] extra.
+# The bench also audits third-party libraries and an Opacus DP-SGD step: it installs the
+# optional [libs] and [opacus] extras.
 bench: install
-	$(PY) -m pip install --quiet -e '.[test,libs]'
+	$(PY) -m pip install --quiet -e '.[test,libs,opacus]'
 	$(PY) -m bench
 
 # Accept the current proof verdicts as the new CI baseline (review the diff before committing).

@@ -152,6 +152,7 @@ def dpsgd(sizes=(10_000, 1_000_000)) -> None:
                 f"| {name} | {n:.0e} | {r.verdict} | {mu:.4f} | {mu / step.claimed_mu:.3f} "
                 f"| {true_mu[name]:g} | {time.perf_counter() - t0:.2f} |"
             )
+    _opacus(sizes[0])
     r = audit(
         STEPS["correct"], [canary_pair()], profile=claimed_event(1.0), samples=sizes[0], seed=SEED
     )
@@ -162,6 +163,37 @@ def dpsgd(sizes=(10_000, 1_000_000)) -> None:
         "-1 + N apart, the floating-point attack on Gaussian noise; the audit of the "
         "ideal step turns those events off.\n"
     )
+
+
+def _opacus(samples: int) -> None:
+    """The same audit of Opacus's DPOptimizer step (one optimizer step per sample)."""
+    try:
+        import opacus  # noqa: F401
+    except ImportError:
+        print("\n(Opacus not installed: `pip install -e '.[opacus]'` adds its rows)")
+        return
+    import warnings
+
+    from auditor.catalogue.dpsgd import OPACUS_STEPS
+
+    for name, step in OPACUS_STEPS.items():
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = audit(
+                step,
+                [canary_pair()],
+                profile=claimed_event(step.claimed_multiplier),
+                samples=samples,
+                seed=SEED,
+                semantics="ideal",
+            )
+        mu = r.profile["mu_lower_bound"]
+        print(
+            f"| Opacus {name} | {samples:.0e} | {r.verdict} | {mu:.4f} | "
+            f"{mu / step.claimed_mu:.3f} | {1 / step.noise_multiplier:g} | "
+            f"{time.perf_counter() - t0:.2f} |"
+        )
 
 
 def run(quick: bool = False) -> None:

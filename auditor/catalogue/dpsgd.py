@@ -16,6 +16,11 @@ Broken variants (:data:`STEPS`): ``no_clip`` forgets to clip (the canary's whole
 in), ``noise_per_batch`` divides the noise by the batch size as if it were added to the mean
 (a common slip when the noisy sum is averaged afterwards), ``half_noise`` adds half the noise.
 
+:class:`OpacusStep` is the same step through Opacus's ``DPOptimizer`` (Yousefpour et al. 2021;
+torch on the CPU, optional: ``pip install -e '.[opacus]'``): Opacus computes the per-sample
+gradients, clips, sums and adds the noise, and updates zero weights with learning rate 1; the
+release is minus the updated weights, the noisy gradient sum.
+
 Usage::
 
     dpaudit audit auditor.catalogue.dpsgd:step --profile gdp:1 \\
@@ -33,7 +38,16 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["STEPS", "DPSGDStep", "canary_pair", "claimed_event", "print_pairs", "step"]
+__all__ = [
+    "OPACUS_STEPS",
+    "STEPS",
+    "DPSGDStep",
+    "OpacusStep",
+    "canary_pair",
+    "claimed_event",
+    "print_pairs",
+    "step",
+]
 
 DIM = 8
 BATCH = 16
@@ -81,6 +95,60 @@ STEPS: dict[str, DPSGDStep] = {
     "no_clip": DPSGDStep(clip_examples=False),
     "noise_per_batch": DPSGDStep(noise_factor=1.0 / math.sqrt(BATCH)),
     "half_noise": DPSGDStep(noise_factor=0.5),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class OpacusStep:
+    """One Opacus ``DPOptimizer`` step on a linear logistic model (``size`` steps per call).
+
+    ``noise_multiplier`` is what Opacus is given; ``claimed_multiplier`` what the claim was
+    accounted with (they differ in the broken step)."""
+
+    noise_multiplier: float = 1.0
+    max_grad_norm: float = 1.0
+    claimed_multiplier: float = 1.0
+
+    @property
+    def claimed_mu(self) -> float:
+        return 1.0 / self.claimed_multiplier
+
+    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        import torch
+        from opacus import GradSampleModule
+        from opacus.optimizers import DPOptimizer
+
+        torch.set_num_threads(1)
+        rows = torch.tensor(np.asarray(data, dtype=np.float64))
+        x, y = rows[:, :-1], rows[:, -1]
+        gen = torch.Generator().manual_seed(int(rng.integers(2**62)))
+        model = GradSampleModule(
+            torch.nn.Linear(x.shape[1], 1, bias=False, dtype=torch.float64), loss_reduction="sum"
+        )
+        opt = DPOptimizer(
+            torch.optim.SGD(model.parameters(), lr=1.0),
+            noise_multiplier=self.noise_multiplier,
+            max_grad_norm=self.max_grad_norm,
+            expected_batch_size=1,
+            loss_reduction="sum",
+            generator=gen,
+        )
+        loss = torch.nn.BCEWithLogitsLoss(reduction="sum")
+        weight = model._module.weight
+        out = np.empty((size, x.shape[1]))
+        for i in range(size):
+            with torch.no_grad():
+                weight.zero_()
+            opt.zero_grad()
+            loss(model(x).squeeze(1), y).backward()
+            opt.step()
+            out[i] = -weight.detach().numpy()[0]
+        return out
+
+
+OPACUS_STEPS: dict[str, OpacusStep] = {
+    "correct": OpacusStep(),
+    "half_noise": OpacusStep(noise_multiplier=0.5),  # accounted at 1, run at 0.5
 }
 
 

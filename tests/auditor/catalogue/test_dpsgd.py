@@ -47,3 +47,30 @@ def test_broken_steps_are_caught(name):
     r = _audit(STEPS[name], 10_000)
     assert r.verdict == "violation"
     assert r.profile["mu_lower_bound"] / STEPS[name].claimed_mu > 1.5
+
+
+def test_opacus_step_matches_and_is_audited():
+    """Opacus's DPOptimizer step (optional extra): its noiseless release is the NumPy step's
+    clipped sum; the correct step is not flagged, the half-noise one is."""
+    pytest.importorskip("opacus")
+    import warnings
+
+    from auditor.catalogue.dpsgd import OPACUS_STEPS, OpacusStep
+
+    d, d2 = canary_pair()
+    noiseless = OpacusStep(noise_multiplier=0.0)(d2, 2, np.random.default_rng(0))
+    assert np.allclose(noiseless, STEPS["correct"].gradients(d2).sum(axis=0), atol=1e-9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, want in (("correct", "no violation found"), ("half_noise", "violation")):
+            step = OPACUS_STEPS[name]
+            r = audit(
+                step,
+                [canary_pair()],
+                profile=claimed_event(step.claimed_multiplier),
+                samples=4_000,
+                seed=3,
+                semantics="ideal",
+                workers=1,
+            )
+            assert r.verdict == want, (name, r.summary())
