@@ -57,7 +57,7 @@ def test_opacus_step_matches_and_is_audited():
 
     from auditor.catalogue.dpsgd import OPACUS_STEPS, OpacusStep
 
-    d, d2 = canary_pair()
+    _, d2 = canary_pair()
     noiseless = OpacusStep(noise_multiplier=0.0)(d2, 2, np.random.default_rng(0))
     assert np.allclose(noiseless, STEPS["correct"].gradients(d2).sum(axis=0), atol=1e-9)
     with warnings.catch_warnings():
