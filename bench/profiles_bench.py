@@ -138,20 +138,7 @@ def dpsgd(sizes=(10_000, 1_000_000)) -> None:
     true_mu = {"correct": 1.0, "no_clip": 10.0, "noise_per_batch": 4.0, "half_noise": 2.0}
     for name, step in STEPS.items():
         for n in sizes:
-            t0 = time.perf_counter()
-            r = audit(
-                step,
-                [canary_pair()],
-                profile=claimed_event(step.noise_multiplier),
-                samples=n,
-                seed=SEED,
-                semantics="ideal",
-            )
-            mu = r.profile["mu_lower_bound"]
-            print(
-                f"| {name} | {n:.0e} | {r.verdict} | {mu:.4f} | {mu / step.claimed_mu:.3f} "
-                f"| {true_mu[name]:g} | {time.perf_counter() - t0:.2f} |"
-            )
+            _step_row(name, step, n, true_mu[name])
     _opacus(sizes[0])
     r = audit(
         STEPS["correct"], [canary_pair()], profile=claimed_event(1.0), samples=sizes[0], seed=SEED
@@ -177,23 +164,27 @@ def _opacus(samples: int) -> None:
     from auditor.catalogue.dpsgd import OPACUS_STEPS
 
     for name, step in OPACUS_STEPS.items():
-        t0 = time.perf_counter()
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            r = audit(
-                step,
-                [canary_pair()],
-                profile=claimed_event(step.claimed_multiplier),
-                samples=samples,
-                seed=SEED,
-                semantics="ideal",
-            )
-        mu = r.profile["mu_lower_bound"]
-        print(
-            f"| Opacus {name} | {samples:.0e} | {r.verdict} | {mu:.4f} | "
-            f"{mu / step.claimed_mu:.3f} | {1 / step.noise_multiplier:g} | "
-            f"{time.perf_counter() - t0:.2f} |"
-        )
+            warnings.simplefilter("ignore")  # torch's backward-hook notice, once per step
+            _step_row(f"Opacus {name}", step, samples, 1 / step.noise_multiplier)
+
+
+def _step_row(label: str, step, samples: int, true_mu: float) -> None:
+    """Audit one step on the canary pair against its accounted profile; print its row."""
+    t0 = time.perf_counter()
+    r = audit(
+        step,
+        [canary_pair()],
+        profile=claimed_event(step.claimed_multiplier),
+        samples=samples,
+        seed=SEED,
+        semantics="ideal",
+    )
+    mu = r.profile["mu_lower_bound"]
+    print(
+        f"| {label} | {samples:.0e} | {r.verdict} | {mu:.4f} | {mu / step.claimed_mu:.3f} "
+        f"| {true_mu:g} | {time.perf_counter() - t0:.2f} |"
+    )
 
 
 def run(quick: bool = False) -> None:

@@ -81,6 +81,11 @@ class DPSGDStep:
         return total + sigma * rng.standard_normal((size, total.size))
 
     @property
+    def claimed_multiplier(self) -> float:
+        """The noise multiplier the claim is accounted with (the one configured)."""
+        return self.noise_multiplier
+
+    @property
     def claimed_mu(self) -> float:
         return 1.0 / self.noise_multiplier
 
