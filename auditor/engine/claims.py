@@ -184,8 +184,19 @@ def _binary_renyi(x: np.ndarray, y: np.ndarray, a: float) -> np.ndarray:
         return np.logaddexp(t1, t2) / (a - 1)
 
 
+class _MarginClaim:
+    """A profile judged by a statistic with threshold 0 (a margin below the claimed curve),
+    whose detectability is read in GDP mu."""
+
+    __slots__ = ()
+    threshold = 0.0
+
+    def detection(self, q: float) -> GdpDetection:
+        return GdpDetection(self, q)  # type: ignore[arg-type]
+
+
 @dataclass(frozen=True, slots=True)
-class RenyiProfile:
+class RenyiProfile(_MarginClaim):
     """(a, r_a)-RDP at each listed order a > 1 (zCDP: r_a = rho a)."""
 
     orders: tuple[float, ...]
@@ -194,10 +205,6 @@ class RenyiProfile:
     delta: float = REFERENCE_DELTA
     unit = "Renyi excess"
     kind = "rdp"
-
-    @property
-    def threshold(self) -> float:
-        return 0.0
 
     def statistic(self, lo, hi) -> np.ndarray:
         lo, hi = _arrays(lo, hi)
@@ -234,12 +241,9 @@ class RenyiProfile:
     def describe(self) -> str:
         return self.spec or "RDP curve"
 
-    def detection(self, q: float) -> GdpDetection:
-        return GdpDetection(self, q)
-
 
 @dataclass(frozen=True, slots=True)
-class ProfileTable:
+class ProfileTable(_MarginClaim):
     """A privacy profile given as delta(eps) at listed eps (a privacy loss distribution's)."""
 
     epsilons: tuple[float, ...]
@@ -252,10 +256,6 @@ class ProfileTable:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_e", np.exp(np.minimum(np.asarray(self.epsilons), 700.0)))
-
-    @property
-    def threshold(self) -> float:
-        return 0.0
 
     def tradeoff(self, alpha) -> np.ndarray:
         a = np.asarray(alpha, dtype=float)[..., None]
@@ -276,9 +276,6 @@ class ProfileTable:
 
     def describe(self) -> str:
         return self.spec or "privacy profile table"
-
-    def detection(self, q: float) -> GdpDetection:
-        return GdpDetection(self, q)
 
 
 Profile = GaussianDP | RenyiProfile | ProfileTable
