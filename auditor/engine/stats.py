@@ -24,7 +24,6 @@ __all__ = [
     "normal_quantile",
     "p_value",
     "predicted",
-    "predicted_epsilon",
     "wilson_lower",
     "wilson_upper",
 ]
@@ -89,11 +88,6 @@ def wilson_lower(k, n, a):
 def wilson_upper(k, n, a):
     """Wilson score upper bound (see :func:`wilson_lower`)."""
     return np.minimum(_wilson(k, n, a)[1], 1.0)
-
-
-def predicted_epsilon(cx, cy, m: int, n: int, a: float, delta: float, shrink: float = 0.01):
-    """:func:`predicted` for the point claim's statistic, the certified epsilon at ``delta``."""
-    return predicted(cx, cy, m, n, a, lambda lo, hi: epsilon_bound(lo, hi, delta), shrink)
 
 
 def predicted(cx, cy, m: int, n: int, a: float, statistic, shrink: float = 0.01):
