@@ -79,7 +79,16 @@ class Outcome:
 
 
 SIMPLE_FAMILIES = ("coordinate", "threshold", "threshold tails", "atoms")
-LEARNED_FAMILIES = ("classifier", "projection", "vote", "score tails", "box", "histogram")
+LEARNED_FAMILIES = (
+    "classifier",
+    "projection",
+    "vote",
+    "score tails",
+    "box",
+    "histogram",
+    "naive_bayes",
+    "naive_bayes tails",
+)
 SIMPLE_SHARE = 0.95  # a simple event stands in for a learned one within 5% of its prediction
 
 

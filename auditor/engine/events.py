@@ -24,6 +24,7 @@ __all__ = [
     "KeySet",
     "Linear",
     "MinBox",
+    "NaiveBayes",
     "Score",
     "ScoreInterval",
     "Vote",
@@ -131,7 +132,34 @@ class Vote:
         return "vote " + " + ".join(parts[:8]) + (" + ..." if len(parts) > 8 else "")
 
 
-Score = Identity | Coordinate | MinBox | Linear | Vote
+@dataclass(frozen=True, slots=True)
+class NaiveBayes:
+    """``sum_j weights[j][b_j(y)]``, where ``b_j(y)`` is the bin of ``y[cols[j]]`` among
+    ``edges[j]`` (``numpy.searchsorted``, right side: bin 0 is ``y < edges[j][0]``).
+
+    With ``weights[j]`` the log-likelihood ratios of column ``cols[j]``'s bins, this is the
+    naive-Bayes likelihood-ratio score: exact (up to the binning) when the coordinates are
+    independent, as in compositions of mechanisms run side by side, parallel releases and
+    Bloom-filter bits, whose likelihood ratio is the product of the coordinates' ratios.
+    """
+
+    cols: tuple[int, ...]
+    edges: tuple[tuple[float, ...], ...]
+    weights: tuple[tuple[float, ...], ...]
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        out = np.zeros(y.shape[0])
+        for c, e, w in zip(self.cols, self.edges, self.weights):
+            v = y[:, c].astype(float, copy=False)
+            out += np.asarray(w)[np.searchsorted(np.asarray(e), v, side="right")]
+        return out
+
+    def describe(self) -> str:
+        shown = ", ".join(str(c) for c in self.cols[:8]) + (", ..." if len(self.cols) > 8 else "")
+        return f"naive-Bayes log-likelihood-ratio score of the binned y[{shown}]"
+
+
+Score = Identity | Coordinate | MinBox | Linear | Vote | NaiveBayes
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,6 +294,7 @@ _STATE_TYPES = {
         MinBox,
         Linear,
         Vote,
+        NaiveBayes,
         ScoreInterval,
         KeyFn,
         KeySet,

@@ -115,7 +115,10 @@ class Plan:
         pr: Probe,
         batch_size: int | None,
         n_pairs: int,
+        sequential: bool = True,
     ) -> Plan:
+        """``sequential``: certification looks at its counts on the schedule (early stopping or
+        a time limit); otherwise once, at the end, with the whole failure probability."""
         cap = batch_size or max(1, (1 << 20 if mech.batched else 1 << 16) // pr.width)
         hold = SCALAR_BUILD_CAP if pr.scalar else max(1 << 14, VECTOR_BUILD_ELEMENTS // pr.width)
         rounds = []
@@ -126,7 +129,7 @@ class Plan:
                 Round(ChunkPlan(h, cap), ChunkPlan(wide - h, cap), ChunkPlan(m - wide, cap), alive)
             )
         cert = ChunkPlan(certification, cap)
-        return cls(tuple(rounds), cert, looks(cert, True), n_pairs)
+        return cls(tuple(rounds), cert, looks(cert, sequential), n_pairs)
 
     @property
     def chunks(self) -> list[list[int]]:

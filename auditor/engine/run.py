@@ -319,7 +319,8 @@ def run(
     if cfg.selection_samples is None:
         cfg = replace(cfg, selection_samples=cfg.split(pr.scalar, len(pairs))[0])
     m, n = cfg.split(pr.scalar, len(pairs))
-    plan = Plan.of(m, n, mech, pr, cfg.batch_size, len(pairs))
+    sequential = cfg.early_stop or cfg.max_time is not None
+    plan = Plan.of(m, n, mech, pr, cfg.batch_size, len(pairs), sequential)
     ckpt = Checkpoint(cfg.checkpoint, _identity(mech, pairs, cfg, plan)) if cfg.checkpoint else None
     runner = open_runner(cfg.executor, cfg.workers, cfg.scheduler, plan.serial_seconds(pr.rate))
     session = Session(mech, pairs, cfg, plan, pr, runner, ckpt)
@@ -389,6 +390,7 @@ def audit(
     exit) and resumes it when the same audit is run again. Certification looks at its counts on
     a schedule declared before sampling; ``early_stop`` ends it at the first look that certifies
     a violation, and ``max_time`` (seconds) ends it with the result of the last look completed.
+    With neither, it looks once, at the end, and spends the whole failure probability there.
 
     ``semantics="ideal"`` audits the idealised mechanism: the floating-point events (the bit
     pattern of doubles) are off. By default they are on, and ``result.violation_kinds`` says

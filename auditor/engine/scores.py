@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize
 
-from auditor.engine.events import Coordinate, Linear, MinBox, Score, Vote
+from auditor.engine.events import Coordinate, KeyFn, Linear, MinBox, NaiveBayes, Score, Vote
 
-__all__ = ["vector_scores", "votes"]
+__all__ = ["naive_bayes", "vector_scores", "votes"]
 
 LOGISTIC_ROWS = 100_000  # rows per dataset the logistic-regression event is fitted on
 
@@ -84,6 +84,41 @@ def vector_scores(yx: np.ndarray, yy: np.ndarray, seed: int, on: set[str]) -> li
     return scores
 
 
+def _bin_counts(key: KeyFn, counted) -> tuple[np.ndarray, np.ndarray]:
+    """Counts of each of a one-column key's bins under the two datasets, from its tally (keys
+    are hashes of bin indices: hash one representative value per bin and look it up)."""
+    (col,), (edges,) = key.cols, key.edges
+    rep = np.zeros((len(edges) + 1, col + 1))
+    rep[:, col] = np.concatenate([[-np.inf], edges])
+    h = key(rep)
+    idx = np.minimum(np.searchsorted(counted.keys, h), max(counted.keys.size - 1, 0))
+    hit = (counted.keys.size > 0) & (counted.keys[idx] == h)
+    c = np.where(hit[:, None], counted.counts[idx], 0).astype(float)
+    return c[:, 0], c[:, 1]
+
+
+def naive_bayes(keys: list[KeyFn], tallies: list) -> NaiveBayes | None:
+    """The naive-Bayes score of one-column binned keys, from their tallies: each bin weighs
+    its log-likelihood ratio ln(p_x / p_y), estimated with half a count added to each cell and
+    shrunk towards 0 by d^2 / (d^2 + se^2) (se^2 the delta-method variance of the estimate),
+    so that bins whose ratio is noise carry little weight. ``None`` if no weight survives."""
+    cols, edges, weights = [], [], []
+    for key, counted in zip(keys, tallies):
+        if counted is None or counted.overflow:
+            continue
+        cx, cy = _bin_counts(key, counted)
+        cx, cy = cx + 0.5, cy + 0.5
+        d = np.log(cx / cy) - np.log(cx.sum() / cy.sum())
+        w = d**3 / (d**2 + 1 / cx + 1 / cy)
+        if np.max(np.abs(w)) > 1e-9:
+            cols.append(key.cols[0])
+            edges.append(key.edges[0])
+            weights.append(tuple(np.round(w, 9).tolist()))
+    if not cols:
+        return None
+    return NaiveBayes(tuple(cols), tuple(edges), tuple(weights))
+
+
 def votes(yx: np.ndarray, yy: np.ndarray) -> list[Vote]:
     """A vote on the coordinates and one on their increments (outputs that are running sums,
     such as prefix sums or continual counters, have independent increments)."""
@@ -116,8 +151,10 @@ def _vote(yx: np.ndarray, yy: np.ndarray, increments: bool, pooled: bool = False
     spread = float(np.sum((t - t.mean()) ** 2))
     keep = max(0.0, 1 - (d - 3) / spread) if d > 3 and spread > 0 else 1.0
     # pooled: all the way to the mean (every coordinate alike, e.g. a parallel composition)
-    shrunk = t.mean() + (0.0 if pooled else keep) * (t - t.mean())
-    w = shrunk * se / (p * (1 - p))
+    if pooled:  # equal weights, exactly: the score is a count and its cuts fall between counts
+        w = np.full(d, 1.0 if t.mean() >= 0 else -1.0)
+    else:
+        w = (t.mean() + keep * (t - t.mean())) * se / (p * (1 - p))
     if not np.any(np.abs(w) > 0) or not np.all(np.isfinite(w)):
         return None
     w = w / np.max(np.abs(w))

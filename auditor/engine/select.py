@@ -26,11 +26,12 @@ from auditor.engine.events import (
     KeyFn,
     KeySet,
     MinBox,
+    NaiveBayes,
     Score,
     ScoreInterval,
     Vote,
 )
-from auditor.engine.scores import vector_scores
+from auditor.engine.scores import naive_bayes, vector_scores
 from auditor.engine.stats import predicted
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "KeyTally",
     "Scorer",
     "build",
+    "column_keys",
     "judge",
     "key_functions",
     "merge_tally",
@@ -168,7 +170,7 @@ def score_candidates(
 
 
 TAIL_RANKS = (3, 10, 30, 100)
-SCORE_QUANTILES = (1e-3, 3e-3, 1e-2, 3e-2, 0.1)
+SCORE_QUANTILES = (1e-3, 2e-3, 5e-3, 1e-2, 2e-2, 5e-2, 0.1)
 
 
 def quantile_candidates(score: Score, sx: np.ndarray, sy: np.ndarray) -> list[Candidate]:
@@ -263,6 +265,10 @@ def merge_tally(t: KeyTally | None, part: tuple, side: int, size: int) -> KeyTal
     return KeyTally(keys, merged, np.concatenate([t.rows, rows])[first], m)
 
 
+def _local_tally(key: KeyFn, yx: np.ndarray, yy: np.ndarray) -> KeyTally:
+    return merge_tally(merge_tally(None, tally(key, yx), 0, yx.shape[0]), tally(key, yy), 1, 0)
+
+
 def keyset_candidates(
     key: KeyFn, yx: np.ndarray, yy: np.ndarray, scorer: Scorer, counted: KeyTally | None = None
 ) -> list[Candidate]:
@@ -274,9 +280,7 @@ def keyset_candidates(
     the judging sample (nested sets: a mild selection).
     """
     if counted is None:
-        counted = merge_tally(
-            merge_tally(None, tally(key, yx), 0, yx.shape[0]), tally(key, yy), 1, 0
-        )
+        counted = _local_tally(key, yx, yy)
     if counted.overflow:
         return []
     uniq, rows, m = counted.keys, counted.rows, counted.m
@@ -317,7 +321,7 @@ def key_functions(
             out.append(KeyFn(disc))
     if "histogram" in on and len(disc) < d:
         out.append(_histogram_key(yx, yy, disc))
-    return out
+    return out + column_keys(yx, yy, on)
 
 
 def _min_k(v: np.ndarray) -> np.ndarray:
@@ -357,26 +361,53 @@ def _discrete_cols(yx: np.ndarray, yy: np.ndarray, limit: int = 12) -> tuple[int
 
 
 HIST_QUANTILES = (0.01, 0.03, 0.07, 0.15, 0.3, 0.5, 0.7, 0.85, 0.93, 0.97, 0.99)
+NB_MAX_COLUMNS = 64  # columns of a naive-Bayes score (each is tallied on the streamed sample)
+
+
+def _cuts(col: np.ndarray) -> np.ndarray:
+    """Bin edges of a real column: pooled quantiles of its non-modal values, finer in the
+    tails (where likelihood ratios of shifted noise are largest), and its mode on its own."""
+    vals, counts = np.unique(col, return_counts=True)
+    mode = vals[np.argmax(counts)] if counts.max() > 0.05 * col.size else None
+    rest = col if mode is None else col[col != mode]
+    e = np.unique(np.quantile(rest, HIST_QUANTILES)) if rest.size else np.array([])
+    if mode is not None:
+        e = np.unique(np.concatenate([e, [np.nextafter(mode, -np.inf), mode]]))
+    return e
+
+
+def _pooled(yx: np.ndarray, yy: np.ndarray) -> np.ndarray:
+    return np.concatenate([yx[:50_000], yy[:50_000]]).astype(float)
 
 
 def _histogram_key(yx: np.ndarray, yy: np.ndarray, disc: tuple[int, ...]) -> KeyFn:
-    """Discrete columns raw; the others cut at pooled quantiles of their non-modal values,
-    finer in the tails (where likelihood ratios of shifted noise are largest)."""
-    both = np.concatenate([yx[:50_000], yy[:50_000]]).astype(float)
-    edges = []
-    for j in range(both.shape[1]):
-        if j in disc:
-            edges.append(())
-            continue
-        col = both[:, j]
-        vals, counts = np.unique(col, return_counts=True)
-        mode = vals[np.argmax(counts)] if counts.max() > 0.05 * col.size else None
-        rest = col if mode is None else col[col != mode]
-        e = np.unique(np.quantile(rest, HIST_QUANTILES)) if rest.size else np.array([])
-        if mode is not None:
-            e = np.unique(np.concatenate([e, [np.nextafter(mode, -np.inf), mode]]))
-        edges.append(tuple(float(v) for v in e))
+    """Discrete columns raw; the others binned by :func:`_cuts`."""
+    both = _pooled(yx, yy)
+    edges = [
+        () if j in disc else tuple(float(v) for v in _cuts(both[:, j]))
+        for j in range(both.shape[1])
+    ]
     return KeyFn(tuple(range(both.shape[1])), tuple(edges))
+
+
+def column_keys(yx: np.ndarray, yy: np.ndarray, on: set[str]) -> list[KeyFn]:
+    """One binned key per column (a discrete column: a bin per value), whose tallies on the
+    streamed sample give the columns' likelihood ratios for the naive-Bayes score."""
+    d = yx.shape[1]
+    if "naive_bayes" not in on or d < 2:
+        return []
+    both, disc = _pooled(yx, yy), set(_discrete_cols(yx, yy))
+    out = []
+    for j in range(min(d, NB_MAX_COLUMNS)):
+        col = both[:, j]
+        if j in disc:
+            v = np.unique(col[np.isfinite(col)])
+            e = (v[1:] + v[:-1]) / 2
+        else:
+            e = _cuts(col[np.isfinite(col)])
+        if e.size:
+            out.append(KeyFn((j,), (tuple(float(x) for x in e),)))
+    return out
 
 
 FAMILIES = (
@@ -389,6 +420,7 @@ FAMILIES = (
     "classifier",
     "histogram",
     "vote",
+    "naive_bayes",
 )
 
 
@@ -399,6 +431,8 @@ def _vector_score_family(score: Score) -> str:
         return "box"
     if isinstance(score, Vote):
         return "vote"
+    if isinstance(score, NaiveBayes):
+        return "naive_bayes"
     return "classifier" if score.label.startswith("logistic") else "projection"
 
 
@@ -423,7 +457,7 @@ def build(
             4 * per_family
             if c.family in ("atoms", "histogram", "threshold tails")
             else 8 * per_family
-            if c.family == "score tails"
+            if c.family in ("score tails", "naive_bayes tails")
             else per_family
         ):
             group.append(c)
@@ -491,10 +525,20 @@ def _vector_candidates(
 ) -> list[Candidate]:
     d = yx.shape[1]
     out: list[Candidate] = []
+    columns = column_keys(yx, yy, on)
     for key in key_functions("vector", yx, yy, tuple(f for f in FAMILIES if f in on)):
+        if key in columns:
+            continue
         family = "histogram" if key.edges is not None else "atoms"
         counted = (tallies or {}).get(key)
         out += _tag(keyset_candidates(key, yx, yy, scorer, counted), family)
+    if columns:
+        counted = [(tallies or {}).get(k) or _local_tally(k, yx, yy) for k in columns]
+        nb = naive_bayes(columns, counted)
+        if nb is not None:
+            sx, sy = nb(yx), nb(yy)
+            out += _tag(score_candidates(nb, sx, sy, scorer, intervals=False), "naive_bayes")
+            out += _tag(quantile_candidates(nb, sx, sy), "naive_bayes tails")
     if "float" in on:
         out += _tag(float_candidates(yx, yy, scorer, coord=0), "float")
     if on & {"coordinate", "box", "projection", "classifier", "vote"}:

@@ -23,6 +23,7 @@ VECTOR_FAMILIES = (
     "histogram",
     "float",
     "vote",
+    "naive_bayes",
 )
 
 
