@@ -140,6 +140,26 @@ def test_a_violation_that_shows_early_stops_early():
     assert full.look == full.looks and full.stop == "complete" and full.violation
 
 
+def test_without_early_stopping_or_a_time_limit_certification_looks_once_at_full_level():
+    """No look can end the audit early, so the whole failure probability goes to the end:
+    the bound is the one-look Clopper-Pearson bound at (1 - confidence) / 2 per side."""
+    from auditor.engine.stats import cp_lower, cp_upper
+
+    r = audit(_rr(1.0), [(0, 1)], epsilon=1.0, samples=100_000, seed=4, early_stop=False)
+    assert (r.look, r.looks) == (1, 1)
+    w, n = r.witness, r.certification_samples
+    a = (1 - r.confidence) / (2 * r.events_certified)
+    want = np.log(
+        cp_lower(np.array([w.count_numerator]), n, a)
+        / cp_upper(np.array([w.count_denominator]), n, a)
+    )
+    assert r.epsilon_lower_bound == pytest.approx(float(want[0]), rel=1e-9)
+    timed = audit(
+        _rr(1.0), [(0, 1)], epsilon=1.0, samples=100_000, seed=4, early_stop=False, max_time=600
+    )
+    assert timed.looks > 1  # a time limit can end it at any look: the schedule stays
+
+
 def test_early_stopping_false_alarms_on_tight_mechanisms():
     """Calibration (fast version; `make bench` runs 1,000): correct mechanisms audited at their
     exact epsilon, confidence 0.9, early stopping on: violations <= 10%."""
