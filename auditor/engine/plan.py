@@ -22,7 +22,7 @@ MIN_ROUND = 25_000  # fewest selection samples per dataset in the first round of
 HALVING_PAIRS = 8
 SCALAR_BUILD_CAP = 1 << 17  # outputs per dataset held for building events
 VECTOR_BUILD_ELEMENTS = 1 << 20  # vector outputs held: rows = this / width (at least 16k)
-VECTOR_TALLY_ELEMENTS = 1 << 23  # vector outputs whose key values are tallied, streamed
+VECTOR_TALLY_ELEMENTS = 1 << 25  # vector outputs whose key values are tallied, streamed
 
 
 @dataclass(frozen=True, slots=True)

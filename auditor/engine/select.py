@@ -170,7 +170,7 @@ def score_candidates(
 
 
 TAIL_RANKS = (3, 10, 30, 100)
-SCORE_QUANTILES = (1e-3, 2e-3, 5e-3, 1e-2, 2e-2, 5e-2, 0.1)
+SCORE_QUANTILES = (1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2, 2e-2, 5e-2, 0.1)
 
 
 def quantile_candidates(score: Score, sx: np.ndarray, sy: np.ndarray) -> list[Candidate]:
