@@ -201,6 +201,34 @@ def _svt_pmf(variant: int, q: np.ndarray, eps: float, t: float) -> np.ndarray:
     return np.array(out)
 
 
+def _svt3_pmf(q: np.ndarray, eps: float, t: float, step: float = 0.25) -> np.ndarray:
+    """Cell probabilities of Alg. 3 with cutoff 1 (it reveals the compared noisy answer): the
+    first query above the threshold, i, with its value v = q_i + nu_i >= t + rho in cells of
+    width ``step``, or none above. Density of (i, v): f_nu(v - q_i) times the threshold-noise
+    mass of {rho <= v - t} on which every earlier query stayed below (quadrature over rho)."""
+    b = 2 / eps  # rho ~ Lap(1/eps1), nu ~ Lap(c/eps2), eps1 = eps2 = eps/2, c = 1
+    x = np.arange(-60 * b, 60 * b + step, step)
+    g = np.exp(-np.abs(x) / b) / (2 * b) * step
+    below = np.stack([_laplace_cdf_grid(t + x - qi, b) for qi in q])  # P[q_j + nu_j < t + r]
+    out, run = [], np.ones_like(x)
+    for i in range(q.size):
+        # C(v) = sum over r <= v - t of g(r) * run(r): on the grid, v - t = x[k] - t
+        reach = np.interp(x - t, x, np.cumsum(g * run), left=0.0)
+        out.append(np.exp(-np.abs(x - q[i]) / b) / (2 * b) * step * reach)
+        run = run * below[i]
+    out.append(np.array([(g * run).sum()]))
+    pmf = np.concatenate(out)
+    return pmf / pmf.sum()  # the quadrature's error in the total mass is about 1e-3
+
+
+def _svt3(eps: float) -> Callable[[int, float, float], float]:
+    pmfs = [
+        (_svt3_pmf(np.asarray(p.a, float), eps, 1.0), _svt3_pmf(np.asarray(p.b, float), eps, 1.0))
+        for p in samplers.get("svt3").pairs
+    ]
+    return lambda n, a, d: max(_discrete_oracle(px, py, n, a, d) for px, py in pmfs)
+
+
 def _svt(variant: int, t: float = 1.0) -> Callable[[float], Callable[[int, float, float], float]]:
     def at(eps: float) -> Callable[[int, float, float], float]:
         pmfs = [
@@ -341,6 +369,7 @@ def _oracles() -> dict[str, Callable[[float], Callable[[int, float, float], floa
         "gaussian": lambda e: _gaussian(e, samplers.get("gaussian").delta),
         "svt1": _svt(1, 0.5),
         "svt2": _svt(2),
+        "svt3": _svt3,
         "svt4": _svt(4),
         "svt6": _svt(6),
         "laplace_parallel20": lambda e: _shifted_laplace_sum(20, 20 / e),
