@@ -151,10 +151,8 @@ def _vote(yx: np.ndarray, yy: np.ndarray, increments: bool, pooled: bool = False
     spread = float(np.sum((t - t.mean()) ** 2))
     keep = max(0.0, 1 - (d - 3) / spread) if d > 3 and spread > 0 else 1.0
     # pooled: all the way to the mean (every coordinate alike, e.g. a parallel composition)
-    if pooled:  # equal weights, exactly: the score is a count and its cuts fall between counts
-        w = np.full(d, 1.0 if t.mean() >= 0 else -1.0)
-    else:
-        w = (t.mean() + keep * (t - t.mean())) * se / (p * (1 - p))
+    shrunk = t.mean() + (0.0 if pooled else keep) * (t - t.mean())
+    w = shrunk * se / (p * (1 - p))
     if not np.any(np.abs(w) > 0) or not np.all(np.isfinite(w)):
         return None
     w = w / np.max(np.abs(w))
