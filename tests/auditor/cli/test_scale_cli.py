@@ -38,6 +38,12 @@ def _env():
     return dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
 
 
+def _default_sigint() -> None:
+    # an ignored SIGINT is inherited across exec, and Python then keeps ignoring it (as it
+    # should for a job started with Ctrl-C ignored); an earlier test may leave it ignored here
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _cli(*args: str, **kw) -> subprocess.Popen:
     return subprocess.Popen(
         [str(BIN / "dpaudit"), *args],
@@ -45,6 +51,7 @@ def _cli(*args: str, **kw) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         text=True,
         env=_env(),
+        preexec_fn=_default_sigint,
         **kw,
     )
 
