@@ -6,7 +6,8 @@ in advance and observed exactly the expected counts: ``max_E ln((CP_lo(n P_D(E),
 CP_hi(n P_D'(E), n, a))``. It is computed from exact distributions (closed-form CDFs and pmfs)
 over a family that contains the optimal event for these mechanisms: thresholds and intervals
 for monotone-likelihood-ratio scalars, likelihood-ordered sets for discrete outputs (the sparse
-vector variants with cutoff 1 or none, by quadrature over the threshold noise; RAPPOR's bits;
+vector variants with cutoff 1 or none, by quadrature over the threshold noise, and numerical
+sparse vector's patterns times its fresh answers' likelihood-ratio cells; RAPPOR's bits;
 table mechanisms), products of coordinate thresholds for product distributions, and
 likelihood-ordered sets of the sufficient statistic of shifted Laplace vectors (a k-fold
 convolution on a grid: parallel Laplace, prefix sums).
@@ -243,6 +244,78 @@ def _svt(variant: int, t: float = 1.0) -> Callable[[float], Callable[[int, float
     return at
 
 
+def _pattern_masses(q: np.ndarray, b_rho: float, b_nu: float, t: float, c: int, grid: int = 40_001):
+    """Probabilities of the flag patterns of a sparse vector with cutoff ``c`` and one
+    threshold noise Lap(b_rho) (by quadrature over it): {positions of the positives: mass}."""
+    r = np.linspace(-60 * b_rho, 60 * b_rho, grid)
+    g = np.exp(-np.abs(r) / b_rho) / (2 * b_rho) * (r[1] - r[0])
+    states = {(): g}
+    done: dict[tuple, float] = {}
+    for k, qk in enumerate(q):
+        below = _laplace_cdf_grid(t + r - qk, b_nu)  # P[q_k + nu_k < t + r]
+        nxt: dict[tuple, np.ndarray] = {}
+        for ones, w in states.items():
+            nxt[ones] = nxt.get(ones, 0) + w * below
+            up = ones + (k,)
+            if len(up) == c:
+                done[up] = float((w * (1 - below)).sum())
+            else:
+                nxt[up] = nxt.get(up, 0) + w * (1 - below)
+        states = nxt
+    done.update({ones: float(w.sum()) for ones, w in states.items()})
+    return done
+
+
+def _shift_cells(qa: float, qb: float, b: float, cells: int = 100) -> tuple[np.ndarray, np.ndarray]:
+    """A value q + Lap(b) under q = qa and q = qb, in cells on which its likelihood ratio is
+    (nearly) constant: the two tails beyond the answers and ``cells`` between them."""
+    if qa == qb:
+        return np.ones(1), np.ones(1)
+    edges = np.linspace(min(qa, qb), max(qa, qb), cells + 1)
+    mass = []
+    for q in (qa, qb):
+        cdf = _laplace_cdf_grid(edges - q, b)
+        mass.append(np.concatenate([[cdf[0]], np.diff(cdf), [1 - cdf[-1]]]))
+    return mass[0], mass[1]
+
+
+def _numerical_svt(eps: float) -> Callable[[int, float, float], float]:
+    """Numerical sparse vector: the flag pattern (pmf by quadrature, cutoff c) and a fresh
+    Laplace answer per positive, independent given the pattern; the cells are patterns times
+    the answers' likelihood-ratio cells."""
+    entry = samplers.get("numerical_svt")
+    mech = entry.description
+    b_rho, b_nu, b_ans, t = (
+        float(getattr(mech, k))
+        for k in ("threshold_scale", "query_scale", "answer_scale", "threshold")
+    )
+    pmfs = []
+    for p in entry.pairs:
+        qa, qb = np.asarray(p.a, float), np.asarray(p.b, float)
+        ma = _pattern_masses(qa, b_rho, b_nu, t, mech.cutoff)
+        mb = _pattern_masses(qb, b_rho, b_nu, t, mech.cutoff)
+        xs, ys = [], []
+        for ones in ma:
+            cx, cy = np.array([ma[ones]]), np.array([mb[ones]])
+            for i in ones:
+                vx, vy = _shift_cells(qa[i], qb[i], b_ans)
+                cx, cy = np.outer(cx, vx).ravel(), np.outer(cy, vy).ravel()
+            xs.append(cx)
+            ys.append(cy)
+        pmfs.append(_merged(np.concatenate(xs), np.concatenate(ys)))
+    return lambda n, a, d: max(_discrete_oracle(px, py, n, a, d) for px, py in pmfs)
+
+
+def _merged(px: np.ndarray, py: np.ndarray, digits: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """Cells with the same log-likelihood ratio (to ``digits`` decimals) merged: the
+    likelihood-ordered sets are unchanged up to that rounding, and there are far fewer."""
+    keep = (px > 0) | (py > 0)
+    px, py = px[keep], py[keep]
+    ratio = np.round(np.log(np.maximum(px, 1e-300)) - np.log(np.maximum(py, 1e-300)), digits)
+    _, inv = np.unique(ratio, return_inverse=True)
+    return np.bincount(inv, px), np.bincount(inv, py)
+
+
 def _shifted_laplace_sum(k: int, b: float, grid: int = 801) -> Callable[[int, float, float], float]:
     """k coordinates, each Laplace(b) shifted by 1 between the datasets: the likelihood ratio
     is a function of the sum of clip(2y - 1, -1, 1) over the coordinates, whose distribution
@@ -372,6 +445,7 @@ def _oracles() -> dict[str, Callable[[float], Callable[[int, float, float], floa
         "svt3": _svt3,
         "svt4": _svt(4),
         "svt6": _svt(6),
+        "numerical_svt": _numerical_svt,
         "laplace_parallel20": lambda e: _shifted_laplace_sum(20, 20 / e),
         "prefix_sum": lambda e: _shifted_laplace_sum(10, 1 / e),
         "rappor.dpsniper": _bloom_bits_oracle("rappor.dpsniper"),

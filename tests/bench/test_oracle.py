@@ -1,0 +1,63 @@
+"""The benchmark's oracle bounds (bench/oracle.py) against sampling and against each other."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from auditor.catalogue import CATALOGUE
+from auditor.catalogue import entries as samplers
+from bench import oracle
+
+
+def _numerical_svt():
+    mech = samplers.get("numerical_svt").description
+    scales = [float(getattr(mech, k)) for k in ("threshold_scale", "query_scale", "threshold")]
+    return mech, scales
+
+
+@pytest.mark.parametrize("index", [0, 7])
+def test_numerical_svt_pattern_masses_match_the_sampler(index):
+    mech, (b_rho, b_nu, t) = _numerical_svt()
+    pair = samplers.get("numerical_svt").pairs[index]
+    masses = oracle._pattern_masses(np.asarray(pair.a, float), b_rho, b_nu, t, mech.cutoff)
+    assert len(masses) == 1 + 10 + 45  # none, one or two positives among 10 queries
+    assert sum(masses.values()) == pytest.approx(1.0, abs=1e-5)
+    n = 200_000
+    flags = CATALOGUE["numerical_svt"].sampler()(pair.a, size=n, rng=np.random.default_rng(5))
+    seen: dict[tuple, int] = {}
+    for row in flags[:, :10]:
+        key = tuple(int(i) for i in np.flatnonzero(row == 1))
+        seen[key] = seen.get(key, 0) + 1
+    assert set(seen) <= set(masses)
+    for key, p in masses.items():
+        sd = np.sqrt(p * (1 - p) / n)
+        assert abs(seen.get(key, 0) / n - p) < 5 * sd + 1e-6, key
+
+
+def test_numerical_svt_answers_add_to_the_patterns_evidence():
+    """With the answers' cells the oracle exceeds the patterns' alone, and stays below the
+    eps-DP ceiling of the mechanism (0.1)."""
+    mech, (b_rho, b_nu, t) = _numerical_svt()
+    n, a = 700_000, 0.025
+    full = oracle.oracle_bound("numerical_svt", 0.1, n, a)
+    patterns = 0.0
+    for pair in samplers.get("numerical_svt").pairs:
+        ma = oracle._pattern_masses(np.asarray(pair.a, float), b_rho, b_nu, t, mech.cutoff)
+        mb = oracle._pattern_masses(np.asarray(pair.b, float), b_rho, b_nu, t, mech.cutoff)
+        px, py = np.array(list(ma.values())), np.array([mb[k] for k in ma])
+        patterns = max(patterns, oracle._discrete_oracle(px, py, n, a, 0.0))
+    assert 0.01 < patterns < full < 0.1
+
+
+def test_merging_cells_by_ratio_keeps_the_bound():
+    rng = np.random.default_rng(0)
+    px = rng.dirichlet(np.ones(50))
+    py = px * np.exp(rng.choice([-0.2, 0.0, 0.1], size=50))
+    py /= py.sum()
+    mx, my = oracle._merged(px, py)
+    assert mx.size < px.size and mx.sum() == pytest.approx(1.0)
+    args = (100_000, 0.025, 0.0)
+    assert oracle._discrete_oracle(mx, my, *args) == pytest.approx(
+        oracle._discrete_oracle(px, py, *args), rel=1e-9
+    )
