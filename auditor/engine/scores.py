@@ -4,6 +4,8 @@ and a logistic-regression classifier, each fitted on the building sample only.""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy import optimize
 
@@ -99,17 +101,15 @@ def _bin_counts(key: KeyFn, counted) -> tuple[np.ndarray, np.ndarray]:
 
 def naive_bayes(keys: list[KeyFn], tallies: list) -> NaiveBayes | None:
     """The naive-Bayes score of one-column binned keys, from their tallies: each bin weighs
-    its log-likelihood ratio ln(p_x / p_y), estimated with half a count added to each cell and
-    shrunk towards 0 by d^2 / (d^2 + se^2) (se^2 the delta-method variance of the estimate),
-    so that bins whose ratio is noise carry little weight. ``None`` if no weight survives."""
+    its log-likelihood ratio ln(p_x / p_y), estimated by :func:`_tree_weights` so that bins
+    whose ratio is noise carry their coarser neighbourhood's weight. ``None`` if no weight
+    survives."""
     cols, edges, weights = [], [], []
     for key, counted in zip(keys, tallies):
         if counted is None or counted.overflow:
             continue
         cx, cy = _bin_counts(key, counted)
-        cx, cy = cx + 0.5, cy + 0.5
-        d = np.log(cx / cy) - np.log(cx.sum() / cy.sum())
-        w = d**3 / (d**2 + 1 / cx + 1 / cy)
+        w = _tree_weights(cx + 0.5, cy + 0.5, _mode_bins(key.edges[0]))
         if np.max(np.abs(w)) > 1e-9:
             cols.append(key.cols[0])
             edges.append(key.edges[0])
@@ -117,6 +117,46 @@ def naive_bayes(keys: list[KeyFn], tallies: list) -> NaiveBayes | None:
     if not cols:
         return None
     return NaiveBayes(tuple(cols), tuple(edges), tuple(weights))
+
+
+TREE_SHRINK = 1.0  # k: 1 shrinks a difference by half where it equals its standard error
+
+
+def _mode_bins(edges) -> list[int]:
+    """Bins holding one value only (a real column's mode, cut out by its own pair of edges)."""
+    e = np.asarray(edges, dtype=float)
+    return [i + 1 for i in range(e.size - 1) if e[i + 1] == np.nextafter(e[i], np.inf)]
+
+
+def _tree_weights(cx: np.ndarray, cy: np.ndarray, singles: list[int]) -> np.ndarray:
+    """Log-likelihood ratios of ordered bins (relative to the whole column), estimated down a
+    binary tree: the column splits into its single-value bins and the rest, the rest into
+    halves, and so on; each node's estimate is its parent's plus their difference shrunk by
+    d^2 / (d^2 + k se^2) (se^2 the delta-method variance of the difference). Where the ratio
+    is a step (shifted noise: one sign on each side of the shift), the fine bins share the
+    well-estimated weight of their half instead of adding their own noise to it; where it
+    varies across the bins, the differences are large and kept."""
+    total = math.log(cx.sum() / cy.sum())
+    w = np.zeros(cx.size)
+
+    def node(idx: np.ndarray, parent_d: float, parent_w: float, parent_var: float) -> None:
+        sx, sy = cx[idx].sum(), cy[idx].sum()
+        d, var = math.log(sx / sy) - total, 1 / sx + 1 / sy
+        diff = d - parent_d
+        here = parent_w + diff**3 / (diff**2 + TREE_SHRINK * max(var - parent_var, 1e-15))
+        if idx.size == 1:
+            w[idx[0]] = here
+            return
+        half = idx.size // 2
+        node(idx[:half], d, here, var)
+        node(idx[half:], d, here, var)
+
+    rest = np.array([i for i in range(cx.size) if i not in set(singles)], dtype=np.int64)
+    for i in singles:
+        node(np.array([i]), 0.0, 0.0, 0.0)
+    if rest.size:
+        node(rest, 0.0, 0.0, 0.0)
+    return w
 
 
 def votes(yx: np.ndarray, yy: np.ndarray) -> list[Vote]:

@@ -361,16 +361,20 @@ def _discrete_cols(yx: np.ndarray, yy: np.ndarray, limit: int = 12) -> tuple[int
 
 
 HIST_QUANTILES = (0.01, 0.03, 0.07, 0.15, 0.3, 0.5, 0.7, 0.85, 0.93, 0.97, 0.99)
+# A naive-Bayes column's bins: coarser than a histogram key's, since each bin's weight is
+# estimated on the building sample (finer bins add noise to the score; at 1e6 per side these
+# gave NumericalSVT 0.025 against 0.015 with HIST_QUANTILES, over three seeds).
+NB_QUANTILES = (0.03, 0.15, 0.5, 0.85, 0.97)
 NB_MAX_COLUMNS = 64  # columns of a naive-Bayes score (each is tallied on the streamed sample)
 
 
-def _cuts(col: np.ndarray) -> np.ndarray:
+def _cuts(col: np.ndarray, quantiles: tuple[float, ...] = HIST_QUANTILES) -> np.ndarray:
     """Bin edges of a real column: pooled quantiles of its non-modal values, finer in the
     tails (where likelihood ratios of shifted noise are largest), and its mode on its own."""
     vals, counts = np.unique(col, return_counts=True)
     mode = vals[np.argmax(counts)] if counts.max() > 0.05 * col.size else None
     rest = col if mode is None else col[col != mode]
-    e = np.unique(np.quantile(rest, HIST_QUANTILES)) if rest.size else np.array([])
+    e = np.unique(np.quantile(rest, quantiles)) if rest.size else np.array([])
     if mode is not None:
         e = np.unique(np.concatenate([e, [np.nextafter(mode, -np.inf), mode]]))
     return e
@@ -404,7 +408,7 @@ def column_keys(yx: np.ndarray, yy: np.ndarray, on: set[str]) -> list[KeyFn]:
             v = np.unique(col[np.isfinite(col)])
             e = (v[1:] + v[:-1]) / 2
         else:
-            e = _cuts(col[np.isfinite(col)])
+            e = _cuts(col[np.isfinite(col)], NB_QUANTILES)
         if e.size:
             out.append(KeyFn((j,), (tuple(float(x) for x in e),)))
     return out

@@ -8,7 +8,7 @@ import pytest
 
 from auditor import audit
 from auditor.engine.events import NaiveBayes, ScoreInterval, event_from_state, event_state
-from auditor.engine.scores import _bin_counts, naive_bayes
+from auditor.engine.scores import _bin_counts, _mode_bins, _tree_weights, naive_bayes
 from auditor.engine.select import FAMILIES, _local_tally, column_keys, key_functions
 
 
@@ -75,6 +75,51 @@ def test_weights_follow_the_informative_column_and_shrink_the_others():
     assert w[0][0] == pytest.approx(-np.log(1.5), abs=0.03)
     # column 1 is noise: its weights are shrunk well below column 0's (or dropped)
     assert max(abs(x) for x in w.get(1, (0.0,))) < 0.1 * abs(w[0][1])
+
+
+def _bins(ratio: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bin probabilities under two datasets of equal mass per bin, with ln(px / py) = ratio."""
+    px, py = np.exp(ratio / 2), np.exp(-ratio / 2)
+    return px / px.sum(), py / py.sum()
+
+
+def _independent(cx, cy):  # each bin shrunk towards 0 on its own
+    d = np.log(cx / cy) - np.log(cx.sum() / cy.sum())
+    return d**3 / (d**2 + 1 / cx + 1 / cy)
+
+
+@pytest.mark.parametrize("n", [20_000, 200_000])
+def test_tree_weights_of_a_step_are_closer_to_it_than_bin_by_bin_estimates(n):
+    """Shifted noise: one sign of the ratio on each side of the shift (NumericalSVT's
+    answers). The fine bins share their half's estimate instead of adding their own noise."""
+    step = np.where(np.arange(12) < 6, 0.033, -0.033)
+    px, py = _bins(step)
+    truth = np.log(px / py)
+    tree, alone = [], []
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        cx, cy = rng.multinomial(n, px) + 0.5, rng.multinomial(n, py) + 0.5
+        tree.append(np.mean((_tree_weights(cx, cy, []) - truth) ** 2))
+        alone.append(np.mean((_independent(cx, cy) - truth) ** 2))
+    assert np.mean(tree) < 0.8 * np.mean(alone)
+
+
+def test_tree_weights_follow_a_ratio_that_varies_across_the_bins():
+    px, py = _bins(np.linspace(-0.5, 0.5, 12))
+    rng = np.random.default_rng(1)
+    cx, cy = rng.multinomial(200_000, px) + 0.5, rng.multinomial(200_000, py) + 0.5
+    assert np.allclose(_tree_weights(cx, cy, []), np.log(px / py), atol=0.03)
+
+
+def test_a_mode_bin_is_its_own_branch():
+    edges = (0.1, float(np.nextafter(0.5, -np.inf)), 0.5, 0.9)
+    assert _mode_bins(edges) == [2]  # (nextafter(0.5), 0.5]: the value 0.5 alone
+    # the mode's ratio is its own, not averaged into its neighbours'
+    cx = np.array([1000.0, 1000.0, 50_000.0, 1000.0, 1000.0])
+    cy = np.array([1000.0, 1000.0, 30_000.0, 1000.0, 1000.0])
+    w = _tree_weights(cx, cy, [2])
+    d = np.log(cx / cy) - np.log(cx.sum() / cy.sum())
+    assert w[2] == pytest.approx(d[2], abs=0.01) and w[0] == pytest.approx(d[0], abs=0.05)
 
 
 def test_naive_bayes_alone_finds_the_composed_epsilon_of_side_by_side_releases():
