@@ -5,7 +5,8 @@ same certification sample size and the same Clopper-Pearson split, if it knew th
 in advance and observed exactly the expected counts: ``max_E ln((CP_lo(n P_D(E), n, a) - delta) /
 CP_hi(n P_D'(E), n, a))``. It is computed from exact distributions (closed-form CDFs and pmfs)
 over a family that contains the optimal event for these mechanisms: thresholds and intervals
-for monotone-likelihood-ratio scalars, likelihood-ordered sets for discrete outputs (the sparse
+for monotone-likelihood-ratio scalars, likelihood-ordered sets for discrete outputs (report
+noisy max's index, by quadrature over the winning answer; the sparse
 vector variants with cutoff 1 or none, by quadrature over the threshold noise, and numerical
 sparse vector's patterns times its fresh answers' likelihood-ratio cells; RAPPOR's bits;
 table mechanisms), products of coordinate thresholds for product distributions, and
@@ -99,6 +100,37 @@ def _rnm3(eps: float, m: int = 5) -> Callable[[int, float, float], float]:
         )
 
     return oracle
+
+
+def _argmax_pmf(q: np.ndarray, noise: str, b: float, step: float = 0.01) -> np.ndarray:
+    """P[argmax_i (q_i + N_i) = i] for iid Lap(b) or Exp(b) noise N, by quadrature:
+    sum over grid cells of P[q_i + N_i in the cell] times prod_{j != i} F_j(cell midpoint)."""
+    dist = stats.laplace if noise == "laplace" else stats.expon
+    x = np.arange(q.min() - 40 * b, q.max() + 40 * b + step, step)
+    mid = (x[1:] + x[:-1]) / 2
+    cdf = np.stack([dist.cdf(mid, loc=qi, scale=b) for qi in q])
+    cell = np.stack([np.diff(dist.cdf(x, loc=qi, scale=b)) for qi in q])
+    out = np.array(
+        [(cell[i] * np.prod(np.delete(cdf, i, axis=0), axis=0)).sum() for i in range(q.size)]
+    )
+    return out / out.sum()
+
+
+def _argmax(name: str, noise: str) -> Callable[[float], Callable[[int, float, float], float]]:
+    """Report noisy max (the index of the largest noisy answer), every catalogue pair."""
+
+    def at(eps: float) -> Callable[[int, float, float], float]:
+        b = 2 / eps
+        pmfs = [
+            (
+                _argmax_pmf(np.asarray(p.a, float), noise, b),
+                _argmax_pmf(np.asarray(p.b, float), noise, b),
+            )
+            for p in samplers.get(name).pairs
+        ]
+        return lambda n, a, d: max(_discrete_oracle(px, py, n, a, d) for px, py in pmfs)
+
+    return at
 
 
 def _geometric_pmf(eps: float, x: int, support: np.ndarray) -> np.ndarray:
@@ -430,6 +462,8 @@ def _oracles() -> dict[str, Callable[[float], Callable[[int, float, float], floa
         "noisy_hist2": lambda e: _laplace_shift(e),
         "histogram.add_remove": lambda e: _laplace_shift(1 / e),
         "histogram.replace_one": lambda e: _two_coordinate_box(1 / e),
+        "report_noisy_max.laplace": _argmax("report_noisy_max.laplace", "laplace"),
+        "rnm2": _argmax("rnm2", "exponential"),
         "rnm3": _rnm3,
         "geometric.two_sided": _geometric,
         "truncated_geometric": _truncated,

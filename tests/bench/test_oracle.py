@@ -61,3 +61,25 @@ def test_merging_cells_by_ratio_keeps_the_bound():
     assert oracle._discrete_oracle(mx, my, *args) == pytest.approx(
         oracle._discrete_oracle(px, py, *args), rel=1e-9
     )
+
+
+@pytest.mark.parametrize("name", ["report_noisy_max.laplace", "rnm2"])
+def test_report_noisy_max_index_pmf_matches_the_sampler(name):
+    entry, noise = CATALOGUE[name], "laplace" if name.endswith("laplace") else "exponential"
+    b = 2 / entry.claimed_epsilon
+    n = 400_000
+    for pair in entry.pairs[2:4]:
+        q = np.asarray(pair.b, float)
+        pmf = oracle._argmax_pmf(q, noise, b)
+        seen = np.bincount(
+            entry.sampler()(pair.b, size=n, rng=np.random.default_rng(3)), minlength=q.size
+        )
+        assert np.all(np.abs(seen / n - pmf) < 5 * np.sqrt(pmf * (1 - pmf) / n))
+
+
+def test_report_noisy_max_oracle_stays_below_the_proved_epsilon():
+    """Report noisy max with Lap(2/eps) or Exp(2/eps) is eps-DP: no bound may pass 0.1."""
+    for name in ("report_noisy_max.laplace", "rnm2"):
+        lo = oracle.oracle_bound(name, 0.1, 700_000, 0.025)
+        hi = oracle.oracle_bound(name, 0.1, 70_000_000, 0.025)
+        assert 0.05 < lo < hi < 0.1
