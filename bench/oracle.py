@@ -8,7 +8,8 @@ over a family that contains the optimal event for these mechanisms: thresholds a
 for monotone-likelihood-ratio scalars, likelihood-ordered sets for discrete outputs (report
 noisy max's index, by quadrature over the winning answer; the sparse
 vector variants with cutoff 1 or none, by quadrature over the threshold noise, and numerical
-sparse vector's patterns times its fresh answers' likelihood-ratio cells; RAPPOR's bits;
+sparse vector's patterns times its fresh answers' likelihood-ratio cells, SVT34Parallel's Alg. 3
+patterns times value cells of its compared answers times Alg. 4's patterns; RAPPOR's bits;
 table mechanisms), products of coordinate thresholds for product distributions, and
 likelihood-ordered sets of the sufficient statistic of shifted Laplace vectors (a k-fold
 convolution on a grid: parallel Laplace, prefix sums).
@@ -338,6 +339,76 @@ def _numerical_svt(eps: float) -> Callable[[int, float, float], float]:
     return lambda n, a, d: max(_discrete_oracle(px, py, n, a, d) for px, py in pmfs)
 
 
+def _compared_value_cells(
+    q: np.ndarray, b_rho: float, b_nu: float, t: float, c: int, cells: int = 200
+) -> tuple[dict[tuple, np.ndarray], np.ndarray]:
+    """Cell probabilities of a sparse vector that reveals its compared answers (Alg. 3 of Lyu,
+    Su and Li) with cutoff ``c`` <= 2: {positions of the positives: masses over their value
+    cells (none: a scalar; one: a vector; two: a matrix)}, and the cells' edges.
+
+    Given the threshold noise r, the positives' values v_i = q_i + nu_i are independent with
+    v_i >= t + r, so the density of (pattern, values) is prod_i f(v_i - q_i) times
+    C(min_i v_i - t), C(u) the mass of {r <= u} weighted by P[every other compared query
+    stays below t + r] (quadrature over r). Values lie in ``cells`` cells of width about b_nu/10
+    between the answers +- 10 b_nu, and two open tails (their total mass is about 1e-4)."""
+    if c > 2:
+        raise ValueError(f"cutoff {c}: the value cells are built for at most two positives")
+    r = np.linspace(-60 * b_rho, 60 * b_rho, 40_001)
+    g = np.exp(-np.abs(r) / b_rho) / (2 * b_rho) * (r[1] - r[0])
+    edges = np.linspace(q.min() - 10 * b_nu, q.max() + 10 * b_nu, cells + 1)
+    mid = np.concatenate([[edges[0]], (edges[1:] + edges[:-1]) / 2, [edges[-1]]])
+
+    def value_mass(qi: float) -> np.ndarray:
+        cdf = _laplace_cdf_grid(edges - qi, b_nu)
+        return np.concatenate([[cdf[0]], np.diff(cdf), [1 - cdf[-1]]])
+
+    states: dict[tuple, np.ndarray] = {(): g}
+    done: dict[tuple, np.ndarray] = {}
+    for k, qk in enumerate(q):
+        below = _laplace_cdf_grid(t + r - qk, b_nu)
+        nxt: dict[tuple, np.ndarray] = {}
+        for ones, w in states.items():
+            nxt[ones] = nxt.get(ones, 0) + w * below
+            (done if len(ones) + 1 == c else nxt)[ones + (k,)] = w
+        states = nxt
+    done.update(states)
+    out: dict[tuple, np.ndarray] = {}
+    for ones, w in done.items():
+        reach = np.interp(mid - t, r, np.cumsum(w), left=0.0)  # C(v - t) at the cells
+        if not ones:
+            out[ones] = np.array(w.sum())
+        elif len(ones) == 1:
+            out[ones] = value_mass(q[ones[0]]) * reach
+        else:
+            low = np.minimum.outer(np.arange(mid.size), np.arange(mid.size))
+            out[ones] = np.outer(value_mass(q[ones[0]]), value_mass(q[ones[1]])) * reach[low]
+    return out, edges
+
+
+def _svt34_parallel(eps: float) -> Callable[[int, float, float], float]:
+    """Alg. 3 (compared answers revealed) and Alg. 4 (flags) with cutoff 2 side by side, with
+    independent noise: the cells are Alg. 3's patterns times value cells, times Alg. 4's
+    patterns; each part's cells are merged by likelihood ratio before the product."""
+    entry = samplers.get("svt34_parallel")
+    alg3, alg4 = entry.description.mechanisms
+    scales = lambda m: (float(m.threshold_scale), float(m.query_scale), float(m.threshold))
+    pmfs = []
+    for p in entry.pairs:
+        qa, qb = np.asarray(p.a, float), np.asarray(p.b, float)
+        ca, _ = _compared_value_cells(qa, *scales(alg3), alg3.cutoff)
+        cb, _ = _compared_value_cells(qb, *scales(alg3), alg3.cutoff)
+        x3, y3 = _merged(
+            np.concatenate([np.ravel(ca[k]) for k in ca]),
+            np.concatenate([np.ravel(cb[k]) for k in ca]),
+            digits=4,
+        )
+        ma = _pattern_masses(qa, *scales(alg4), alg4.cutoff)
+        mb = _pattern_masses(qb, *scales(alg4), alg4.cutoff)
+        x4, y4 = np.array(list(ma.values())), np.array([mb[k] for k in ma])
+        pmfs.append(_merged(np.outer(x3, x4).ravel(), np.outer(y3, y4).ravel(), digits=4))
+    return lambda n, a, d: max(_discrete_oracle(px, py, n, a, d) for px, py in pmfs)
+
+
 def _merged(px: np.ndarray, py: np.ndarray, digits: int = 5) -> tuple[np.ndarray, np.ndarray]:
     """Cells with the same log-likelihood ratio (to ``digits`` decimals) merged: the
     likelihood-ordered sets are unchanged up to that rounding, and there are far fewer."""
@@ -480,6 +551,7 @@ def _oracles() -> dict[str, Callable[[float], Callable[[int, float, float], floa
         "svt4": _svt(4),
         "svt6": _svt(6),
         "numerical_svt": _numerical_svt,
+        "svt34_parallel": _svt34_parallel,
         "laplace_parallel20": lambda e: _shifted_laplace_sum(20, 20 / e),
         "prefix_sum": lambda e: _shifted_laplace_sum(10, 1 / e),
         "rappor.dpsniper": _bloom_bits_oracle("rappor.dpsniper"),

@@ -83,3 +83,39 @@ def test_report_noisy_max_oracle_stays_below_the_proved_epsilon():
         lo = oracle.oracle_bound(name, 0.1, 700_000, 0.025)
         hi = oracle.oracle_bound(name, 0.1, 70_000_000, 0.025)
         assert 0.05 < lo < hi < 0.1
+
+
+def test_svt34_parallel_compared_value_cells_match_the_sampler():
+    """Alg. 3's cells (cutoff 2, compared answers revealed): their pattern sums are the flag
+    pmf, and the masses of patterns and value blocks match the sampler's frequencies."""
+    entry = samplers.get("svt34_parallel")
+    alg3 = entry.description.mechanisms[0]
+    scales = [float(getattr(alg3, k)) for k in ("threshold_scale", "query_scale", "threshold")]
+    pair = entry.pairs[4]
+    q = np.asarray(pair.b, float)
+    cells, edges = oracle._compared_value_cells(q, *scales, alg3.cutoff)
+    flags = oracle._pattern_masses(q, *scales, alg3.cutoff)
+    assert set(cells) == set(flags)
+    assert sum(float(np.sum(v)) for v in cells.values()) == pytest.approx(1.0, abs=5e-3)
+    for k, p in flags.items():
+        assert float(np.sum(cells[k])) == pytest.approx(p, abs=1e-3)
+    n = 400_000
+    y = CATALOGUE["svt34_parallel"].sampler()(pair.b, size=n, rng=np.random.default_rng(2))
+    positives = y[:, :10] == 1
+    half = edges.size // 2
+    for ones in [(3,), (0, 5), (6, 8)]:
+        rows = np.all(positives[:, list(ones)], axis=1) & (positives.sum(axis=1) == len(ones))
+        p = float(np.sum(cells[ones]))
+        assert abs(rows.mean() - p) < 5 * np.sqrt(p / n)
+        # the first positive's value in the lower half of the cells
+        low = rows & (np.searchsorted(edges, y[:, 10 + ones[0]], side="right") <= half)
+        block = cells[ones][: half + 1] if len(ones) == 1 else cells[ones][: half + 1, :]
+        pb = float(np.sum(block))
+        assert abs(low.mean() - pb) < 5 * np.sqrt(pb / n) + 2e-4
+
+
+def test_svt34_parallel_oracle_lies_between_its_parts_and_the_composition_bound():
+    n, a = 700_000, 0.025
+    full = oracle.oracle_bound("svt34_parallel", 0.1, n, a)
+    assert oracle.oracle_bound("svt34_parallel", 0.1, 10 * n, a) > full
+    assert 0.1 < full < 0.575  # Alg. 3 and Alg. 4 composed: at most 5.75 eps
