@@ -109,7 +109,7 @@ def naive_bayes(keys: list[KeyFn], tallies: list) -> NaiveBayes | None:
         if counted is None or counted.overflow:
             continue
         cx, cy = _bin_counts(key, counted)
-        w = _tree_weights(cx + 0.5, cy + 0.5, _mode_bins(key.edges[0]))
+        w = _tree_weights(cx + 0.5, cy + 0.5)
         if np.max(np.abs(w)) > 1e-9:
             cols.append(key.cols[0])
             edges.append(key.edges[0])
@@ -122,16 +122,10 @@ def naive_bayes(keys: list[KeyFn], tallies: list) -> NaiveBayes | None:
 TREE_SHRINK = 1.0  # k: 1 shrinks a difference by half where it equals its standard error
 
 
-def _mode_bins(edges) -> list[int]:
-    """Bins holding one value only (a real column's mode, cut out by its own pair of edges)."""
-    e = np.asarray(edges, dtype=float)
-    return [i + 1 for i in range(e.size - 1) if e[i + 1] == np.nextafter(e[i], np.inf)]
-
-
-def _tree_weights(cx: np.ndarray, cy: np.ndarray, singles: list[int]) -> np.ndarray:
+def _tree_weights(cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
     """Log-likelihood ratios of ordered bins (relative to the whole column), estimated down a
-    binary tree: the column splits into its single-value bins and the rest, the rest into
-    halves, and so on; each node's estimate is its parent's plus their difference shrunk by
+    binary tree: the column splits into halves, each half into halves, and so on; each node's
+    estimate is its parent's plus their difference shrunk by
     d^2 / (d^2 + k se^2) (se^2 the delta-method variance of the difference). Where the ratio
     is a step (shifted noise: one sign on each side of the shift), the fine bins share the
     well-estimated weight of their half instead of adding their own noise to it; where it
@@ -151,11 +145,7 @@ def _tree_weights(cx: np.ndarray, cy: np.ndarray, singles: list[int]) -> np.ndar
         node(idx[:half], d, here, var)
         node(idx[half:], d, here, var)
 
-    rest = np.array([i for i in range(cx.size) if i not in set(singles)], dtype=np.int64)
-    for i in singles:
-        node(np.array([i]), 0.0, 0.0, 0.0)
-    if rest.size:
-        node(rest, 0.0, 0.0, 0.0)
+    node(np.arange(cx.size), 0.0, 0.0, 0.0)
     return w
 
 

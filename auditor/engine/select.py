@@ -370,7 +370,8 @@ NB_MAX_COLUMNS = 64  # columns of a naive-Bayes score (each is tallied on the st
 
 def _cuts(col: np.ndarray, quantiles: tuple[float, ...] = HIST_QUANTILES) -> np.ndarray:
     """Bin edges of a real column: pooled quantiles of its non-modal values, finer in the
-    tails (where likelihood ratios of shifted noise are largest), and its mode on its own."""
+    tails (where likelihood ratios of shifted noise are largest), and a cut just below its
+    mode, which opens a bin (a mode such as "no answer" is not pooled with the values below)."""
     vals, counts = np.unique(col, return_counts=True)
     mode = vals[np.argmax(counts)] if counts.max() > 0.05 * col.size else None
     rest = col if mode is None else col[col != mode]

@@ -8,7 +8,7 @@ import pytest
 
 from auditor import audit
 from auditor.engine.events import NaiveBayes, ScoreInterval, event_from_state, event_state
-from auditor.engine.scores import _bin_counts, _mode_bins, _tree_weights, naive_bayes
+from auditor.engine.scores import _bin_counts, _tree_weights, naive_bayes
 from auditor.engine.select import FAMILIES, _local_tally, column_keys, key_functions
 
 
@@ -99,7 +99,7 @@ def test_tree_weights_of_a_step_are_closer_to_it_than_bin_by_bin_estimates(n):
     for seed in range(20):
         rng = np.random.default_rng(seed)
         cx, cy = rng.multinomial(n, px) + 0.5, rng.multinomial(n, py) + 0.5
-        tree.append(np.mean((_tree_weights(cx, cy, []) - truth) ** 2))
+        tree.append(np.mean((_tree_weights(cx, cy) - truth) ** 2))
         alone.append(np.mean((_independent(cx, cy) - truth) ** 2))
     assert np.mean(tree) < 0.8 * np.mean(alone)
 
@@ -108,16 +108,15 @@ def test_tree_weights_follow_a_ratio_that_varies_across_the_bins():
     px, py = _bins(np.linspace(-0.5, 0.5, 12))
     rng = np.random.default_rng(1)
     cx, cy = rng.multinomial(200_000, px) + 0.5, rng.multinomial(200_000, py) + 0.5
-    assert np.allclose(_tree_weights(cx, cy, []), np.log(px / py), atol=0.03)
+    assert np.allclose(_tree_weights(cx, cy), np.log(px / py), atol=0.03)
 
 
-def test_a_mode_bin_is_its_own_branch():
-    edges = (0.1, float(np.nextafter(0.5, -np.inf)), 0.5, 0.9)
-    assert _mode_bins(edges) == [2]  # (nextafter(0.5), 0.5]: the value 0.5 alone
-    # the mode's ratio is its own, not averaged into its neighbours'
+def test_a_bin_unlike_its_neighbours_keeps_its_own_ratio():
+    """A bin holding a mode such as "no answer" (most of the mass, its own ratio) is not
+    averaged into its neighbours' weight: its difference from its half is far beyond noise."""
     cx = np.array([1000.0, 1000.0, 50_000.0, 1000.0, 1000.0])
     cy = np.array([1000.0, 1000.0, 30_000.0, 1000.0, 1000.0])
-    w = _tree_weights(cx, cy, [2])
+    w = _tree_weights(cx, cy)
     d = np.log(cx / cy) - np.log(cx.sum() / cy.sum())
     assert w[2] == pytest.approx(d[2], abs=0.01) and w[0] == pytest.approx(d[0], abs=0.05)
 
