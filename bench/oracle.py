@@ -61,6 +61,11 @@ def _discrete_oracle(px: np.ndarray, py: np.ndarray, n: int, a: float, delta: fl
     return best
 
 
+def _best_pair(pmfs: list[tuple[np.ndarray, np.ndarray]]) -> Callable[[int, float, float], float]:
+    """The oracle over several input pairs, each given by its two output pmfs: the best pair's."""
+    return lambda n, a, d: max(_discrete_oracle(px, py, n, a, d) for px, py in pmfs)
+
+
 def _laplace_cdf(mu: float, b: float) -> Callable:
     return lambda t: stats.laplace.cdf(t, loc=mu, scale=b)
 
@@ -129,7 +134,7 @@ def _argmax(name: str, noise: str) -> Callable[[float], Callable[[int, float, fl
             )
             for p in samplers.get(name).pairs
         ]
-        return lambda n, a, d: max(_discrete_oracle(px, py, n, a, d) for px, py in pmfs)
+        return _best_pair(pmfs)
 
     return at
 
@@ -260,7 +265,7 @@ def _svt3(eps: float) -> Callable[[int, float, float], float]:
         (_svt3_pmf(np.asarray(p.a, float), eps, 1.0), _svt3_pmf(np.asarray(p.b, float), eps, 1.0))
         for p in samplers.get("svt3").pairs
     ]
-    return lambda n, a, d: max(_discrete_oracle(px, py, n, a, d) for px, py in pmfs)
+    return _best_pair(pmfs)
 
 
 def _svt(variant: int, t: float = 1.0) -> Callable[[float], Callable[[int, float, float], float]]:
@@ -272,7 +277,7 @@ def _svt(variant: int, t: float = 1.0) -> Callable[[float], Callable[[int, float
             )
             for p in samplers.get(f"svt{variant}").pairs
         ]
-        return lambda n, a, d: max(_discrete_oracle(px, py, n, a, d) for px, py in pmfs)
+        return _best_pair(pmfs)
 
     return at
 
@@ -336,7 +341,7 @@ def _numerical_svt(eps: float) -> Callable[[int, float, float], float]:
             xs.append(cx)
             ys.append(cy)
         pmfs.append(_merged(np.concatenate(xs), np.concatenate(ys)))
-    return lambda n, a, d: max(_discrete_oracle(px, py, n, a, d) for px, py in pmfs)
+    return _best_pair(pmfs)
 
 
 def _compared_value_cells(
@@ -406,7 +411,7 @@ def _svt34_parallel(eps: float) -> Callable[[int, float, float], float]:
         mb = _pattern_masses(qb, *scales(alg4), alg4.cutoff)
         x4, y4 = np.array(list(ma.values())), np.array([mb[k] for k in ma])
         pmfs.append(_merged(np.outer(x3, x4).ravel(), np.outer(y3, y4).ravel(), digits=4))
-    return lambda n, a, d: max(_discrete_oracle(px, py, n, a, d) for px, py in pmfs)
+    return _best_pair(pmfs)
 
 
 def _merged(px: np.ndarray, py: np.ndarray, digits: int = 5) -> tuple[np.ndarray, np.ndarray]:
