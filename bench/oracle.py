@@ -214,6 +214,18 @@ def _laplace_cdf_grid(x: np.ndarray, b: float) -> np.ndarray:
     )
 
 
+def _threshold_noise(b: float, grid: int) -> tuple[np.ndarray, np.ndarray]:
+    """A grid over +-60 b for a Lap(b) threshold noise, and each point's quadrature weight."""
+    r = np.linspace(-60 * b, 60 * b, grid)
+    return r, np.exp(-np.abs(r) / b) / (2 * b) * (r[1] - r[0])
+
+
+def _laplace_cells(edges: np.ndarray, q: float, b: float) -> np.ndarray:
+    """Masses of q + Lap(b) in the cells cut by ``edges``, the two open tails included."""
+    cdf = _laplace_cdf_grid(edges - q, b)
+    return np.concatenate([[cdf[0]], np.diff(cdf), [1 - cdf[-1]]])
+
+
 def _svt_pmf(variant: int, q: np.ndarray, eps: float, t: float) -> np.ndarray:
     """Exact output pmf (by quadrature over the threshold noise) of the catalogue's sparse
     vector with cutoff c = 1 (Alg. 1, 2, 4: the index of the first positive answer, or none)
@@ -221,8 +233,7 @@ def _svt_pmf(variant: int, q: np.ndarray, eps: float, t: float) -> np.ndarray:
     e1 = eps / 4 if variant == 4 else eps / 2
     e2 = eps - e1
     rho_b, nu_b = 1 / e1, {1: 2 / e2, 2: 2 / e2, 4: 1 / e2, 6: 1 / e2}[variant]
-    r = np.linspace(-60 * rho_b, 60 * rho_b, 200_001)
-    g = np.exp(-np.abs(r) / rho_b) / (2 * rho_b) * (r[1] - r[0])
+    r, g = _threshold_noise(rho_b, 200_001)
     below = np.stack([_laplace_cdf_grid(t + r - qi, nu_b) for qi in q])
     if variant == 6:
         out = []
@@ -285,8 +296,7 @@ def _svt(variant: int, t: float = 1.0) -> Callable[[float], Callable[[int, float
 def _pattern_masses(q: np.ndarray, b_rho: float, b_nu: float, t: float, c: int, grid: int = 40_001):
     """Probabilities of the flag patterns of a sparse vector with cutoff ``c`` and one
     threshold noise Lap(b_rho) (by quadrature over it): {positions of the positives: mass}."""
-    r = np.linspace(-60 * b_rho, 60 * b_rho, grid)
-    g = np.exp(-np.abs(r) / b_rho) / (2 * b_rho) * (r[1] - r[0])
+    r, g = _threshold_noise(b_rho, grid)
     states = {(): g}
     done: dict[tuple, float] = {}
     for k, qk in enumerate(q):
@@ -310,11 +320,7 @@ def _shift_cells(qa: float, qb: float, b: float, cells: int = 100) -> tuple[np.n
     if qa == qb:
         return np.ones(1), np.ones(1)
     edges = np.linspace(min(qa, qb), max(qa, qb), cells + 1)
-    mass = []
-    for q in (qa, qb):
-        cdf = _laplace_cdf_grid(edges - q, b)
-        mass.append(np.concatenate([[cdf[0]], np.diff(cdf), [1 - cdf[-1]]]))
-    return mass[0], mass[1]
+    return _laplace_cells(edges, qa, b), _laplace_cells(edges, qb, b)
 
 
 def _numerical_svt(eps: float) -> Callable[[int, float, float], float]:
@@ -358,14 +364,9 @@ def _compared_value_cells(
     between the answers +- 10 b_nu, and two open tails (their total mass is about 1e-4)."""
     if c > 2:
         raise ValueError(f"cutoff {c}: the value cells are built for at most two positives")
-    r = np.linspace(-60 * b_rho, 60 * b_rho, 40_001)
-    g = np.exp(-np.abs(r) / b_rho) / (2 * b_rho) * (r[1] - r[0])
+    r, g = _threshold_noise(b_rho, 40_001)
     edges = np.linspace(q.min() - 10 * b_nu, q.max() + 10 * b_nu, cells + 1)
     mid = np.concatenate([[edges[0]], (edges[1:] + edges[:-1]) / 2, [edges[-1]]])
-
-    def value_mass(qi: float) -> np.ndarray:
-        cdf = _laplace_cdf_grid(edges - qi, b_nu)
-        return np.concatenate([[cdf[0]], np.diff(cdf), [1 - cdf[-1]]])
 
     states: dict[tuple, np.ndarray] = {(): g}
     done: dict[tuple, np.ndarray] = {}
@@ -383,10 +384,15 @@ def _compared_value_cells(
         if not ones:
             out[ones] = np.array(w.sum())
         elif len(ones) == 1:
-            out[ones] = value_mass(q[ones[0]]) * reach
+            out[ones] = _laplace_cells(edges, q[ones[0]], b_nu) * reach
         else:
             low = np.minimum.outer(np.arange(mid.size), np.arange(mid.size))
-            out[ones] = np.outer(value_mass(q[ones[0]]), value_mass(q[ones[1]])) * reach[low]
+            out[ones] = (
+                np.outer(
+                    _laplace_cells(edges, q[ones[0]], b_nu), _laplace_cells(edges, q[ones[1]], b_nu)
+                )
+                * reach[low]
+            )
     return out, edges
 
 
@@ -430,9 +436,7 @@ def _shifted_laplace_sum(k: int, b: float, grid: int = 801) -> Callable[[int, fl
     (on a grid) is a k-fold convolution; events are its likelihood-ordered sets."""
     edges = np.linspace(0.0, 1.0, grid - 1)
 
-    def coordinate(mu: float) -> np.ndarray:
-        cdf = _laplace_cdf_grid(edges - mu, b)
-        return np.concatenate([[cdf[0]], np.diff(cdf), [1 - cdf[-1]]])
+    coordinate = lambda mu: _laplace_cells(edges, mu, b)
 
     def total(mu: float) -> np.ndarray:
         one, out = coordinate(mu), np.array([1.0])
