@@ -290,6 +290,13 @@ def keyset_candidates(
         scorer = replace(scorer, m=counted.m)
     cx, cy = counted.counts[:, 0].astype(float), counted.counts[:, 1].astype(float)
     out: list[Candidate] = []
+    labels: dict[int, str] = {}  # the prefix sets are nested: label each key once
+
+    def label(c: int) -> str:
+        if c not in labels:
+            labels[c] = _label(rows[c])
+        return labels[c]
+
     for forward, (a, b) in ((True, (cx, cy)), (False, (cy, cx))):
         order = np.argsort(-np.log((a + 1.0) / (b + 1.0)), kind="stable")
         pa, pb = np.cumsum(a[order]), np.cumsum(b[order])
@@ -297,10 +304,11 @@ def keyset_candidates(
         ends = ends[ends < uniq.size]
         atom_pred = scorer(a[order], b[order])
         best_atoms = np.argsort(-atom_pred, kind="stable")[:2]
-        picks = [(order[: j + 1], float(scorer(pa[j : j + 1], pb[j : j + 1])[0])) for j in ends]
+        prefix_pred = scorer(pa[ends], pb[ends]).tolist() if ends.size else []
+        picks = [(order[: j + 1], float(p)) for j, p in zip(ends, prefix_pred)]
         picks += [(order[j : j + 1], float(atom_pred[j])) for j in best_atoms]
         for chosen, pred in picks:
-            ev = KeySet(key, tuple(uniq[chosen].tolist()), tuple(_label(rows[c]) for c in chosen))
+            ev = KeySet(key, tuple(uniq[chosen].tolist()), tuple(label(int(c)) for c in chosen))
             out.append(Candidate(ev, forward, pred))
     return out
 
@@ -482,10 +490,13 @@ def judge(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Scorer) -
         Scorer(m2, scorer.n, scorer.a, scorer.claim, shrink=JUDGE_SHRINK),
         Scorer(m2, scorer.n, scorer.a, scorer.claim, shrink=0.16),
     )
+    counts = np.asarray(counts, dtype=float).reshape(len(cands), 2)
+    fwd = np.array([c.forward for c in cands], dtype=bool)
+    num = np.where(fwd, counts[:, 0], counts[:, 1])
+    den = np.where(fwd, counts[:, 1], counts[:, 0])
+    shrunks, plains = judges[0](num, den), judges[1](num, den)
     out = []
-    for c, (kx, ky) in zip(cands, np.asarray(counts, dtype=float)):
-        num, den = np.array([kx if c.forward else ky]), np.array([ky if c.forward else kx])
-        shrunk, plain = float(judges[0](num, den)[0]), float(judges[1](num, den)[0])
+    for c, shrunk, plain in zip(cands, shrunks.tolist(), plains.tolist()):
         if shrunk > MIN_GAIN:
             out.append(replace(c, predicted=shrunk, rank=shrunk, plain=plain))
         else:
