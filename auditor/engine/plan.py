@@ -13,7 +13,16 @@ import numpy as np
 from auditor.engine.adapter import Mechanism, draw, kind_of
 from auditor.engine.schedule import ChunkPlan, looks
 
-__all__ = ["HALVING_PAIRS", "MIN_ROUND", "Plan", "Probe", "Round", "halving", "probe"]
+__all__ = [
+    "HALVING_PAIRS",
+    "MIN_ROUND",
+    "Plan",
+    "Probe",
+    "Round",
+    "family_looks",
+    "halving",
+    "probe",
+]
 
 MIN_ROUND = 25_000  # fewest selection samples per dataset in the first round of halving
 # up to this many pairs, every pair is judged on the whole selection sample: screening the
@@ -95,6 +104,21 @@ def halving(pairs: int, selection: int) -> list[tuple[int, int]]:
     alive = [max(1, math.ceil(pairs * pairs ** (-r / (rounds - 1)))) for r in range(rounds)]
     alive[-1] = 1
     return list(zip(alive, sizes))
+
+
+FAMILY_LOOKS = (8, 4, 2)  # the judging sample is screened after 1/8, 1/4 and 1/2 of it
+
+
+def family_looks(judge: ChunkPlan) -> tuple[int, ...]:
+    """Chunk counts of a judging stream after which candidates clearly behind are dropped
+    (:func:`auditor.engine.select.survivors`): the chunk boundaries past ``n / 8``, ``n / 4``
+    and ``n / 2``, none before MIN_ROUND samples (a screen on fewer is mostly noise)."""
+    out: list[int] = []
+    for part in FAMILY_LOOKS:
+        t = judge.chunks_for(max(judge.n // part, MIN_ROUND))
+        if t < judge.count and t not in out:
+            out.append(t)
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)

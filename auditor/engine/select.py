@@ -44,6 +44,7 @@ __all__ = [
     "judge",
     "key_functions",
     "merge_tally",
+    "survivors",
     "tally",
 ]
 
@@ -55,6 +56,7 @@ JUDGE_SHRINK = 0.05  # one-sided level of the shrink used when ranking on the ju
 # a shrunk prediction below this is noise (an event of probability near 1 on both datasets
 # predicts ~1e-5); such candidates rank by their plain prediction, after any real gain
 MIN_GAIN = 1e-3
+HALVING_LEVEL = 0.01  # a candidate clearly worse than the leader at this level stops being counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -486,15 +488,8 @@ def judge(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Scorer) -
     ``plain`` for the engine's optional second event). Counts can be streamed: the judging
     sample is never held in memory.
     """
-    judges = (
-        Scorer(m2, scorer.n, scorer.a, scorer.claim, shrink=JUDGE_SHRINK),
-        Scorer(m2, scorer.n, scorer.a, scorer.claim, shrink=0.16),
-    )
-    counts = np.asarray(counts, dtype=float).reshape(len(cands), 2)
-    fwd = np.array([c.forward for c in cands], dtype=bool)
-    num = np.where(fwd, counts[:, 0], counts[:, 1])
-    den = np.where(fwd, counts[:, 1], counts[:, 0])
-    shrunks, plains = judges[0](num, den), judges[1](num, den)
+    num, den = _oriented(cands, counts)
+    shrunks, plains = _judged_scores(num, den, m2, scorer)
     out = []
     for c, shrunk, plain in zip(cands, shrunks.tolist(), plains.tolist()):
         if shrunk > MIN_GAIN:
@@ -503,6 +498,56 @@ def judge(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Scorer) -
             out.append(replace(c, predicted=plain, rank=plain - 1e3, plain=plain))
     out.sort(key=lambda c: -c.rank)
     return out
+
+
+def _oriented(cands: list[Candidate], counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(numerator, denominator) counts of each candidate, by its direction."""
+    counts = np.asarray(counts, dtype=float).reshape(len(cands), 2)
+    fwd = np.array([c.forward for c in cands], dtype=bool)
+    return np.where(fwd, counts[:, 0], counts[:, 1]), np.where(fwd, counts[:, 1], counts[:, 0])
+
+
+def _judged_scores(num, den, m2: int, scorer: Scorer) -> tuple[np.ndarray, np.ndarray]:
+    """(shrunk, plain) predictions of :func:`judge`."""
+    shrunk = Scorer(m2, scorer.n, scorer.a, scorer.claim, shrink=JUDGE_SHRINK)(num, den)
+    plain = Scorer(m2, scorer.n, scorer.a, scorer.claim, shrink=0.16)(num, den)
+    return np.asarray(shrunk, dtype=float), np.asarray(plain, dtype=float)
+
+
+def survivors(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Scorer) -> np.ndarray:
+    """One step of successive halving over event families, on the counts of the first ``m2``
+    judging samples: which candidates are still worth counting (a boolean mask).
+
+    Families are ranked by their best candidate's :func:`judge` rank. A candidate stays if it
+    is its family's best and the family is in the better half, or if it is not clearly worse
+    than the leader: with its counts moved HALVING_LEVEL (one-sided, 2.3 sigma) to their
+    favourable side its prediction still reaches the leader's shrunk (1.6-sigma) rank. So on a
+    weak signal, where nothing is clear yet, nothing is dropped (screening on a fraction of the
+    sample would pick worse events, as it did for input pairs), while on a clear one the
+    counting goes to the few candidates that can still win. Selection data only: certification
+    is untouched, whatever is dropped.
+    """
+    keep = np.ones(len(cands), dtype=bool)
+    if len(cands) < 2:
+        return keep
+    num, den = _oriented(cands, counts)
+    shrunk, plain = _judged_scores(num, den, m2, scorer)
+    rank = np.where(shrunk > MIN_GAIN, shrunk, plain - 1e3)
+    leader = float(np.max(rank))
+    if not leader > MIN_GAIN:
+        return keep
+    best: dict[str, int] = {}
+    for i, c in enumerate(cands):
+        if c.family not in best or rank[i] > rank[best[c.family]]:
+            best[c.family] = i
+    ranked = sorted(best.values(), key=lambda i: -rank[i])
+    heads = set(ranked[: -(-len(ranked) // 2)])
+    hope = predicted(
+        num, den, m2, scorer.n, scorer.a, scorer.claim.statistic, HALVING_LEVEL, favourable=True
+    )
+    keep = np.asarray(hope, dtype=float) >= leader
+    keep[list(heads)] = True
+    return keep
 
 
 def _tag(cands: list[Candidate], family: str) -> list[Candidate]:

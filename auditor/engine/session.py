@@ -34,7 +34,7 @@ from auditor.engine.checkpoint import Checkpoint
 from auditor.engine.choice import Outcome, choose, simplest
 from auditor.engine.executors import Runner, Tally, Task
 from auditor.engine.pairs import Pair
-from auditor.engine.plan import Plan, Probe
+from auditor.engine.plan import Plan, Probe, family_looks
 from auditor.engine.progress import Progress
 from auditor.engine.schedule import ChunkPlan, look_levels, looks
 from auditor.engine.select import (
@@ -45,6 +45,7 @@ from auditor.engine.select import (
     judge,
     key_functions,
     merge_tally,
+    survivors,
     tally,
 )
 from auditor.engine.session_state import restore_session, session_state
@@ -205,6 +206,7 @@ class Session:
                 "done": 0,
                 "counts": np.zeros((len(found), 2), dtype=np.int64),
                 "early": False,
+                "alive": np.ones(len(found), dtype=bool),
             }
         self.save(force=False)
 
@@ -232,6 +234,10 @@ class Session:
         return tallies
 
     def _judge(self, r: int, i: int, bar: Progress) -> None:
+        """Count round r's candidates of pair i on the judging stream. At the family looks
+        (:func:`auditor.engine.plan.family_looks`) candidates clearly behind stop being counted
+        (:func:`auditor.engine.select.survivors`); the stream is drawn in segments between
+        looks so that workers count only what is still alive."""
         plan, state = self.plan.rounds[r].judge, self.judged[r][i]
         cands = self.cands[r][i] or []
         total = 2 * plan.count
@@ -239,26 +245,43 @@ class Session:
             if not cands:
                 state["done"] = total  # type: ignore[index]
             return
-        events = tuple(c.event for c in cands)
-        start = state["done"]  # type: ignore[index]
-        bar.update(plan.end(start // 2) * 2)
+        bar.update(plan.end(state["done"] // 2) * 2)  # type: ignore[index]
         phase = self._phase(JUDGE, r)
-        tasks = (self._task(phase, i, g % 2, plan, g // 2) for g in range(start, total))
         stops = set(looks(plan, True)) if self.cfg.early_stop else set()
-        for g, (shape, counts) in enumerate(
-            self.runner.results(self.mech, events, self.datas, tasks), start
-        ):
-            self._check(shape, i, g % 2)
-            with self._atomic():  # the count, the progress and the early-stop rule together
-                state["counts"][:, g % 2] += counts  # type: ignore[index]
-                state["done"] = g + 1  # type: ignore[index]
-                if g % 2 and (g + 1) // 2 in stops:
-                    m2 = plan.end((g + 1) // 2)
-                    state["early"] = self._clear(cands, state["counts"], m2)  # type: ignore[index]
-            bar.update(plan.size(g // 2))
-            if state["early"]:  # type: ignore[index]
-                break
-            self._tick()
+        screens = family_looks(plan)
+        scorer = Scorer(
+            self.plan.rounds[r].build.n,
+            self.plan.certify.n,
+            self.cfg.alpha_per_bound,
+            self.cfg.claim,
+        )
+        while state["done"] < total and not state["early"]:  # type: ignore[index]
+            start = state["done"]  # type: ignore[index]
+            end = 2 * next((t for t in screens if 2 * t > start), plan.count)
+            alive = np.flatnonzero(state["alive"])  # type: ignore[index]
+            events = tuple(cands[k].event for k in alive)
+            tasks = (self._task(phase, i, g % 2, plan, g // 2) for g in range(start, end))
+            for g, (shape, counts) in enumerate(
+                self.runner.results(self.mech, events, self.datas, tasks), start
+            ):
+                self._check(shape, i, g % 2)
+                with self._atomic():  # the count, the progress and the rules on them together
+                    state["counts"][alive, g % 2] += counts  # type: ignore[index]
+                    state["done"] = g + 1  # type: ignore[index]
+                    t = (g + 1) // 2
+                    if g % 2 and t in stops:
+                        state["early"] = self._clear(  # type: ignore[index]
+                            [cands[k] for k in alive], state["counts"][alive], plan.end(t)
+                        )
+                    if g + 1 == end and end < total and not state["early"]:
+                        keep = survivors(
+                            [cands[k] for k in alive], state["counts"][alive], plan.end(t), scorer
+                        )
+                        state["alive"][alive[~keep]] = False  # type: ignore[index]
+                bar.update(plan.size(g // 2))
+                if state["early"]:  # type: ignore[index]
+                    break
+                self._tick()
 
     @property
     def selection_used(self) -> int:
@@ -291,7 +314,9 @@ class Session:
         out: list[Candidate] = []
         for cs, state in zip(self.cands[r], self.judged[r]):
             if cs and state is not None and state["done"] > 0:
-                out += judge(cs, state["counts"], rnd.judge.end(state["done"] // 2), scorer)
+                alive = np.flatnonzero(state["alive"])  # those dropped were counted on fewer
+                m2 = rnd.judge.end(state["done"] // 2)
+                out += judge([cs[k] for k in alive], state["counts"][alive], m2, scorer)
         out.sort(key=lambda c: -c.rank)
         return out
 

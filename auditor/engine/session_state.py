@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from auditor.engine.checkpoint import (
     candidate_from_state,
     candidate_state,
@@ -36,7 +38,12 @@ def session_state(self) -> dict[str, Any]:
             [
                 None
                 if j is None
-                else {"done": j["done"], "counts": counts_state(j["counts"]), "early": j["early"]}
+                else {
+                    "done": j["done"],
+                    "counts": counts_state(j["counts"]),
+                    "early": j["early"],
+                    "alive": [bool(x) for x in j["alive"]],
+                }
                 for j in rnd
             ]
             for rnd in self.judged
@@ -61,6 +68,7 @@ def restore_session(self, st: dict[str, Any]) -> None:
                     "done": int(j["done"]),
                     "counts": counts_from_state(j["counts"], (len(self.cands[r][i] or ()), 2)),
                     "early": bool(j["early"]),
+                    "alive": _alive_from_state(j.get("alive"), len(self.cands[r][i] or ())),
                 }
                 for i, j in enumerate(rnd)
             ]
@@ -95,6 +103,19 @@ def restore_session(self, st: dict[str, Any]) -> None:
             f"checkpoint {str(self.checkpoint.path)!r} is corrupt ({exc}); delete it to start "  # type: ignore[union-attr]
             "over."
         ) from None
+
+
+def _alive_from_state(alive: Any, n: int) -> np.ndarray:
+    """Which candidates are still counted (a checkpoint from before family halving: all)."""
+    if alive is None:
+        return np.ones(n, dtype=bool)
+    if (
+        not isinstance(alive, list)
+        or len(alive) != n
+        or any(not isinstance(x, bool) for x in alive)
+    ):
+        raise ValueError(f"alive must list {n} booleans")
+    return np.array(alive, dtype=bool)
 
 
 def _check_certify(self, cert: dict[str, Any]) -> None:

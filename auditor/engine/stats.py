@@ -90,15 +90,21 @@ def wilson_upper(k, n, a):
     return np.minimum(_wilson(k, n, a)[1], 1.0)
 
 
-def predicted(cx, cy, m: int, n: int, a: float, statistic, shrink: float = 0.01):
+def predicted(
+    cx, cy, m: int, n: int, a: float, statistic, shrink: float = 0.01, favourable: bool = False
+):
     """The ``statistic(lo, hi)`` (auditor.engine.claims: the certified epsilon, mu, ...) we
     expect to certify on ``n`` fresh samples from selection counts on ``m``.
 
-    Counts are first shrunk toward the unfavourable side (a one-sigma Wilson bound on the
-    selection sample) so rare events seen a few times by luck do not win the selection.
+    Counts are first shrunk toward the unfavourable side (a Wilson bound at one-sided level
+    ``shrink`` on the selection sample) so rare events seen a few times by luck do not win the
+    selection. ``favourable``: moved to the favourable side instead (the most the event could
+    plausibly certify).
     """
-    px = wilson_lower(cx, m, shrink)
-    py = wilson_upper(cy, m, shrink)
+    if favourable:
+        px, py = wilson_upper(cx, m, shrink), wilson_lower(cy, m, shrink)
+    else:
+        px, py = wilson_lower(cx, m, shrink), wilson_upper(cy, m, shrink)
     lo = wilson_lower(px * n, n, a)
     hi = wilson_upper(py * n, n, a)
     return statistic(lo, hi)

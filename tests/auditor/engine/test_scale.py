@@ -6,12 +6,15 @@ The headline property: the same seed gives the same result (same counts, same JS
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import random
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from auditor import audit
 from auditor.engine import executors
@@ -376,3 +379,146 @@ def test_halving_is_deterministic_and_keeps_the_informative_pairs(monkeypatch):
 def test_an_interrupt_during_the_rounds_resumes_to_the_same_result(tmp_path, monkeypatch, stop_at):
     kw = dict(epsilon=0.5, samples=800_000, seed=6, workers=1, early_stop=False)
     _interrupt_then_resume(monkeypatch, tmp_path, stop_at, _rr(1.0), _twelve_pairs(), kw)
+
+
+# -- successive halving over event families ------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [1, 5_000, 30_000, 150_000, 1_000_000, 10**8])
+@pytest.mark.parametrize("cap", [1024, 65536, 1 << 20])
+def test_family_looks_are_inside_the_judging_stream_and_past_the_screening_minimum(n, cap):
+    from auditor.engine.plan import MIN_ROUND, family_looks
+
+    plan = ChunkPlan(n, cap)
+    marks = family_looks(plan)
+    assert list(marks) == sorted(set(marks))
+    for t in marks:
+        assert 0 < t < plan.count and plan.end(t) >= min(MIN_ROUND, n)
+    if n >= 16 * MIN_ROUND and cap <= n // 16:
+        assert plan.end(marks[0]) >= n // 8 and plan.end(marks[-1]) >= n // 2
+
+
+def _cands(families):
+    from auditor.engine.events import FloatMultiple
+    from auditor.engine.select import Candidate
+
+    return [Candidate(FloatMultiple(k), True, 0.0, family=f) for k, f in enumerate(families)]
+
+
+def _scorer(m=100_000):
+    from auditor.engine.claims import PointClaim
+    from auditor.engine.select import Scorer
+
+    return Scorer(m, 700_000, 0.025, PointClaim(0.1))
+
+
+def test_survivors_drop_only_candidates_clearly_behind_the_leader():
+    from auditor.engine.select import survivors
+
+    m = 100_000
+    fams = ["a", "a", "b", "c", "c", "d"]
+    counts = np.array(
+        [
+            [3000, 2000],  # a: the leader (ratio 1.5)
+            [2020, 2000],  # a: clearly behind, a better-half family but not its best
+            [2980, 2000],  # b: as good as the leader within the noise: kept
+            [2100, 2000],  # c: clearly behind, c's best: c is in the worse half
+            [2000, 2000],
+            [2050, 2000],  # d: worst family
+        ]
+    )
+    keep = survivors(_cands(fams), counts, m, _scorer(m))
+    assert keep.tolist() == [True, False, True, False, False, False]
+
+
+def test_survivors_keep_the_best_of_each_family_in_the_better_half():
+    from auditor.engine.select import survivors
+
+    m = 100_000
+    counts = np.array([[3000, 2000], [2400, 2000], [2300, 2000], [2000, 2000]])
+    keep = survivors(_cands(["a", "b", "c", "d"]), counts, m, _scorer(m))
+    assert keep.tolist() == [True, True, False, False]  # 4 families: the better 2 stay
+
+
+def test_survivors_keep_everything_while_no_candidate_shows_a_clear_gain():
+    from auditor.engine.select import survivors
+
+    m = 20_000
+    counts = np.array([[410, 400], [400, 400], [380, 400], [300, 400]])
+    keep = survivors(_cands(["a", "b", "c", "d"]), counts, m, _scorer(m))
+    assert keep.all()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from("abcdef"), st.integers(0, 5000), st.integers(0, 5000)),
+        min_size=1,
+        max_size=30,
+    ),
+    st.sampled_from([25_000, 100_000, 1_000_000]),
+)
+def test_survivors_never_drop_the_leader_or_a_better_half_family(rows, m):
+    from auditor.engine.select import judge, survivors
+
+    cands = _cands([f for f, _, _ in rows])
+    counts = np.array([[x, y] for _, x, y in rows])
+    scorer = _scorer(m)
+    keep = survivors(cands, counts, m, scorer)
+    ranked = judge(cands, counts, m, scorer)
+    best = ranked[0]
+    if best.rank <= 1e-3:
+        assert keep.all()
+        return
+    assert any(k and c.event == best.event for c, k in zip(cands, keep))
+    fam_best = {}
+    for c in ranked:
+        fam_best.setdefault(c.family, c.rank)
+    top = sorted(fam_best.values(), reverse=True)[: -(-len(fam_best) // 2)]
+    for f, r in fam_best.items():
+        if r > top[-1]:  # strictly inside the better half
+            assert any(k for c, k in zip(cands, keep) if c.family == f)
+
+
+def _clear_vector(data, size, rng):
+    return np.round(np.asarray(data, float) + rng.laplace(0, 0.5, (size, 3)), 2)
+
+
+def test_family_screens_drop_candidates_and_an_interrupt_around_them_resumes(tmp_path, monkeypatch):
+    """A vector mechanism whose signal is clear: the screens drop candidates (so the segments
+    between them are exercised), and an interrupt in any segment resumes to the same result."""
+    from auditor.engine import session
+
+    kept = []
+    real = session.survivors
+
+    def spy(*args):
+        out = real(*args)
+        kept.append((int(out.sum()), len(out)))
+        return out
+
+    monkeypatch.setattr(session, "survivors", spy)
+    kw = dict(epsilon=0.2, samples=1_000_000, seed=4, workers=1, early_stop=False)
+    pairs = [((0, 0, 0), (1, 0, 0))]
+    plain = audit(_clear_vector, pairs, **kw)
+    assert plain.violation
+    assert kept and any(k < n for k, n in kept)
+    monkeypatch.setattr(session, "survivors", real)
+    for stop_at in (25, 27, 29, 31):  # before and after each screen (at updates 26, 28, 30)
+        where = tmp_path / str(stop_at)
+        where.mkdir()
+        _interrupt_then_resume(monkeypatch, where, stop_at, _clear_vector, pairs, kw)
+
+
+def test_a_checkpoint_with_a_bad_alive_mask_is_refused(tmp_path):
+    ck = tmp_path / "a.ckpt"
+    kw = dict(epsilon=0.2, samples=200_000, seed=4, workers=1, checkpoint=ck)
+    pairs = [((0, 0, 0), (1, 0, 0))]
+    audit(_clear_vector, pairs, **kw)
+    doc = json.loads(ck.read_text())
+    doc["state"]["judged"][0][0]["alive"] = [1, 2]
+    text = json.dumps([doc["identity"], doc["state"]], sort_keys=True)  # past the digest
+    doc["digest"] = hashlib.sha256(text.encode()).hexdigest()
+    ck.write_text(json.dumps(doc))
+    with pytest.raises(InputError, match=r"corrupt.*alive"):
+        audit(_clear_vector, pairs, **kw)
