@@ -44,6 +44,7 @@ __all__ = [
     "judge",
     "key_functions",
     "merge_tally",
+    "oriented",
     "survivors",
     "tally",
 ]
@@ -488,7 +489,7 @@ def judge(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Scorer) -
     ``plain`` for the engine's optional second event). Counts can be streamed: the judging
     sample is never held in memory.
     """
-    num, den = _oriented(cands, counts)
+    num, den = oriented(cands, counts)
     shrunks, plains = _judged_scores(num, den, m2, scorer)
     out = []
     for c, shrunk, plain in zip(cands, shrunks.tolist(), plains.tolist()):
@@ -500,7 +501,7 @@ def judge(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Scorer) -
     return out
 
 
-def _oriented(cands: list[Candidate], counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def oriented(cands: list[Candidate], counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(numerator, denominator) counts of each candidate, by its direction."""
     counts = np.asarray(counts, dtype=float).reshape(len(cands), 2)
     fwd = np.array([c.forward for c in cands], dtype=bool)
@@ -530,7 +531,7 @@ def survivors(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Score
     keep = np.ones(len(cands), dtype=bool)
     if len(cands) < 2:
         return keep
-    num, den = _oriented(cands, counts)
+    num, den = oriented(cands, counts)
     shrunk, plain = _judged_scores(num, den, m2, scorer)
     rank = np.where(shrunk > MIN_GAIN, shrunk, plain - 1e3)
     leader = float(np.max(rank))

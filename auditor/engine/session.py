@@ -45,6 +45,7 @@ from auditor.engine.select import (
     judge,
     key_functions,
     merge_tally,
+    oriented,
     survivors,
     tally,
 )
@@ -259,7 +260,8 @@ class Session:
             start = state["done"]  # type: ignore[index]
             end = 2 * next((t for t in screens if 2 * t > start), plan.count)
             alive = np.flatnonzero(state["alive"])  # type: ignore[index]
-            events = tuple(cands[k].event for k in alive)
+            live = [cands[k] for k in alive]
+            events = tuple(c.event for c in live)
             tasks = (self._task(phase, i, g % 2, plan, g // 2) for g in range(start, end))
             for g, (shape, counts) in enumerate(
                 self.runner.results(self.mech, events, self.datas, tasks), start
@@ -271,12 +273,10 @@ class Session:
                     t = (g + 1) // 2
                     if g % 2 and t in stops:
                         state["early"] = self._clear(  # type: ignore[index]
-                            [cands[k] for k in alive], state["counts"][alive], plan.end(t)
+                            live, state["counts"][alive], plan.end(t)
                         )
                     if g + 1 == end and end < total and not state["early"]:
-                        keep = survivors(
-                            [cands[k] for k in alive], state["counts"][alive], plan.end(t), scorer
-                        )
+                        keep = survivors(live, state["counts"][alive], plan.end(t), scorer)
                         state["alive"][alive[~keep]] = False  # type: ignore[index]
                 bar.update(plan.size(g // 2))
                 if state["early"]:  # type: ignore[index]
@@ -299,10 +299,7 @@ class Session:
         data never enter a bound, so any rule on them keeps certification valid.)"""
         a = self.levels[0] / (2 * self.cfg.max_certified)
         sc = Scorer(m2, m2, a, self.cfg.claim, shrink=JUDGE_SHRINK)
-        fwd = np.array([c.forward for c in cands])
-        num = np.where(fwd, counts[:, 0], counts[:, 1]).astype(float)
-        den = np.where(fwd, counts[:, 1], counts[:, 0]).astype(float)
-        return bool(np.max(sc(num, den)) > self.cfg.claim.threshold)
+        return bool(np.max(sc(*oriented(cands, counts))) > self.cfg.claim.threshold)
 
     def _early(self) -> bool:
         return any(j is not None and j.get("early") for rnd in self.judged for j in rnd)
