@@ -88,6 +88,8 @@ LEARNED_FAMILIES = (
     "histogram",
     "naive_bayes",
     "naive_bayes tails",
+    "blocks",
+    "blocks tails",
 )
 SIMPLE_SHARE = 0.95  # a simple event stands in for a learned one within 5% of its prediction
 

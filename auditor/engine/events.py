@@ -16,6 +16,7 @@ import numpy as np
 from proofs.io import number_or_text
 
 __all__ = [
+    "BlockBayes",
     "Coordinate",
     "Event",
     "FloatMultiple",
@@ -159,7 +160,47 @@ class NaiveBayes:
         return f"naive-Bayes log-likelihood-ratio score of the binned y[{shown}]"
 
 
-Score = Identity | Coordinate | MinBox | Linear | Vote | NaiveBayes
+@dataclass(frozen=True, slots=True)
+class BlockBayes:
+    """``sum_b w_b(cell_b(y)) + rest(y)``: the log-likelihood ratio of an output whose
+    columns fall into independent blocks, as the sum of each block's own ratio (``keys[b]``
+    hashes a block's discrete columns; ``cells[b]``, sorted, are the values seen on the
+    building tally and ``weights[b]`` their log-likelihood ratios; a value never seen weighs
+    0), plus a naive-Bayes score of the remaining (real) columns.
+
+    Mechanisms run side by side on the same input with independent noise (a composition) have
+    a likelihood ratio that is a sum over their parts; each part's ratio is estimated over
+    that part's few patterns, so combinations too rare to be counted jointly are still ranked.
+    """
+
+    keys: tuple[KeyFn, ...]
+    cells: tuple[tuple[int, ...], ...]
+    weights: tuple[tuple[float, ...], ...]
+    rest: NaiveBayes | None = None  # the columns outside the blocks' keys, one by one
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        out = np.zeros(y.shape[0]) if self.rest is None else self.rest(y)
+        for key, c, w in zip(self.keys, self.cells, self.weights):
+            k = key(y)
+            cells = np.asarray(c, dtype=np.uint64)
+            idx = np.minimum(np.searchsorted(cells, k), cells.size - 1)
+            out += np.where(cells[idx] == k, np.asarray(w)[idx], 0.0)
+        return out
+
+    def describe(self) -> str:
+        blocks = "; ".join(_span(k.cols or ()) for k in self.keys)
+        more = "" if self.rest is None else f" plus naive Bayes on {_span(self.rest.cols)}"
+        return f"likelihood-ratio score of the joint values of {{{blocks}}}{more}"
+
+
+def _span(cols: tuple[int, ...]) -> str:
+    """``y[0-9]`` for a run of columns, else the list."""
+    if len(cols) > 2 and list(cols) == list(range(cols[0], cols[-1] + 1)):
+        return f"y[{cols[0]}-{cols[-1]}]"
+    return "y[" + ",".join(str(c) for c in cols) + "]"
+
+
+Score = Identity | Coordinate | MinBox | Linear | Vote | NaiveBayes | BlockBayes
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,6 +336,7 @@ _STATE_TYPES = {
         Linear,
         Vote,
         NaiveBayes,
+        BlockBayes,
         ScoreInterval,
         KeyFn,
         KeySet,

@@ -7,11 +7,20 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize
+from scipy import optimize, stats
 
-from auditor.engine.events import Coordinate, KeyFn, Linear, MinBox, NaiveBayes, Score, Vote
+from auditor.engine.events import (
+    BlockBayes,
+    Coordinate,
+    KeyFn,
+    Linear,
+    MinBox,
+    NaiveBayes,
+    Score,
+    Vote,
+)
 
-__all__ = ["naive_bayes", "vector_scores", "votes"]
+__all__ = ["block_bayes", "column_blocks", "naive_bayes", "vector_scores", "votes"]
 
 LOGISTIC_ROWS = 100_000  # rows per dataset the logistic-regression event is fitted on
 
@@ -117,6 +126,69 @@ def naive_bayes(keys: list[KeyFn], tallies: list) -> NaiveBayes | None:
     if not cols:
         return None
     return NaiveBayes(tuple(cols), tuple(edges), tuple(weights))
+
+
+BLOCK_LEVEL = 1e-9  # a column pair is dependent when independence is rejected at this level
+
+
+def column_blocks(codes: list[np.ndarray], level: float = BLOCK_LEVEL) -> list[list[int]]:
+    """Blocks of columns (lists of column positions): the connected components of "dependent",
+    where a pair of columns is dependent when a G-test of independence of their bin codes
+    (``codes``: one (rows, columns) integer array per dataset) rejects at ``level`` on either
+    dataset. Independence must hold on each dataset alone: pooled, two shifted columns would
+    look dependent through the mixture."""
+    d = codes[0].shape[1]
+    parent = list(range(d))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(d):
+        for j in range(i + 1, d):
+            if root(i) != root(j) and any(_dependent(c[:, i], c[:, j], level) for c in codes):
+                parent[root(j)] = root(i)
+    groups: dict[int, list[int]] = {}
+    for i in range(d):
+        groups.setdefault(root(i), []).append(i)
+    return list(groups.values())
+
+
+def _dependent(a: np.ndarray, b: np.ndarray, level: float) -> bool:
+    """Is independence of two columns of small non-negative codes rejected at ``level``
+    (G-test; empty rows and columns of the table do not count as degrees of freedom)?"""
+    ka, kb = int(a.max()) + 1, int(b.max()) + 1
+    obs = np.bincount(a * kb + b, minlength=ka * kb).reshape(ka, kb).astype(float)
+    rows, cols = obs.sum(1), obs.sum(0)
+    dof = (np.count_nonzero(rows) - 1) * (np.count_nonzero(cols) - 1)
+    if dof < 1:
+        return False
+    seen = obs > 0
+    exp = np.outer(rows, cols)[seen] / obs.sum()
+    g = 2.0 * float(np.sum(obs[seen] * np.log(obs[seen] / exp)))
+    return bool(stats.chi2.sf(g, dof) < level)
+
+
+def block_bayes(
+    keys: list[KeyFn], tallies: list, rest: NaiveBayes | None = None
+) -> BlockBayes | None:
+    """The block score of :class:`BlockBayes` from each block key's tally, plus ``rest`` (the
+    naive-Bayes score of the other columns): a cell weighs its log-likelihood ratio
+    ln(c_x / c_y) (counts + 1/2, centred on the whole block's), shrunk by d^2 / (d^2 + se^2)
+    so that cells seen a few times weigh little. ``None`` if a block's cells overflowed the
+    tally."""
+    cells, weights = [], []
+    for counted in tallies:
+        if counted is None or counted.overflow or counted.keys.size == 0:
+            return None
+        cx, cy = counted.counts[:, 0] + 0.5, counted.counts[:, 1] + 0.5
+        d = np.log(cx / cy) - math.log(cx.sum() / cy.sum())
+        w = d**3 / (d**2 + 1 / cx + 1 / cy)
+        cells.append(tuple(int(k) for k in counted.keys.tolist()))
+        weights.append(tuple(np.round(w, 9).tolist()))
+    return BlockBayes(tuple(keys), tuple(cells), tuple(weights), rest)
 
 
 TREE_SHRINK = 1.0  # k: 1 shrinks a difference by half where it equals its standard error

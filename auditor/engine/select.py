@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from auditor.engine.events import (
+    BlockBayes,
     Coordinate,
     Event,
     FloatMultiple,
@@ -31,7 +32,7 @@ from auditor.engine.events import (
     ScoreInterval,
     Vote,
 )
-from auditor.engine.scores import naive_bayes, vector_scores
+from auditor.engine.scores import block_bayes, column_blocks, naive_bayes, vector_scores
 from auditor.engine.stats import predicted
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "Candidate",
     "KeyTally",
     "Scorer",
+    "block_keys",
     "build",
     "column_keys",
     "judge",
@@ -323,8 +325,14 @@ def key_functions(
     their counts may then be tallied on a larger streamed sample)."""
     if kind != "vector":
         return []
-    on, d = set(FAMILIES if families is None else families), yx.shape[1]
-    disc = _discrete_cols(yx, yy)
+    on = set(FAMILIES if families is None else families)
+    out = _set_keys(yx, yy, on) + column_keys(yx, yy, on)
+    return out + [k for k in block_keys(yx, yy, on) if k not in out]
+
+
+def _set_keys(yx: np.ndarray, yy: np.ndarray, on: set[str]) -> list[KeyFn]:
+    """The key functions of the atoms and histogram families' key-set events."""
+    d, disc = yx.shape[1], _discrete_cols(yx, yy)
     out = []
     if "atoms" in on:
         out.append(KeyFn(tuple(range(d))))
@@ -332,7 +340,7 @@ def key_functions(
             out.append(KeyFn(disc))
     if "histogram" in on and len(disc) < d:
         out.append(_histogram_key(yx, yy, disc))
-    return out + column_keys(yx, yy, on)
+    return out
 
 
 def _min_k(v: np.ndarray) -> np.ndarray:
@@ -415,15 +423,53 @@ def column_keys(yx: np.ndarray, yy: np.ndarray, on: set[str]) -> list[KeyFn]:
     both, disc = _pooled(yx, yy), set(_discrete_cols(yx, yy))
     out = []
     for j in range(min(d, NB_MAX_COLUMNS)):
-        col = both[:, j]
-        if j in disc:
-            v = np.unique(col[np.isfinite(col)])
-            e = (v[1:] + v[:-1]) / 2
-        else:
-            e = _cuts(col[np.isfinite(col)], NB_QUANTILES)
-        if e.size:
-            out.append(KeyFn((j,), (tuple(float(x) for x in e),)))
+        e = _column_edges(both, disc, j)
+        if e:
+            out.append(KeyFn((j,), (e,)))
     return out
+
+
+def _column_edges(both: np.ndarray, disc: set[int], j: int) -> tuple[float, ...]:
+    """A column's bin edges for naive-Bayes and block scores: a bin per value of a discrete
+    column, :func:`_cuts` at NB_QUANTILES for a real one."""
+    col = both[:, j]
+    if j in disc:
+        v = np.unique(col[np.isfinite(col)])
+        e = (v[1:] + v[:-1]) / 2
+    else:
+        e = _cuts(col[np.isfinite(col)], NB_QUANTILES)
+    return tuple(float(x) for x in e)
+
+
+BLOCK_ROWS = 20_000  # held outputs per dataset on which the columns' dependence is tested
+
+
+def block_keys(yx: np.ndarray, yy: np.ndarray, on: set[str]) -> list[KeyFn]:
+    """One key per block of mutually dependent columns (:func:`column_blocks`, on each
+    dataset's held outputs): the joint value of the block's discrete columns. With the real
+    columns weighed one by one (naive Bayes), these make the block score
+    (:class:`BlockBayes`): the parts of a composition run side by side are independent, and
+    the joint pattern of a block's flags (a sparse vector's answers) is far from the product
+    of the flags' own ratios. None when no block has two discrete columns, or when one block
+    holds the whole output: there is no composition to split, and the atoms family's key-set
+    events already order the joint discrete patterns (a naive-Bayes sum of the real columns
+    on top would count the evidence they share with the flags twice)."""
+    d = yx.shape[1]
+    if "blocks" not in on or not 2 <= d <= NB_MAX_COLUMNS:
+        return []
+    both, disc = _pooled(yx, yy), set(_discrete_cols(yx, yy))
+    edges = [_column_edges(both, disc, j) for j in range(d)]
+    used = [j for j in range(d) if edges[j]]  # a constant column carries no evidence
+    if sum(j in disc for j in used) < 2:
+        return []
+    codes = [
+        np.stack([np.searchsorted(edges[j], y[:BLOCK_ROWS, j], side="right") for j in used], 1)
+        for y in (yx, yy)
+    ]
+    groups = [[used[i] for i in g] for g in column_blocks(codes)]
+    keys = [KeyFn(tuple(j for j in g if j in disc)) for g in groups]
+    keys = [k for k in keys if k.cols and len(k.cols) >= 2]
+    return keys if len(groups) > 1 else []
 
 
 FAMILIES = (
@@ -437,6 +483,7 @@ FAMILIES = (
     "histogram",
     "vote",
     "naive_bayes",
+    "blocks",
 )
 
 
@@ -449,6 +496,8 @@ def _vector_score_family(score: Score) -> str:
         return "vote"
     if isinstance(score, NaiveBayes):
         return "naive_bayes"
+    if isinstance(score, BlockBayes):
+        return "blocks"
     return "classifier" if score.label.startswith("logistic") else "projection"
 
 
@@ -473,7 +522,7 @@ def build(
             4 * per_family
             if c.family in ("atoms", "histogram", "threshold tails")
             else 8 * per_family
-            if c.family in ("score tails", "naive_bayes tails")
+            if c.family in ("score tails", "naive_bayes tails", "blocks tails")
             else per_family
         ):
             group.append(c)
@@ -588,19 +637,29 @@ def _vector_candidates(
     d = yx.shape[1]
     out: list[Candidate] = []
     columns = column_keys(yx, yy, on)
-    for key in key_functions("vector", yx, yy, tuple(f for f in FAMILIES if f in on)):
-        if key in columns:
-            continue
+    blocks = block_keys(yx, yy, on)
+    for key in _set_keys(yx, yy, on):
         family = "histogram" if key.edges is not None else "atoms"
-        counted = (tallies or {}).get(key)
-        out += _tag(keyset_candidates(key, yx, yy, scorer, counted), family)
+        streamed = (tallies or {}).get(key)
+        out += _tag(keyset_candidates(key, yx, yy, scorer, streamed), family)
+
+    def counted(keys: list[KeyFn]) -> list[KeyTally]:
+        return [(tallies or {}).get(k) or _local_tally(k, yx, yy) for k in keys]
+
     if columns:
-        counted = [(tallies or {}).get(k) or _local_tally(k, yx, yy) for k in columns]
-        nb = naive_bayes(columns, counted)
+        nb = naive_bayes(columns, counted(columns))
         if nb is not None:
             sx, sy = nb(yx), nb(yy)
             out += _tag(score_candidates(nb, sx, sy, scorer, intervals=False), "naive_bayes")
             out += _tag(quantile_candidates(nb, sx, sy), "naive_bayes tails")
+    if blocks:
+        inside = {j for k in blocks for j in k.cols or ()}
+        rest = [k for k in columns if (k.cols or (0,))[0] not in inside]
+        bb = block_bayes(blocks, counted(blocks), naive_bayes(rest, counted(rest)))
+        if bb is not None:
+            sx, sy = bb(yx), bb(yy)
+            out += _tag(score_candidates(bb, sx, sy, scorer, intervals=False), "blocks")
+            out += _tag(quantile_candidates(bb, sx, sy), "blocks tails")
     if "float" in on:
         out += _tag(float_candidates(yx, yy, scorer, coord=0), "float")
     if on & {"coordinate", "box", "projection", "classifier", "vote"}:

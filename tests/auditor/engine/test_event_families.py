@@ -24,6 +24,7 @@ VECTOR_FAMILIES = (
     "float",
     "vote",
     "naive_bayes",
+    "blocks",
 )
 
 
@@ -44,6 +45,15 @@ def det_vector(data, size, rng):
     return out
 
 
+def det_blocks(data, size, rng):
+    """Two independent parts of two flags each, equal on dataset 0 and opposite on dataset 1:
+    disjoint supports that only the joint pattern of each part's flags shows (each flag alone
+    is a fair coin on both datasets), as the block family needs dependent columns."""
+    u = rng.integers(0, 2, (size, 2))
+    v = u if data == 0 else 1 - u
+    return np.stack([u[:, 0], v[:, 0], u[:, 1], v[:, 1]], 1).astype(float)
+
+
 def test_families_are_all_covered():
     assert set(SCALAR_FAMILIES) | set(VECTOR_FAMILIES) == set(FAMILIES)
 
@@ -57,7 +67,8 @@ def test_scalar_family_catches_deterministic(family):
 
 @pytest.mark.parametrize("family", VECTOR_FAMILIES)
 def test_vector_family_catches_deterministic(family):
-    r = audit(det_vector, [(0, 1)], epsilon=1.0, samples=5_000, seed=2, families=(family,))
+    mechanism = det_blocks if family == "blocks" else det_vector
+    r = audit(mechanism, [(0, 1)], epsilon=1.0, samples=5_000, seed=2, families=(family,))
     assert r.violation and r.unbounded_witness
     assert r.epsilon_lower_bound > 5
 
