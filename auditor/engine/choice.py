@@ -90,6 +90,7 @@ LEARNED_FAMILIES = (
     "naive_bayes tails",
     "blocks",
     "blocks tails",
+    "count tails",
 )
 SIMPLE_SHARE = 0.95  # a simple event stands in for a learned one within 5% of its prediction
 

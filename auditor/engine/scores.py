@@ -258,4 +258,6 @@ def _vote(yx: np.ndarray, yy: np.ndarray, increments: bool, pooled: bool = False
     if not np.any(np.abs(w) > 0) or not np.all(np.isfinite(w)):
         return None
     w = w / np.max(np.abs(w))
+    if pooled and np.ptp(np.abs(w)) < 1e-3:  # alike coordinates: (minus) a count (count_tails)
+        w = np.sign(w)
     return Vote(tuple(cuts.tolist()), tuple(np.round(w, 6).tolist()), increments)

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from auditor.engine import count_tails
 from auditor.engine.events import (
     BlockBayes,
     Coordinate,
@@ -33,7 +34,7 @@ from auditor.engine.events import (
     Vote,
 )
 from auditor.engine.scores import block_bayes, column_blocks, naive_bayes, vector_scores
-from auditor.engine.stats import predicted
+from auditor.engine.stats import expected_certified, normal_quantile, predicted
 
 __all__ = [
     "FAMILIES",
@@ -195,6 +196,16 @@ def quantile_candidates(score: Score, sx: np.ndarray, sy: np.ndarray) -> list[Ca
     for c in sorted(cuts):
         if not (both[0] <= c < both[-1]):
             continue
+        for ev in (ScoreInterval(score, -np.inf, c), ScoreInterval(score, c, np.inf)):
+            out += [Candidate(ev, True, -np.inf), Candidate(ev, False, -np.inf)]
+    return out
+
+
+def count_candidates(score: Vote, yx: np.ndarray, yy: np.ndarray) -> list[Candidate]:
+    """Both tails at every cut between the values of a count score, in both directions, to
+    be judged together through the count's model (:mod:`auditor.engine.count_tails`)."""
+    out = []
+    for c in count_tails.tail_cuts(np.concatenate([score(yx), score(yy)])):
         for ev in (ScoreInterval(score, -np.inf, c), ScoreInterval(score, c, np.inf)):
             out += [Candidate(ev, True, -np.inf), Candidate(ev, False, -np.inf)]
     return out
@@ -518,7 +529,7 @@ def build(
     by_family: dict[str, list[Candidate]] = {}
     for c in sorted(raw, key=lambda c: -c.predicted):
         group = by_family.setdefault(c.family, [])
-        if len(group) < (
+        if c.family == count_tails.FAMILY or len(group) < (
             4 * per_family
             if c.family in ("atoms", "histogram", "threshold tails")
             else 8 * per_family
@@ -539,7 +550,7 @@ def judge(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Scorer) -
     sample is never held in memory.
     """
     num, den = oriented(cands, counts)
-    shrunks, plains = _judged_scores(num, den, m2, scorer)
+    shrunks, plains = _judged_scores(cands, num, den, m2, scorer)
     out = []
     for c, shrunk, plain in zip(cands, shrunks.tolist(), plains.tolist()):
         if shrunk > MIN_GAIN:
@@ -557,11 +568,27 @@ def oriented(cands: list[Candidate], counts: np.ndarray) -> tuple[np.ndarray, np
     return np.where(fwd, counts[:, 0], counts[:, 1]), np.where(fwd, counts[:, 1], counts[:, 0])
 
 
-def _judged_scores(num, den, m2: int, scorer: Scorer) -> tuple[np.ndarray, np.ndarray]:
-    """(shrunk, plain) predictions of :func:`judge`."""
-    shrunk = Scorer(m2, scorer.n, scorer.a, scorer.claim, shrink=JUDGE_SHRINK)(num, den)
-    plain = Scorer(m2, scorer.n, scorer.a, scorer.claim, shrink=0.16)(num, den)
-    return np.asarray(shrunk, dtype=float), np.asarray(plain, dtype=float)
+PLAIN_SHRINK = 0.16
+
+
+def _judged_scores(
+    cands: list[Candidate], num, den, m2: int, scorer: Scorer, model: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """(shrunk, plain) predictions of :func:`judge`. With ``model``, the tails of a count score
+    whose model fits (:mod:`count_tails`) are predicted from the model instead: one fitted
+    slope, not a best-of-many, so both at the milder shrink, in standard errors of the tail's
+    log-ratio (each count moved z sigmas moves the log-ratio about sqrt(2) z of them)."""
+    shrunk, plain = (
+        np.asarray(Scorer(m2, scorer.n, scorer.a, scorer.claim, shrink=lv)(num, den), dtype=float)
+        for lv in (JUDGE_SHRINK, PLAIN_SHRINK)
+    )
+    models = count_tails.fit_groups(cands, num, den, m2) if model else {}
+    if models:
+        at = lambda px, py: expected_certified(px, py, scorer.n, scorer.a, scorer.claim.statistic)
+        z = np.sqrt(2) * normal_quantile(PLAIN_SHRINK)
+        for i, v in count_tails.modelled(cands, models, z, at).items():
+            shrunk[i] = plain[i] = v
+    return shrunk, plain
 
 
 def survivors(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Scorer) -> np.ndarray:
@@ -581,7 +608,7 @@ def survivors(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Score
     if len(cands) < 2:
         return keep
     num, den = oriented(cands, counts)
-    shrunk, plain = _judged_scores(num, den, m2, scorer)
+    shrunk, plain = _judged_scores(cands, num, den, m2, scorer, model=False)
     rank = np.where(shrunk > MIN_GAIN, shrunk, plain - 1e3)
     leader = float(np.max(rank))
     if not leader > MIN_GAIN:
@@ -597,6 +624,9 @@ def survivors(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Score
     )
     keep = np.asarray(hope, dtype=float) >= leader
     keep[list(heads)] = True
+    # the tails of a count score are judged together at the end, through their model, which
+    # needs every bin and is not trusted on a fraction of the sample: they are all kept
+    keep[[i for i, c in enumerate(cands) if c.family == count_tails.FAMILY]] = True
     return keep
 
 
@@ -673,6 +703,8 @@ def _vector_candidates(
                 keep=1,
             )
             out += _tag(found, _vector_score_family(score))
-            if isinstance(score, Vote) and np.ptp(np.abs(score.weights)) < 1e-3:  # pooled
+            if count_tails.is_count(score):  # the pooled vote
+                out += _tag(count_candidates(score, yx, yy), count_tails.FAMILY)
+            elif isinstance(score, Vote) and np.ptp(np.abs(score.weights)) < 1e-3:
                 out += _tag(quantile_candidates(score, score(yx), score(yy)), "score tails")
     return out

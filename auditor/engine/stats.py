@@ -21,6 +21,7 @@ __all__ = [
     "detectable",
     "detectable_epsilon",
     "epsilon_bound",
+    "expected_certified",
     "normal_quantile",
     "p_value",
     "predicted",
@@ -105,9 +106,13 @@ def predicted(
         px, py = wilson_upper(cx, m, shrink), wilson_lower(cy, m, shrink)
     else:
         px, py = wilson_lower(cx, m, shrink), wilson_upper(cy, m, shrink)
-    lo = wilson_lower(px * n, n, a)
-    hi = wilson_upper(py * n, n, a)
-    return statistic(lo, hi)
+    return expected_certified(px, py, n, a, statistic)
+
+
+def expected_certified(px, py, n: int, a: float, statistic):
+    """The ``statistic(lo, hi)`` certification on ``n`` samples gives when the event's
+    probabilities are ``px`` and ``py`` and the counts land on them (Wilson bounds at ``a``)."""
+    return statistic(wilson_lower(np.asarray(px) * n, n, a), wilson_upper(np.asarray(py) * n, n, a))
 
 
 EACH_SIDE = math.sqrt(0.5)  # two independent counts each on their good side: probability 1/2

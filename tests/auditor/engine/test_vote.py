@@ -80,16 +80,16 @@ def test_tail_cuts_find_where_one_support_ends():
 
 def test_tails_of_the_pooled_vote_hold_the_larger_ratios():
     """A parallel composition's best event is a tail of the sign test (few coordinates above
-    their medians), which the building sample's own best cut cannot see: the quantile cuts
+    their medians), which the building sample's own best cut cannot see: the count cuts
     offer it, and on a fresh sample the best of them beats the median cut."""
-    from auditor.engine.select import quantile_candidates
+    from auditor.engine.select import count_candidates
 
     rng = np.random.default_rng(1)
     draw = lambda c, n: rng.laplace(c, 20.0, (n, 20))  # true eps 20/20 = 1
     yx, yy = draw(1.0, 20_000), draw(0.0, 20_000)
     pooled = _votes(yx, yy)[1]
     assert np.ptp(np.abs(pooled.weights)) < 1e-3
-    cands = quantile_candidates(pooled, pooled(yx), pooled(yy))
+    cands = count_candidates(pooled, yx, yy)
     assert {c.forward for c in cands} == {True, False} and len(cands) >= 8
     fx, fy = draw(1.0, 200_000), draw(0.0, 200_000)
 

@@ -1,0 +1,172 @@
+"""Tails of a count score, judged through a two-parameter model of the count.
+
+The pooled vote of a vector output (``scores.votes``: every coordinate cut at its median, all
+weights equal) counts the coordinates above their cuts. When the coordinates are independent
+and alike (a parallel composition: the same mechanism run k times on one input), the count is
+binomial under each dataset and its log-likelihood ratio is *linear* in the count. Its best
+event is a tail, ``count >= c``, whose ratio grows with ``c`` while its mass shrinks.
+
+Judged on their own counts, such tails are ranked badly on a weak signal: a tail of mass 6% seen
+on 150k outputs has a log-ratio standard error near 0.015, far above the differences between
+neighbouring tails, and the shrink that protects the choice against lucky draws penalises the
+rarer tail most (LaplaceParallel, 20 x eps/20: the judge picks tails of mass 25-35% whose
+expected bound is 0.77x that of the best one, about 6%).
+
+Here every tail is judged through the model instead: a logistic regression of "which dataset"
+on the count value, fitted on the judging counts of all the tails together (the binned counts
+between consecutive cuts), gives each tail's expected counts and the standard error of its
+log-ratio, which is several times smaller than the tail's own. The fit is used only when it
+fits: a deviance goodness-of-fit test at level GOF_LEVEL; otherwise the tails keep their plain
+judged counts. All of this is selection data: certification of the chosen event is untouched.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from auditor.engine.events import ScoreInterval, Vote
+
+__all__ = ["FAMILY", "TailModel", "fit_groups", "is_count", "tail_cuts"]
+
+FAMILY = "count tails"
+GOF_LEVEL = 0.01  # the linear model is rejected below this deviance p-value
+MIN_BIN = 5.0  # bins with fewer outputs (both datasets) are merged into their neighbour
+
+
+def is_count(score) -> bool:
+    """A vote whose weights are all +1 or all -1: its value is (minus) an integer count."""
+    return (
+        isinstance(score, Vote)
+        and len(score.weights) > 1
+        and len({float(w) for w in score.weights}) == 1
+        and abs(float(score.weights[0])) == 1.0
+    )
+
+
+def tail_cuts(s: np.ndarray, least: int = 3) -> list[float]:
+    """Half-integer cuts between the count values of the building scores ``s`` with at least
+    ``least`` of them on either side (rarer values join the outermost bins)."""
+    s = np.sort(np.asarray(s, dtype=float))
+    if s.size < 2 * least:
+        return []
+    lo, hi = int(np.floor(s[least - 1])), int(np.ceil(s[-least]))
+    return [v + 0.5 for v in range(lo, hi)]
+
+
+@dataclass(frozen=True, slots=True)
+class TailModel:
+    """Fitted ``logit P[first dataset | count v] = alpha + beta v`` over the bins of a group of
+    tails of one count score; ``n`` outputs per bin (both datasets), ``v`` the bin's value."""
+
+    cuts: np.ndarray  # sorted half-integer cuts; bin j lies between cuts j-1 and j
+    v: np.ndarray
+    n: np.ndarray
+    theta: np.ndarray
+    cov: np.ndarray
+
+    def tail(self, cut: float, upper: bool, forward: bool, z: float) -> tuple[float, float]:
+        """(numerator, denominator) expected fractions of the tail ``score > cut`` (``upper``)
+        or ``score <= cut``, each moved ``z`` standard errors of the tail's log-ratio toward
+        the unfavourable side (half on each)."""
+        k = int(np.searchsorted(self.cuts, cut))  # bins 0..k lie below the cut
+        part = slice(k + 1, None) if upper else slice(0, k + 1)
+        p = 1.0 / (1.0 + np.exp(-(self.theta[0] + self.theta[1] * self.v[part])))
+        n = self.n[part]
+        x, y = float(np.sum(n * p)), float(np.sum(n * (1 - p)))
+        if not (x > 0 and y > 0):
+            return 0.0, 1.0
+        w = n * p * (1 - p)
+        g = (1 / x + 1 / y) * np.array([np.sum(w), np.sum(w * self.v[part])])
+        se = math.sqrt(max(float(g @ self.cov @ g), 0.0))
+        num, den = (x, y) if forward else (y, x)
+        m = float(np.sum(self.n)) / 2  # outputs per dataset
+        return min(num / m * math.exp(-z * se / 2), 1.0), min(den / m * math.exp(z * se / 2), 1.0)
+
+
+def _bins(cuts: np.ndarray, above: np.ndarray, m: float) -> tuple[np.ndarray, np.ndarray]:
+    """Counts per bin between consecutive cuts, for one dataset, from its tail counts above
+    each cut (``m`` outputs in all)."""
+    edges = np.concatenate([[m], above, [0.0]])
+    return -np.diff(edges)
+
+
+def fit(cuts: np.ndarray, above_x: np.ndarray, above_y: np.ndarray, m: float) -> TailModel | None:
+    """The logistic model on the bins of the cuts (counts above each cut under the pair's first
+    and second dataset, ``m`` judging outputs each), or None if it does not fit."""
+    from scipy import stats
+    from statsmodels.genmod.families import Binomial
+    from statsmodels.genmod.generalized_linear_model import GLM
+
+    order = np.argsort(cuts)
+    cuts, above_x, above_y = cuts[order], above_x[order], above_y[order]
+    bx, by = _bins(cuts, above_x, m), _bins(cuts, above_y, m)
+    if np.any(bx < 0) or np.any(by < 0):
+        return None
+    v = np.concatenate([[cuts[0] - 0.5], (cuts[:-1] + cuts[1:]) / 2, [cuts[-1] + 0.5]])
+    n = bx + by
+    used = n >= MIN_BIN
+    if used.sum() < 3:
+        return None
+    design = np.column_stack([np.ones(int(used.sum())), v[used]])
+    try:
+        with warnings.catch_warnings():  # separation, non-convergence: judged below
+            warnings.simplefilter("ignore")
+            res = GLM(np.column_stack([bx[used], by[used]]), design, family=Binomial()).fit()
+    except Exception:  # a degenerate fit (perfect separation): no model
+        return None
+    if not res.converged:
+        return None
+    df = int(used.sum()) - 2
+    cov = np.asarray(res.cov_params(), dtype=float)
+    if not (np.all(np.isfinite(res.params)) and np.all(np.isfinite(cov))):
+        return None
+    if df > 0 and float(stats.chi2.sf(res.deviance, df)) < GOF_LEVEL:
+        return None
+    return TailModel(cuts, v, n, np.asarray(res.params, dtype=float), cov)
+
+
+def fit_groups(cands, num: np.ndarray, den: np.ndarray, m2: int) -> dict[int, TailModel]:
+    """For every group of count-tail candidates (same pair, same score), the fitted model, keyed
+    by the candidates' indices. ``num``, ``den``: their oriented judging counts."""
+    groups: dict[tuple, list[int]] = {}
+    for i, c in enumerate(cands):
+        if c.family == FAMILY and isinstance(c.event, ScoreInterval):
+            groups.setdefault((c.pair_index, c.event.score), []).append(i)
+    out: dict[int, TailModel] = {}
+    for idx in groups.values():
+        above: dict[float, tuple[float, float]] = {}
+        for i in idx:
+            c = cands[i]
+            x, y = (num[i], den[i]) if c.forward else (den[i], num[i])
+            upper = math.isinf(c.event.hi)
+            cut = c.event.lo if upper else c.event.hi
+            above[cut] = (x, y) if upper else (m2 - x, m2 - y)
+        if len(above) < 2:
+            continue
+        cuts = np.array(sorted(above))
+        model = fit(
+            cuts,
+            np.array([above[c][0] for c in cuts]),
+            np.array([above[c][1] for c in cuts]),
+            float(m2),
+        )
+        if model is not None:
+            out.update(dict.fromkeys(idx, model))
+    return out
+
+
+def modelled(cands, models: dict[int, TailModel], z: float, predict: Callable) -> dict[int, float]:
+    """Predictions of the modelled candidates at shrink ``z`` (standard errors of the tail's
+    log-ratio): ``predict(px, py)`` turns expected fractions into a certified statistic."""
+    out = {}
+    for i, model in models.items():
+        ev = cands[i].event
+        upper = math.isinf(ev.hi)
+        px, py = model.tail(ev.lo if upper else ev.hi, upper, cands[i].forward, z)
+        out[i] = float(predict(px, py))
+    return out

@@ -1,0 +1,176 @@
+"""Tails of the pooled vote judged through the count's logistic model (count_tails)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from auditor import audit
+from auditor.engine import count_tails
+from auditor.engine.claims import PointClaim
+from auditor.engine.events import ScoreInterval, Vote
+from auditor.engine.scores import votes
+from auditor.engine.select import Candidate, Scorer, count_candidates, judge
+from auditor.engine.stats import expected_certified
+
+
+def _binomial_tallies(p0: float, p1: float, k: int, m: int, seed: int):
+    """Counts above each half-integer cut of Bin(k, p0) and Bin(k, p1) samples of size m."""
+    rng = np.random.default_rng(seed)
+    cx, cy = rng.binomial(k, p0, m), rng.binomial(k, p1, m)
+    cuts = np.arange(k) + 0.5
+    above = lambda c: np.array([(c > t).sum() for t in cuts], dtype=float)
+    return cuts, above(cx), above(cy)
+
+
+def test_only_the_equal_weight_vote_is_a_count():
+    assert count_tails.is_count(Vote((0.0, 0.0, 0.0), (-1.0, -1.0, -1.0)))
+    assert not count_tails.is_count(Vote((0.0, 0.0), (1.0, 0.5)))
+    assert not count_tails.is_count(Vote((0.0, 0.0), (0.5, 0.5)))  # not a count
+    assert not count_tails.is_count(Vote((0.0,), (1.0,)))
+
+
+def test_pooled_vote_is_an_exact_count():
+    rng = np.random.default_rng(1)
+    yx = rng.laplace(1.0, 200.0, (20_000, 6))
+    yy = rng.laplace(0.0, 200.0, (20_000, 6))
+    pooled = votes(yx, yy)[1]
+    assert count_tails.is_count(pooled)
+    s = pooled(yx)
+    assert np.array_equal(s, np.round(s))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_fit_recovers_the_binomial_log_likelihood_ratio(seed):
+    """Two binomial counts: the log-likelihood ratio of a count c is linear in c, with slope
+    ln(p0 / p1) - ln((1 - p0) / (1 - p1)); the fit finds it within 4 standard errors, and its
+    tail predictions match the exact tail probabilities."""
+    p0, p1, k, m = 0.52, 0.5, 20, 200_000
+    model = count_tails.fit(*_binomial_tallies(p0, p1, k, m, seed), float(m))
+    assert model is not None
+    slope = np.log(p0 / p1) - np.log((1 - p0) / (1 - p1))
+    assert abs(model.theta[1] - slope) < 4 * np.sqrt(model.cov[1, 1])
+    for cut in (9.5, 13.5, 15.5):
+        px, py = model.tail(cut, True, True, 0.0)
+        ex, ey = stats.binom.sf(cut, k, p0), stats.binom.sf(cut, k, p1)
+        assert abs(np.log(px / py) - np.log(ex / ey)) < 0.25 * np.log(ex / ey)
+
+
+def test_shrink_moves_the_prediction_to_the_unfavourable_side():
+    m = 200_000
+    model = count_tails.fit(*_binomial_tallies(0.52, 0.5, 20, m, 0), float(m))
+    plug = model.tail(14.5, True, True, 0.0)
+    shrunk = model.tail(14.5, True, True, 2.0)
+    assert shrunk[0] < plug[0] and shrunk[1] > plug[1]
+    back = model.tail(14.5, True, False, 0.0)  # the other direction: the fractions swap
+    assert back == pytest.approx(plug[::-1])
+
+
+def test_a_count_whose_ratio_is_not_linear_gets_no_model():
+    """The first dataset's count is a mixture (ratio U-shaped in the count): the deviance
+    test rejects the linear model, and the tails are judged on their own counts."""
+    rng = np.random.default_rng(3)
+    m, k = 200_000, 20
+    cx = np.where(rng.random(m) < 0.5, rng.binomial(k, 0.35, m), rng.binomial(k, 0.65, m))
+    cy = rng.binomial(k, 0.5, m)
+    cuts = np.arange(k) + 0.5
+    above = lambda c: np.array([(c > t).sum() for t in cuts], dtype=float)
+    assert count_tails.fit(cuts, above(cx), above(cy), float(m)) is None
+
+
+def _exact_value(c, k, p0, p1, n, a, claim) -> float:
+    """The bound a candidate tail would certify on n samples with its exact probabilities."""
+    ev = c.event
+    upper = np.isinf(ev.hi)
+    tail = (
+        (lambda p: stats.binom.sf(ev.lo, k, p))
+        if upper
+        else (lambda p: stats.binom.cdf(ev.hi, k, p))
+    )
+    px, py = (tail(p0), tail(p1)) if c.forward else (tail(p1), tail(p0))
+    return float(expected_certified(px, py, n, a, claim.statistic))
+
+
+def test_judge_ranks_modelled_tails_by_the_model(monkeypatch):
+    """On a weak signal the tails' own counts favour wide tails (their shrink is smallest);
+    through the model the judge picks, on every one of 8 samples, a tail whose exact expected
+    bound is within 10% of the best tail's, and on average a better one than the tail picked
+    on the tails' own counts."""
+    k, m, n, a = 20, 150_000, 700_000, 0.0125
+    p0, p1 = 0.5 * np.exp(1 / 200), 0.5
+    claim = PointClaim(0.1, 0.0)
+    score = Vote(tuple([0.0] * k), tuple([1.0] * k))
+    scorer = Scorer(m, n, a, claim)
+    value = lambda c: _exact_value(c, k, p0, p1, n, a, claim)
+    fit_groups = count_tails.fit_groups
+    picked, raw = [], []
+    for seed in range(8):
+        cuts, ax, ay = _binomial_tallies(p0, p1, k, m, seed)
+        cands, counts = [], []
+        for c, x, y in zip(cuts, ax, ay):
+            for ev, cx, cy in (
+                (ScoreInterval(score, c, np.inf), x, y),
+                (ScoreInterval(score, -np.inf, c), m - x, m - y),
+            ):
+                for fwd in (True, False):
+                    cands.append(Candidate(ev, fwd, -np.inf, family=count_tails.FAMILY))
+                    counts.append((cx, cy))
+        monkeypatch.setattr(count_tails, "fit_groups", fit_groups)
+        best = judge(cands, np.array(counts), m, scorer)[0]
+        assert best.rank == best.plain > 0  # one fitted slope: ranked at the milder shrink
+        monkeypatch.setattr(count_tails, "fit_groups", lambda *args: {})
+        raw.append(value(judge(cands, np.array(counts), m, scorer)[0]))
+        picked.append(value(best))
+        ideal = max(value(c) for c in cands)
+        assert picked[-1] >= 0.9 * ideal
+    assert np.mean(picked) > 1.1 * np.mean(raw)
+
+
+def test_count_candidates_cover_both_tails_of_every_seen_value():
+    score = Vote((0.0, 0.0, 0.0), (1.0, 1.0, 1.0))
+    rng = np.random.default_rng(5)
+    yx, yy = rng.normal(0, 1, (2_000, 3)), rng.normal(0.1, 1, (2_000, 3))
+    cands = count_candidates(score, yx, yy)
+    cuts = sorted({c.event.lo if np.isinf(c.event.hi) else c.event.hi for c in cands})
+    assert cuts == [0.5, 1.5, 2.5]
+    assert len(cands) == 4 * len(cuts)
+
+
+def _parallel(scale: float, k: int = 20):
+    def sample(data, size, rng):
+        return float(data) + rng.laplace(0.0, scale, (size, k))
+
+    return sample
+
+
+def test_vote_family_catches_a_weak_parallel_composition_over_its_claim():
+    """20 x Laplace(100): true eps 0.2, claimed 0.1 (the sign test's tail carries it)."""
+    r = audit(
+        _parallel(100.0), [(0.0, 1.0)], epsilon=0.05, samples=400_000, seed=11, families=("vote",)
+    )
+    assert r.violation and 0.05 < r.epsilon_lower_bound <= 0.2
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_no_false_alarm_on_a_parallel_composition_at_its_true_epsilon(seed):
+    r = audit(
+        _parallel(100.0), [(0.0, 1.0)], epsilon=0.2, samples=200_000, seed=seed, families=("vote",)
+    )
+    assert not r.violation and r.epsilon_lower_bound <= 0.2
+
+
+def test_separated_counts_give_no_model_or_a_steep_one_without_warnings():
+    """Counts that never overlap (a zero-probability witness): the fit either fails quietly or
+    predicts the tails as nearly certain to one dataset, as their own counts do."""
+    cuts = np.arange(6) + 0.5
+    above_x = np.array([1000, 1000, 1000, 1000, 0, 0], dtype=float)  # all at 4
+    above_y = np.array([1000, 0, 0, 0, 0, 0], dtype=float)  # all at 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = count_tails.fit(cuts, above_x, above_y, 1000.0)
+    if model is not None:
+        px, py = model.tail(2.5, True, True, 0.0)
+        assert px > 0.99 and py < 0.01
