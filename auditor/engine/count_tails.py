@@ -35,7 +35,9 @@ __all__ = ["FAMILY", "TailModel", "fit_groups", "is_count", "tail_cuts"]
 
 FAMILY = "count tails"
 GOF_LEVEL = 0.01  # the linear model is rejected below this deviance p-value
-MIN_BIN = 5.0  # bins with fewer outputs (both datasets) are merged into their neighbour
+MIN_BIN = 5.0  # bins with fewer outputs (both datasets) are left out of the fit
+MAX_CUTS = 24  # cuts offered per count score (wide counts: at spread quantiles)
+SEPARATED = 1e-9  # a fitted probability this near 0 or 1: separation, the tails' own counts rule
 
 
 def is_count(score) -> bool:
@@ -50,12 +52,18 @@ def is_count(score) -> bool:
 
 def tail_cuts(s: np.ndarray, least: int = 3) -> list[float]:
     """Half-integer cuts between the count values of the building scores ``s`` with at least
-    ``least`` of them on either side (rarer values join the outermost bins)."""
+    ``least`` of them on either side (rarer values join the outermost bins); at most MAX_CUTS,
+    spread over the quantiles of ``s`` (densest in its tails) when the count has more values."""
     s = np.sort(np.asarray(s, dtype=float))
     if s.size < 2 * least:
         return []
     lo, hi = int(np.floor(s[least - 1])), int(np.ceil(s[-least]))
-    return [v + 0.5 for v in range(lo, hi)]
+    if hi - lo <= MAX_CUTS:
+        return [v + 0.5 for v in range(lo, hi)]
+    tail = np.geomspace(least, s.size / 2, MAX_CUTS // 4)
+    ranks = np.concatenate([tail, s.size - tail, np.linspace(0, s.size - 1, MAX_CUTS // 2)])
+    values = np.floor(s[np.clip(ranks.astype(np.int64), least - 1, s.size - least)])
+    return sorted({float(v) + 0.5 for v in values if lo <= v < hi})
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,20 +77,24 @@ class TailModel:
     theta: np.ndarray
     cov: np.ndarray
 
-    def tail(self, cut: float, upper: bool, forward: bool, z: float) -> tuple[float, float]:
+    def tail(self, cut: float, upper: bool, forward: bool, z: float) -> tuple[float, float] | None:
         """(numerator, denominator) expected fractions of the tail ``score > cut`` (``upper``)
-        or ``score <= cut``, each moved ``z`` standard errors of the tail's log-ratio toward
-        the unfavourable side (half on each)."""
+        or ``score <= cut``, their log-ratio moved ``z`` of its standard errors toward the
+        unfavourable side (half on each); None where the model cannot tell (no outputs)."""
+        from scipy.special import expit
+
         k = int(np.searchsorted(self.cuts, cut))  # bins 0..k lie below the cut
         part = slice(k + 1, None) if upper else slice(0, k + 1)
-        p = 1.0 / (1.0 + np.exp(-(self.theta[0] + self.theta[1] * self.v[part])))
-        n = self.n[part]
-        x, y = float(np.sum(n * p)), float(np.sum(n * (1 - p)))
+        eta = self.theta[0] + self.theta[1] * self.v[part]
+        p, q, n = expit(eta), expit(-eta), self.n[part]
+        x, y = float(np.sum(n * p)), float(np.sum(n * q))
         if not (x > 0 and y > 0):
-            return 0.0, 1.0
-        w = n * p * (1 - p)
+            return None
+        w = n * p * q
         g = (1 / x + 1 / y) * np.array([np.sum(w), np.sum(w * self.v[part])])
         se = math.sqrt(max(float(g @ self.cov @ g), 0.0))
+        if not math.isfinite(se) or z * se > 20:
+            return None
         num, den = (x, y) if forward else (y, x)
         m = float(np.sum(self.n)) / 2  # outputs per dataset
         return min(num / m * math.exp(-z * se / 2), 1.0), min(den / m * math.exp(z * se / 2), 1.0)
@@ -101,6 +113,7 @@ def fit(cuts: np.ndarray, above_x: np.ndarray, above_y: np.ndarray, m: float) ->
     from scipy import stats
     from statsmodels.genmod.families import Binomial
     from statsmodels.genmod.generalized_linear_model import GLM
+    from statsmodels.tools.sm_exceptions import ConvergenceWarning, ModelWarning
 
     order = np.argsort(cuts)
     cuts, above_x, above_y = cuts[order], above_x[order], above_y[order]
@@ -114,17 +127,23 @@ def fit(cuts: np.ndarray, above_x: np.ndarray, above_y: np.ndarray, m: float) ->
         return None
     design = np.column_stack([np.ones(int(used.sum())), v[used]])
     try:
-        with warnings.catch_warnings():  # separation, non-convergence: judged below
-            warnings.simplefilter("ignore")
+        with warnings.catch_warnings(record=True) as caught:  # separation, no convergence
+            warnings.simplefilter("always")
             res = GLM(np.column_stack([bx[used], by[used]]), design, family=Binomial()).fit()
-    except Exception:  # a degenerate fit (perfect separation): no model
+            cov = np.asarray(res.cov_params(), dtype=float)
+    except Exception:  # a degenerate fit: no model
         return None
-    if not res.converged:
-        return None
+    fitted = np.asarray(res.fittedvalues, dtype=float)
+    trouble = (RuntimeWarning, ModelWarning, ConvergenceWarning)
+    if (
+        any(issubclass(w.category, trouble) for w in caught)
+        or not res.converged
+        or not np.isfinite(res.deviance)
+        or not (np.all(np.isfinite(res.params)) and np.all(np.isfinite(cov)))
+        or np.any((fitted < SEPARATED) | (fitted > 1 - SEPARATED))
+    ):
+        return None  # where the datasets separate, the tails' own counts are the witness
     df = int(used.sum()) - 2
-    cov = np.asarray(res.cov_params(), dtype=float)
-    if not (np.all(np.isfinite(res.params)) and np.all(np.isfinite(cov))):
-        return None
     if df > 0 and float(stats.chi2.sf(res.deviance, df)) < GOF_LEVEL:
         return None
     return TailModel(cuts, v, n, np.asarray(res.params, dtype=float), cov)
@@ -167,6 +186,7 @@ def modelled(cands, models: dict[int, TailModel], z: float, predict: Callable) -
     for i, model in models.items():
         ev = cands[i].event
         upper = math.isinf(ev.hi)
-        px, py = model.tail(ev.lo if upper else ev.hi, upper, cands[i].forward, z)
-        out[i] = float(predict(px, py))
+        fractions = model.tail(ev.lo if upper else ev.hi, upper, cands[i].forward, z)
+        if fractions is not None:
+            out[i] = float(predict(*fractions))
     return out

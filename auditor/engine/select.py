@@ -546,8 +546,9 @@ def judge(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Scorer) -
 
     Fresh counts are unbiased but noisy, and the best of many noisy scores is optimistic:
     rank by a 1.6-sigma shrunk prediction (below MIN_GAIN, by a 1-sigma one, kept as
-    ``plain`` for the engine's optional second event). Counts can be streamed: the judging
-    sample is never held in memory.
+    ``plain`` for the engine's optional second event). The tails of a count score are ranked
+    through its fitted model where it fits (:mod:`auditor.engine.count_tails`). Counts can be
+    streamed: the judging sample is never held in memory.
     """
     num, den = oriented(cands, counts)
     shrunks, plains = _judged_scores(cands, num, den, m2, scorer)

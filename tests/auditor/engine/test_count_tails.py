@@ -174,3 +174,13 @@ def test_separated_counts_give_no_model_or_a_steep_one_without_warnings():
     if model is not None:
         px, py = model.tail(2.5, True, True, 0.0)
         assert px > 0.99 and py < 0.01
+
+
+@pytest.mark.parametrize("scale", [0.2, 0.4, 3.0])
+def test_a_strong_parallel_composition_is_caught_without_errors_or_warnings(scale):
+    """20 x Laplace(scale) claimed 1-DP: the counts of the two datasets barely overlap, the
+    count's model is not used where they separate, and the audit reports the violation."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = audit(_parallel(scale), [(0.0, 1.0)], epsilon=1.0, samples=20_000, seed=1)
+    assert r.violation and r.epsilon_lower_bound > 2.0
