@@ -201,11 +201,12 @@ def quantile_candidates(score: Score, sx: np.ndarray, sy: np.ndarray) -> list[Ca
     return out
 
 
-def count_candidates(score: Vote, yx: np.ndarray, yy: np.ndarray) -> list[Candidate]:
-    """Both tails at every cut between the values of a count score, in both directions, to
-    be judged together through the count's model (:mod:`auditor.engine.count_tails`)."""
+def count_candidates(score: Vote, sx: np.ndarray, sy: np.ndarray) -> list[Candidate]:
+    """Both tails at the cuts between the values of a count score (``sx``, ``sy``: its values
+    on the building sample), in both directions, to be judged together through the count's
+    model (:mod:`auditor.engine.count_tails`)."""
     out = []
-    for c in count_tails.tail_cuts(np.concatenate([score(yx), score(yy)])):
+    for c in count_tails.tail_cuts(np.concatenate([sx, sy])):
         for ev in (ScoreInterval(score, -np.inf, c), ScoreInterval(score, c, np.inf)):
             out += [Candidate(ev, True, -np.inf), Candidate(ev, False, -np.inf)]
     return out
@@ -695,17 +696,12 @@ def _vector_candidates(
         out += _tag(float_candidates(yx, yy, scorer, coord=0), "float")
     if on & {"coordinate", "box", "projection", "classifier", "vote"}:
         for score in vector_scores(yx, yy, seed, on):
-            found = score_candidates(
-                score,
-                score(yx),
-                score(yy),
-                scorer,
-                intervals=isinstance(score, Coordinate) and d <= 4,
-                keep=1,
-            )
+            sx, sy = score(yx), score(yy)
+            intervals = isinstance(score, Coordinate) and d <= 4
+            found = score_candidates(score, sx, sy, scorer, intervals=intervals, keep=1)
             out += _tag(found, _vector_score_family(score))
             if count_tails.is_count(score):  # the pooled vote
-                out += _tag(count_candidates(score, yx, yy), count_tails.FAMILY)
+                out += _tag(count_candidates(score, sx, sy), count_tails.FAMILY)
             elif isinstance(score, Vote) and np.ptp(np.abs(score.weights)) < 1e-3:
-                out += _tag(quantile_candidates(score, score(yx), score(yy)), "score tails")
+                out += _tag(quantile_candidates(score, sx, sy), "score tails")
     return out

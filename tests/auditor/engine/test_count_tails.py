@@ -133,7 +133,7 @@ def test_count_candidates_cover_both_tails_of_every_seen_value():
     score = Vote((0.0, 0.0, 0.0), (1.0, 1.0, 1.0))
     rng = np.random.default_rng(5)
     yx, yy = rng.normal(0, 1, (2_000, 3)), rng.normal(0.1, 1, (2_000, 3))
-    cands = count_candidates(score, yx, yy)
+    cands = count_candidates(score, score(yx), score(yy))
     cuts = sorted({c.event.lo if np.isinf(c.event.hi) else c.event.hi for c in cands})
     assert cuts == [0.5, 1.5, 2.5]
     assert len(cands) == 4 * len(cuts)

@@ -89,7 +89,7 @@ def test_tails_of_the_pooled_vote_hold_the_larger_ratios():
     yx, yy = draw(1.0, 20_000), draw(0.0, 20_000)
     pooled = _votes(yx, yy)[1]
     assert np.ptp(np.abs(pooled.weights)) < 1e-3
-    cands = count_candidates(pooled, yx, yy)
+    cands = count_candidates(pooled, pooled(yx), pooled(yy))
     assert {c.forward for c in cands} == {True, False} and len(cands) >= 8
     fx, fy = draw(1.0, 200_000), draw(0.0, 200_000)
 
