@@ -20,7 +20,7 @@ from auditor.engine.events import (
     Vote,
 )
 
-__all__ = ["block_bayes", "column_blocks", "naive_bayes", "vector_scores", "votes"]
+__all__ = ["block_bayes", "column_blocks", "mode_bin", "naive_bayes", "vector_scores", "votes"]
 
 LOGISTIC_ROWS = 100_000  # rows per dataset the logistic-regression event is fitted on
 
@@ -108,17 +108,39 @@ def _bin_counts(key: KeyFn, counted) -> tuple[np.ndarray, np.ndarray]:
     return c[:, 0], c[:, 1]
 
 
-def naive_bayes(keys: list[KeyFn], tallies: list) -> NaiveBayes | None:
+def mode_bin(edges) -> int | None:
+    """The bin that holds one value alone (a column's mode, such as "no answer": edges ``v``
+    and the next float above it), or None."""
+    e = np.asarray(edges, dtype=float)
+    one = np.flatnonzero(e[1:] == np.nextafter(e[:-1], np.inf))
+    return int(one[0]) + 1 if one.size else None
+
+
+def naive_bayes(
+    keys: list[KeyFn], tallies: list, given: frozenset[int] = frozenset()
+) -> NaiveBayes | None:
     """The naive-Bayes score of one-column binned keys, from their tallies: each bin weighs
     its log-likelihood ratio ln(p_x / p_y), estimated by :func:`_tree_weights` so that bins
     whose ratio is noise carry their coarser neighbourhood's weight. ``None`` if no weight
-    survives."""
+    survives.
+
+    The columns in ``given`` are weighed *given* whether they hold their mode: the mode's bin
+    weighs 0 and the others their ratio among the non-modal values. Where a pattern of flags
+    that is weighed on its own says which answers are released (a sparse vector's revealed
+    values), the evidence of "released or not" is the pattern's and is not counted again."""
     cols, edges, weights = [], [], []
     for key, counted in zip(keys, tallies):
         if counted is None or counted.overflow:
             continue
         cx, cy = _bin_counts(key, counted)
-        w = _tree_weights(cx + 0.5, cy + 0.5)
+        mode = mode_bin(key.edges[0]) if key.cols[0] in given else None
+        if mode is None:
+            w = _tree_weights(cx + 0.5, cy + 0.5)
+        else:
+            w = np.zeros(cx.size)
+            rest = np.arange(cx.size) != mode
+            if rest.sum() > 0:
+                w[rest] = _tree_weights(cx[rest] + 0.5, cy[rest] + 0.5)
         if np.max(np.abs(w)) > 1e-9:
             cols.append(key.cols[0])
             edges.append(key.edges[0])
@@ -172,20 +194,36 @@ def _dependent(a: np.ndarray, b: np.ndarray, level: float) -> bool:
 
 
 def block_bayes(
-    keys: list[KeyFn], tallies: list, rest: NaiveBayes | None = None
+    keys: list[KeyFn],
+    tallies: list,
+    rest: NaiveBayes | None = None,
+    priors: list[NaiveBayes | None] | None = None,
 ) -> BlockBayes | None:
     """The block score of :class:`BlockBayes` from each block key's tally, plus ``rest`` (the
     naive-Bayes score of the other columns): a cell weighs its log-likelihood ratio
-    ln(c_x / c_y) (counts + 1/2, centred on the whole block's), shrunk by d^2 / (d^2 + se^2)
-    so that cells seen a few times weigh little. ``None`` if a block's cells overflowed the
-    tally."""
+    ln(c_x / c_y) (counts + 1/2, centred on the whole block's), shrunk toward a prior by
+    r^2 / (r^2 + se^2) (r its difference from the prior) so that cells seen a few times weigh
+    little of their own. The prior is 0, or with ``priors[b]`` (a naive-Bayes score of the
+    block's columns one by one) that score at the cell, scaled by its least-squares fit to the
+    cells' ratios: a rare pattern of a block whose flags are nearly independent weighs about
+    the sum of its flags' ratios, where a sparse vector's flags, which share their evidence,
+    are fitted down. ``None`` if a block's cells overflowed the tally."""
     cells, weights = [], []
-    for counted in tallies:
+    for b, counted in enumerate(tallies):
         if counted is None or counted.overflow or counted.keys.size == 0:
             return None
         cx, cy = counted.counts[:, 0] + 0.5, counted.counts[:, 1] + 0.5
         d = np.log(cx / cy) - math.log(cx.sum() / cy.sum())
-        w = d**3 / (d**2 + 1 / cx + 1 / cy)
+        var = 1 / cx + 1 / cy
+        prior = np.zeros(d.size)
+        nb = priors[b] if priors else None
+        if nb is not None:
+            p = nb(counted.rows)
+            fit = float(np.sum(p * p / var))
+            if fit > 0:
+                prior = p * max(float(np.sum(d * p / var)) / fit, 0.0)
+        r = d - prior
+        w = prior + r**3 / (r**2 + var)
         cells.append(tuple(int(k) for k in counted.keys.tolist()))
         weights.append(tuple(np.round(w, 9).tolist()))
     return BlockBayes(tuple(keys), tuple(cells), tuple(weights), rest)

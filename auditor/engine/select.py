@@ -33,7 +33,7 @@ from auditor.engine.events import (
     ScoreInterval,
     Vote,
 )
-from auditor.engine.scores import block_bayes, column_blocks, naive_bayes, vector_scores
+from auditor.engine.scores import block_bayes, column_blocks, mode_bin, naive_bayes, vector_scores
 from auditor.engine.stats import expected_certified, normal_quantile, predicted
 
 __all__ = [
@@ -401,14 +401,16 @@ NB_MAX_COLUMNS = 64  # columns of a naive-Bayes score (each is tallied on the st
 
 def _cuts(col: np.ndarray, quantiles: tuple[float, ...] = HIST_QUANTILES) -> np.ndarray:
     """Bin edges of a real column: pooled quantiles of its non-modal values, finer in the
-    tails (where likelihood ratios of shifted noise are largest), and a cut just below its
-    mode, which opens a bin (a mode such as "no answer" is not pooled with the values below)."""
+    tails (where likelihood ratios of shifted noise are largest), and a bin holding its mode
+    alone (a mode such as "no answer" is pooled with no value on either side of it; see
+    :func:`auditor.engine.scores.mode_bin`)."""
     vals, counts = np.unique(col, return_counts=True)
     mode = vals[np.argmax(counts)] if counts.max() > 0.05 * col.size else None
     rest = col if mode is None else col[col != mode]
     e = np.unique(np.quantile(rest, quantiles)) if rest.size else np.array([])
     if mode is not None:
-        e = np.unique(np.concatenate([e, [np.nextafter(mode, -np.inf), mode]]))
+        e = e[(e < mode) | (e > np.nextafter(mode, np.inf))]
+        e = np.unique(np.concatenate([e, [mode, np.nextafter(mode, np.inf)]]))
     return e
 
 
@@ -462,26 +464,54 @@ def block_keys(yx: np.ndarray, yy: np.ndarray, on: set[str]) -> list[KeyFn]:
     columns weighed one by one (naive Bayes), these make the block score
     (:class:`BlockBayes`): the parts of a composition run side by side are independent, and
     the joint pattern of a block's flags (a sparse vector's answers) is far from the product
-    of the flags' own ratios. None when no block has two discrete columns, or when one block
-    holds the whole output: there is no composition to split, and the atoms family's key-set
-    events already order the joint discrete patterns (a naive-Bayes sum of the real columns
-    on top would count the evidence they share with the flags twice)."""
+    of the flags' own ratios.
+
+    A block gets a key when it has two discrete columns, or one and a real column (flags and
+    the answers they release: the real columns are then weighed given the pattern,
+    :func:`_given`). None when one block of discrete columns alone holds the whole output:
+    the atoms family's key-set events already order its joint patterns."""
     d = yx.shape[1]
     if "blocks" not in on or not 2 <= d <= NB_MAX_COLUMNS:
         return []
     both, disc = _pooled(yx, yy), set(_discrete_cols(yx, yy))
     edges = [_column_edges(both, disc, j) for j in range(d)]
     used = [j for j in range(d) if edges[j]]  # a constant column carries no evidence
-    if sum(j in disc for j in used) < 2:
+    if not any(j in disc for j in used):
         return []
     codes = [
         np.stack([np.searchsorted(edges[j], y[:BLOCK_ROWS, j], side="right") for j in used], 1)
         for y in (yx, yy)
     ]
     groups = [[used[i] for i in g] for g in column_blocks(codes)]
-    keys = [KeyFn(tuple(j for j in g if j in disc)) for g in groups]
-    keys = [k for k in keys if k.cols and len(k.cols) >= 2]
-    return keys if len(groups) > 1 else []
+    keys = []
+    for g in groups:
+        flags = tuple(j for j in g if j in disc)
+        real = len(flags) < len(g)
+        if (len(flags) >= 2 or real) and flags and (real or len(groups) > 1):
+            keys.append(KeyFn(flags))
+    return keys
+
+
+def _given(yx: np.ndarray, yy: np.ndarray, blocks: list[KeyFn], columns: list[KeyFn]) -> set[int]:
+    """The real columns of ``columns`` whose mode (their one-value bin: "no answer") is
+    determined by the joint pattern of the blocks' discrete columns on the held outputs of
+    both datasets: in every pattern seen, the column holds its mode always or never. Weighed
+    given the pattern (:func:`naive_bayes`), they do not count its evidence again."""
+    pattern = KeyFn(tuple(sorted({j for k in blocks for j in k.cols or ()})))
+    both = np.concatenate([yx[:BLOCK_ROWS], yy[:BLOCK_ROWS]])
+    _, inv = np.unique(pattern(both), return_inverse=True)
+    seen = np.bincount(inv)
+    out = set()
+    for key in columns:
+        (j,), (edges,) = key.cols, key.edges
+        mode = mode_bin(edges)
+        if mode is None:
+            continue
+        at = np.searchsorted(np.asarray(edges), both[:, j], side="right") == mode
+        held = np.bincount(inv, weights=at, minlength=seen.size)
+        if np.all((held == 0) | (held == seen)):
+            out.add(j)
+    return out
 
 
 FAMILIES = (
@@ -687,7 +717,10 @@ def _vector_candidates(
     if blocks:
         inside = {j for k in blocks for j in k.cols or ()}
         rest = [k for k in columns if (k.cols or (0,))[0] not in inside]
-        bb = block_bayes(blocks, counted(blocks), naive_bayes(rest, counted(rest)))
+        given = frozenset(_given(yx, yy, blocks, rest))
+        flags = [[c for c in columns if c.cols[0] in (k.cols or ())] for k in blocks]
+        priors = [naive_bayes(f, counted(f)) if f else None for f in flags]
+        bb = block_bayes(blocks, counted(blocks), naive_bayes(rest, counted(rest), given), priors)
         if bb is not None:
             sx, sy = bb(yx), bb(yy)
             out += _tag(score_candidates(bb, sx, sy, scorer, intervals=False), "blocks")
