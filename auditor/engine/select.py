@@ -492,11 +492,12 @@ def block_keys(yx: np.ndarray, yy: np.ndarray, on: set[str]) -> list[KeyFn]:
         for y in (yx, yy)
     ]
     groups = [[used[i] for i in g] for g in column_blocks(codes)]
+    if len(groups) < 2:
+        return []
     keys = []
     for g in groups:
         flags = tuple(j for j in g if j in disc)
-        real = len(flags) < len(g)
-        if len(groups) > 1 and flags and (len(flags) >= 2 or real):
+        if flags and (len(flags) >= 2 or len(flags) < len(g)):
             keys.append(KeyFn(flags))
     return keys
 
@@ -714,8 +715,16 @@ def _vector_candidates(
         streamed = (tallies or {}).get(key)
         out += _tag(keyset_candidates(key, yx, yy, scorer, streamed), family)
 
+    local: dict[KeyFn, KeyTally] = {}  # tallies of the held outputs, each counted once
+
     def counted(keys: list[KeyFn]) -> list[KeyTally]:
-        return [(tallies or {}).get(k) or _local_tally(k, yx, yy) for k in keys]
+        out = []
+        for k in keys:
+            t = (tallies or {}).get(k)
+            if t is None:
+                t = local.get(k) or local.setdefault(k, _local_tally(k, yx, yy))
+            out.append(t)
+        return out
 
     if columns:
         nb = naive_bayes(columns, counted(columns))
