@@ -18,6 +18,17 @@ between consecutive cuts), gives each tail's expected counts and the standard er
 log-ratio, which is several times smaller than the tail's own. The fit is used only when it
 fits: a deviance goodness-of-fit test at level GOF_LEVEL; otherwise the tails keep their plain
 judged counts. All of this is selection data: certification of the chosen event is untouched.
+
+The tails of a learned likelihood-ratio score (naive Bayes over the columns, the block score;
+families LLR_FAMILIES) are judged the same way, with the score's value in place of the count
+(a bin's value: the midpoint of its cuts). Where the score is the log-likelihood ratio (columns
+independent, as the bits of a Bloom filter), the logit is linear in it with slope 1, and the
+rarest levels, whose own counts are too few to rank them (RAPPOR at 1e6 per dataset: all
+differing bits on their favoured side, mass 1-2%), are predicted from every level at once. A
+score whose fitted slope is far from 1 (CALIBRATED, at 2 standard errors) overcounts dependent
+columns (sparse vector: naive Bayes over the flags of one run fits slopes of 0.1-0.5); its
+ratio need not be linear in it, and extrapolating the slope to its rare tails misjudges them,
+so its tails keep their own counts.
 """
 
 from __future__ import annotations
@@ -34,6 +45,9 @@ from auditor.engine.events import ScoreInterval, Vote
 __all__ = ["FAMILY", "TailModel", "fit_groups", "is_count", "tail_cuts"]
 
 FAMILY = "count tails"
+LLR_FAMILIES = frozenset({"naive_bayes tails", "blocks tails"})
+MODELLED = LLR_FAMILIES | {FAMILY}
+CALIBRATED = (0.8, 1.25)  # a likelihood-ratio score's fitted slope must be near 1 (2 sigma)
 GOF_LEVEL = 0.01  # the linear model is rejected below this deviance p-value
 MIN_BIN = 5.0  # bins with fewer outputs (both datasets) are left out of the fit
 MAX_CUTS = 24  # cuts offered per count score (wide counts: at spread quantiles)
@@ -107,9 +121,19 @@ def _bins(cuts: np.ndarray, above: np.ndarray, m: float) -> tuple[np.ndarray, np
     return -np.diff(edges)
 
 
-def fit(cuts: np.ndarray, above_x: np.ndarray, above_y: np.ndarray, m: float) -> TailModel | None:
+def fit(
+    cuts: np.ndarray,
+    above_x: np.ndarray,
+    above_y: np.ndarray,
+    m: float,
+    integer: bool = True,
+    calibrated: bool = False,
+) -> TailModel | None:
     """The logistic model on the bins of the cuts (counts above each cut under the pair's first
-    and second dataset, ``m`` judging outputs each), or None if it does not fit."""
+    and second dataset, ``m`` judging outputs each), or None if it does not fit. ``integer``:
+    the cuts are half-integers between the values of a count; otherwise a real score's.
+    ``calibrated``: the score claims to be the log-likelihood ratio, and gets no model unless
+    its slope is near 1."""
     from scipy import stats
     from statsmodels.genmod.families import Binomial
     from statsmodels.genmod.generalized_linear_model import GLM
@@ -120,7 +144,11 @@ def fit(cuts: np.ndarray, above_x: np.ndarray, above_y: np.ndarray, m: float) ->
     bx, by = _bins(cuts, above_x, m), _bins(cuts, above_y, m)
     if np.any(bx < 0) or np.any(by < 0):
         return None
-    v = np.concatenate([[cuts[0] - 0.5], (cuts[:-1] + cuts[1:]) / 2, [cuts[-1] + 0.5]])
+    if integer:
+        lo, hi = 0.5, 0.5
+    else:  # a real score: the outer bins' values half a neighbouring bin's width out
+        lo, hi = (cuts[1] - cuts[0]) / 2, (cuts[-1] - cuts[-2]) / 2
+    v = np.concatenate([[cuts[0] - lo], (cuts[:-1] + cuts[1:]) / 2, [cuts[-1] + hi]])
     n = bx + by
     used = n >= MIN_BIN
     if used.sum() < 3:
@@ -143,6 +171,10 @@ def fit(cuts: np.ndarray, above_x: np.ndarray, above_y: np.ndarray, m: float) ->
         or np.any((fitted < SEPARATED) | (fitted > 1 - SEPARATED))
     ):
         return None  # where the datasets separate, the tails' own counts are the witness
+    if calibrated:
+        beta, se = float(res.params[1]), math.sqrt(max(float(cov[1, 1]), 0.0))
+        if beta + 2 * se < CALIBRATED[0] or beta - 2 * se > CALIBRATED[1]:
+            return None
     df = int(used.sum()) - 2
     if df > 0 and float(stats.chi2.sf(res.deviance, df)) < GOF_LEVEL:
         return None
@@ -150,11 +182,12 @@ def fit(cuts: np.ndarray, above_x: np.ndarray, above_y: np.ndarray, m: float) ->
 
 
 def fit_groups(cands, num: np.ndarray, den: np.ndarray, m2: int) -> dict[int, TailModel]:
-    """For every group of count-tail candidates (same pair, same score), the fitted model, keyed
-    by the candidates' indices. ``num``, ``den``: their oriented judging counts."""
+    """For every group of modelled tail candidates (same pair, same score; families MODELLED),
+    the fitted model, keyed by the candidates' indices. ``num``, ``den``: their oriented
+    judging counts."""
     groups: dict[tuple, list[int]] = {}
     for i, c in enumerate(cands):
-        if c.family == FAMILY and isinstance(c.event, ScoreInterval):
+        if c.family in MODELLED and isinstance(c.event, ScoreInterval):
             groups.setdefault((c.pair_index, c.event.score), []).append(i)
     out: dict[int, TailModel] = {}
     for idx in groups.values():
@@ -173,6 +206,8 @@ def fit_groups(cands, num: np.ndarray, den: np.ndarray, m2: int) -> dict[int, Ta
             np.array([above[c][0] for c in cuts]),
             np.array([above[c][1] for c in cuts]),
             float(m2),
+            integer=cands[idx[0]].family == FAMILY,
+            calibrated=cands[idx[0]].family in LLR_FAMILIES,
         )
         if model is not None:
             out.update(dict.fromkeys(idx, model))

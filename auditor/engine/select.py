@@ -553,6 +553,11 @@ def _vector_score_family(score: Score) -> str:
     return "classifier" if score.label.startswith("logistic") else "projection"
 
 
+# families of fixed cuts left unranked on the building sample (quantile cuts of a score, the
+# cuts of a count): each is judged whole, its cuts' tails are its only candidates
+UNRANKED = frozenset({count_tails.FAMILY, "score tails", "naive_bayes tails", "blocks tails"})
+
+
 def build(
     kind: str,
     yx: np.ndarray,
@@ -570,12 +575,8 @@ def build(
     by_family: dict[str, list[Candidate]] = {}
     for c in sorted(raw, key=lambda c: -c.predicted):
         group = by_family.setdefault(c.family, [])
-        if c.family == count_tails.FAMILY or len(group) < (
-            4 * per_family
-            if c.family in ("atoms", "histogram", "threshold tails")
-            else 8 * per_family
-            if c.family in ("score tails", "naive_bayes tails", "blocks tails")
-            else per_family
+        if c.family in UNRANKED or len(group) < (
+            4 * per_family if c.family in ("atoms", "histogram", "threshold tails") else per_family
         ):
             group.append(c)
     return [c for group in by_family.values() for c in group]
@@ -587,9 +588,10 @@ def judge(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Scorer) -
 
     Fresh counts are unbiased but noisy, and the best of many noisy scores is optimistic:
     rank by a 1.6-sigma shrunk prediction (below MIN_GAIN, by a 1-sigma one, kept as
-    ``plain`` for the engine's optional second event). The tails of a count score are ranked
-    through its fitted model where it fits (:mod:`auditor.engine.count_tails`). Counts can be
-    streamed: the judging sample is never held in memory.
+    ``plain`` for the engine's optional second event). The tails of a count score, or of a
+    calibrated likelihood-ratio score, are ranked through its fitted model where it fits
+    (:mod:`auditor.engine.count_tails`). Counts can be streamed: the judging sample is never
+    held in memory.
     """
     num, den = oriented(cands, counts)
     shrunks, plains = _judged_scores(cands, num, den, m2, scorer)
@@ -616,10 +618,11 @@ PLAIN_SHRINK = 0.16
 def _judged_scores(
     cands: list[Candidate], num, den, m2: int, scorer: Scorer, model: bool = True
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(shrunk, plain) predictions of :func:`judge`. With ``model``, the tails of a count score
-    whose model fits (:mod:`count_tails`) are predicted from the model instead: one fitted
-    slope, not a best-of-many, so both at the milder shrink, in standard errors of the tail's
-    log-ratio (each count moved z sigmas moves the log-ratio about sqrt(2) z of them)."""
+    """(shrunk, plain) predictions of :func:`judge`. With ``model``, the tails of a count or
+    likelihood-ratio score whose model fits (:mod:`count_tails`) are predicted from the model
+    instead: one fitted slope, not a best-of-many, so both at the milder shrink, in standard
+    errors of the tail's log-ratio (each count moved z sigmas moves the log-ratio about
+    sqrt(2) z of them)."""
     shrunk, plain = (
         np.asarray(Scorer(m2, scorer.n, scorer.a, scorer.claim, shrink=lv)(num, den), dtype=float)
         for lv in (JUDGE_SHRINK, PLAIN_SHRINK)
@@ -666,9 +669,9 @@ def survivors(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Score
     )
     keep = np.asarray(hope, dtype=float) >= leader
     keep[list(heads)] = True
-    # the tails of a count score are judged together at the end, through their model, which
-    # needs every bin and is not trusted on a fraction of the sample: they are all kept
-    keep[[i for i, c in enumerate(cands) if c.family == count_tails.FAMILY]] = True
+    # the tails of a count or likelihood-ratio score are judged together at the end, through
+    # their model, which needs every bin and is not trusted on a fraction of the sample: kept
+    keep[[i for i, c in enumerate(cands) if c.family in count_tails.MODELLED]] = True
     return keep
 
 
