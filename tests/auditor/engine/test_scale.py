@@ -69,6 +69,61 @@ def test_chunk_plan_covers_the_stream_exactly(n, cap):
         assert plan.end(k) >= samples and (k == 0 or plan.end(k - 1) < samples)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.floats(allow_nan=True, allow_infinity=True, width=32),
+            st.sampled_from([0.0, 1.0, -1.0]),
+        ),
+        min_size=0,
+        max_size=60,
+    ),
+    st.lists(st.floats(allow_nan=False, allow_infinity=True, width=32), min_size=2, max_size=8),
+    st.integers(1, 40),
+)
+def test_counts_of_many_cuts_of_one_score_match_the_events_own(values, cuts, repeat):
+    """Many intervals of one score are counted on its sorted values (searchsorted), few on the
+    values themselves; both agree with the event's own ``contains``, NaN, ties, infinities
+    and empty intervals included."""
+    from auditor.engine.events import Identity, ScoreInterval
+
+    y = np.asarray(values, dtype=float)
+    ends = [-math.inf, math.inf, *cuts]
+    events = [ScoreInterval(Identity(), lo, hi) for lo in ends for hi in ends][: 2 * repeat]
+    want = [int(np.count_nonzero(ev.contains(y))) for ev in events]
+    assert executors.count_events(events, y).tolist() == want
+
+
+_OUTPUT_VALUES = st.one_of(
+    st.lists(st.integers(-3, 3), max_size=50).map(lambda v: np.asarray(v, dtype=np.int64)),
+    st.lists(st.sampled_from([0.0, -0.0, 1.5, -2.0, math.nan, math.inf]), max_size=50).map(
+        lambda v: np.asarray(v, dtype=float)
+    ),
+    st.lists(st.sampled_from(["a", "bb", "", "ccc"]), max_size=50).map(
+        lambda v: np.asarray(v, dtype=str)
+    ),
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(_OUTPUT_VALUES, st.lists(st.lists(st.integers(0, 7), max_size=6), min_size=1, max_size=6))
+def test_counts_of_key_sets_match_the_events_own(y, picks):
+    """Key sets are counted from one table of a key's distinct values per chunk; the counts
+    agree with each event's own ``contains`` (NaN never matches, -0.0 is 0.0, repeated keys
+    count once, keys never seen count 0)."""
+    from auditor.engine.events import KeyFn, KeySet
+
+    pool = {
+        "i": [-3, 0, 2, 9, 1, 1, -1, 3],
+        "f": [0.0, -0.0, 1.5, math.nan, math.inf, 7.0, -2.0, 1.5],
+        "U": ["a", "bb", "", "zz", "ccc", "a", "q", "bb"],
+    }[y.dtype.kind]
+    events = [KeySet(KeyFn(), tuple(pool[i] for i in p), ("x",) * len(p)) for p in picks]
+    want = [int(np.count_nonzero(ev.contains(y))) for ev in events]
+    assert executors.count_events(events, y).tolist() == want
+
+
 @pytest.mark.parametrize("n", [500, 4096, 10**6, 10**8, 10**12])
 def test_looks_are_declared_increasing_and_end_at_the_end(n):
     plan = ChunkPlan(n, 65536)
