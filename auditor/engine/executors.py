@@ -60,21 +60,13 @@ def chunk_rng(entropy: int, stream: tuple[int, ...], index: int) -> np.random.Ge
     return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(*stream, index)))
 
 
-SORTED_COUNTS = 16  # from this many intervals of one score, count them on its sorted values
-
-
 def count_events(events: Iterable[Any], y: np.ndarray) -> np.ndarray:
     """How many rows of ``y`` each event contains (hash keys computed and tallied once per key
     function, scores once per score: a pair's candidates share them)."""
     from auditor.engine.events import KeySet, ScoreInterval
 
-    events = list(events)
     keys: dict[Any, tuple[np.ndarray, np.ndarray]] = {}
     scores: dict[Any, np.ndarray] = {}
-    uses: dict[Any, int] = {}
-    for ev in events:
-        if isinstance(ev, ScoreInterval):
-            uses[ev.score] = uses.get(ev.score, 0) + 1
     out = []
     for ev in events:
         if isinstance(ev, KeySet):  # the key's distinct values and counts, once per key
@@ -89,15 +81,8 @@ def count_events(events: Iterable[Any], y: np.ndarray) -> np.ndarray:
         elif isinstance(ev, ScoreInterval):
             v = scores.get(ev.score)
             if v is None:
-                v = ev.score(y)
-                if uses[ev.score] >= SORTED_COUNTS:  # many cuts of one score: sort it once
-                    v = np.sort(v)
-                scores[ev.score] = v
-            if uses[ev.score] >= SORTED_COUNTS:  # lo < v <= hi (NaN sorts last, never counted)
-                below_hi, below_lo = np.searchsorted(v, [ev.hi, ev.lo], "right")
-                out.append(max(int(below_hi - below_lo), 0))
-            else:
-                out.append(np.count_nonzero((v > ev.lo) & (v <= ev.hi)))
+                v = scores[ev.score] = ev.score(y)
+            out.append(np.count_nonzero((v > ev.lo) & (v <= ev.hi)))
         else:
             out.append(np.count_nonzero(ev.contains(y)))
     return np.asarray(out, dtype=np.int64)

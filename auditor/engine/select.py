@@ -555,7 +555,7 @@ def _vector_score_family(score: Score) -> str:
 
 # families of fixed cuts left unranked on the building sample (quantile cuts of a score, the
 # cuts of a count): each is judged whole, its cuts' tails are its only candidates
-UNRANKED = frozenset({count_tails.FAMILY, "score tails", "naive_bayes tails", "blocks tails"})
+UNRANKED = count_tails.MODELLED | {"score tails"}
 
 
 def build(
