@@ -86,6 +86,7 @@ LEARNED_FAMILIES = (
     "score tails",
     "box",
     "histogram",
+    "monotone histogram",
     "naive_bayes",
     "naive_bayes tails",
     "blocks",

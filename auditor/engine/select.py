@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+from scipy.optimize import isotonic_regression
 
 from auditor.engine import count_tails
 from auditor.engine.events import (
@@ -61,6 +62,7 @@ JUDGE_SHRINK = 0.05  # one-sided level of the shrink used when ranking on the ju
 # predicts ~1e-5); such candidates rank by their plain prediction, after any real gain
 MIN_GAIN = 1e-3
 HALVING_LEVEL = 0.01  # a candidate clearly worse than the leader at this level stops being counted
+MONOTONE = "monotone histogram"  # histogram cells ordered by ratios fitted monotone in a value
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,15 +288,79 @@ def _local_tally(key: KeyFn, yx: np.ndarray, yy: np.ndarray) -> KeyTally:
     return merge_tally(merge_tally(None, tally(key, yx), 0, yx.shape[0]), tally(key, yy), 1, 0)
 
 
+def _monotone_logit(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Log ratios of ordered cells (counts ``a``, ``b`` of two equal samples), fitted monotone:
+    a weighted isotonic fit of the proportions ``a / (a + b)``, increasing or decreasing,
+    whichever fits better."""
+    w = a + b + 1.0
+    p = (a + 0.5) / w
+    fits = [isotonic_regression(p, weights=w, increasing=up).x for up in (True, False)]
+    fit = min(fits, key=lambda f: float(np.sum(w * (f - p) ** 2)))
+    return np.log(fit / (1.0 - fit))
+
+
+def monotone_log_ratio(key: KeyFn, counted: KeyTally) -> np.ndarray | None:
+    """Log likelihood ratios of a histogram's cells, smoothed along the real columns that vary
+    among the cells of each pattern of its discrete columns (a sparse vector's positives and
+    the answers they reveal).
+
+    The ratio of shifted log-concave noise is monotone in the value, so each such column's
+    ratio, from the pattern's counts summed over the column's bins, is fitted monotone
+    (:func:`_monotone_logit`), and a cell's ratio is the pattern's plus each column's excess
+    over it: exact for one column, and for answers independent given the pattern (fresh
+    noise). Pooling neighbouring cells this way orders them by far less noisy ratios than
+    their own counts (SVT3 at 1e6: the best prefix set's exact bound 0.107 -> 0.130 on
+    average). Cells of a pattern with no varying column keep their own ratio,
+    ``ln((a + 1) / (b + 1))``. None when no pattern has a varying column."""
+    if key.edges is None or counted.overflow or counted.keys.size < 3:
+        return None
+    real = [j for j, e in enumerate(key.edges) if e]
+    if not real:
+        return None
+    a, b = counted.counts[:, 0].astype(float), counted.counts[:, 1].astype(float)
+    out = np.log((a + 1.0) / (b + 1.0))
+    rows = np.asarray(counted.rows[:, list(key.cols or ())], dtype=np.float64)
+    disc = [j for j, e in enumerate(key.edges) if not e]
+    bins = np.stack(
+        [np.searchsorted(np.asarray(key.edges[j]), rows[:, j], side="right") for j in real], 1
+    )
+    pattern = np.zeros(rows.shape[0], dtype=np.int64)
+    if disc:
+        pattern = np.ravel(np.unique(rows[:, disc], axis=0, return_inverse=True)[1])
+    order = np.argsort(pattern, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(pattern[order]) != 0])
+    smoothed = False
+    for cells in np.split(order, starts[1:]):
+        varying = np.flatnonzero(np.ptp(bins[cells], axis=0))
+        if cells.size < 3 or varying.size == 0:
+            continue
+        base = float(_monotone_logit(a[cells].sum(keepdims=True), b[cells].sum(keepdims=True))[0])
+        total = np.full(cells.size, base)
+        for j in varying:
+            _, at = np.unique(bins[cells, j], return_inverse=True)
+            at = np.ravel(at)
+            fit = _monotone_logit(np.bincount(at, a[cells]), np.bincount(at, b[cells]))
+            total += fit[at] - base
+        out[cells] = total
+        smoothed = True
+    return out if smoothed else None
+
+
 def keyset_candidates(
-    key: KeyFn, yx: np.ndarray, yy: np.ndarray, scorer: Scorer, counted: KeyTally | None = None
+    key: KeyFn,
+    yx: np.ndarray,
+    yy: np.ndarray,
+    scorer: Scorer,
+    counted: KeyTally | None = None,
+    log_ratio: np.ndarray | None = None,
 ) -> list[Candidate]:
     """Atoms and likelihood-ordered prefix sets of discrete outputs, both directions.
 
     Values are ordered by their smoothed empirical likelihood ratio on this (building) sample
-    (or on ``counted``, a tally of a larger streamed one); the prefix sets holding a grid of
-    probability masses, and the best atoms, are proposed, and :func:`judge` picks among them on
-    the judging sample (nested sets: a mild selection).
+    (or on ``counted``, a tally of a larger streamed one), or by ``log_ratio`` (one per key of
+    ``counted``: :func:`monotone_log_ratio`); the prefix sets holding a grid of probability
+    masses, and the best atoms, are proposed, and :func:`judge` picks among them on the
+    judging sample (nested sets: a mild selection).
     """
     if counted is None:
         counted = _local_tally(key, yx, yy)
@@ -306,6 +372,8 @@ def keyset_candidates(
     if counted.m != scorer.m:
         scorer = replace(scorer, m=counted.m)
     cx, cy = counted.counts[:, 0].astype(float), counted.counts[:, 1].astype(float)
+    raw = np.log((cx + 1.0) / (cy + 1.0))
+    lr = raw if log_ratio is None else np.asarray(log_ratio, dtype=float)
     out: list[Candidate] = []
     labels: dict[int, str] = {}  # the prefix sets are nested: label each key once
 
@@ -314,8 +382,8 @@ def keyset_candidates(
             labels[c] = _label(rows[c])
         return labels[c]
 
-    for forward, (a, b) in ((True, (cx, cy)), (False, (cy, cx))):
-        order = np.argsort(-np.log((a + 1.0) / (b + 1.0)), kind="stable")
+    for forward, (a, b), sign in ((True, (cx, cy), 1.0), (False, (cy, cx), -1.0)):
+        order = np.lexsort((-sign * raw, -sign * lr))  # ties of a pooled fit: own counts
         pa, pb = np.cumsum(a[order]), np.cumsum(b[order])
         ends = np.unique(np.searchsorted(pa / m, PREFIX_MASSES))
         ends = ends[ends < uniq.size]
@@ -576,7 +644,9 @@ def build(
     for c in sorted(raw, key=lambda c: -c.predicted):
         group = by_family.setdefault(c.family, [])
         if c.family in UNRANKED or len(group) < (
-            4 * per_family if c.family in ("atoms", "histogram", "threshold tails") else per_family
+            4 * per_family
+            if c.family in ("atoms", "histogram", MONOTONE, "threshold tails")
+            else per_family
         ):
             group.append(c)
     return [c for group in by_family.values() for c in group]
@@ -715,8 +785,13 @@ def _vector_candidates(
     blocks = block_keys(yx, yy, on)
     for key in _set_keys(yx, yy, on):
         family = "histogram" if key.edges is not None else "atoms"
-        streamed = (tallies or {}).get(key)
-        out += _tag(keyset_candidates(key, yx, yy, scorer, streamed), family)
+        streamed = (tallies or {}).get(key) or _local_tally(key, yx, yy)
+        found = keyset_candidates(key, yx, yy, scorer, streamed)
+        out += _tag(found, family)
+        smooth = monotone_log_ratio(key, streamed) if found else None
+        if smooth is not None:
+            found = keyset_candidates(key, yx, yy, scorer, streamed, smooth)
+            out += _tag(found, MONOTONE)
 
     local: dict[KeyFn, KeyTally] = {}  # tallies of the held outputs, each counted once
 
