@@ -42,6 +42,7 @@ __all__ = [
     "Candidate",
     "KeyTally",
     "Scorer",
+    "VectorKeys",
     "block_keys",
     "build",
     "column_keys",
@@ -51,6 +52,7 @@ __all__ = [
     "oriented",
     "survivors",
     "tally",
+    "vector_keys",
 ]
 
 MAX_KEYS = 20_000
@@ -398,16 +400,36 @@ def keyset_candidates(
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class VectorKeys:
+    """A vector audit's key functions, by use: the atoms and histogram families' key sets, the
+    naive-Bayes columns and the block patterns. Fixed on the held outputs, once per pair (the
+    blocks' independence tests are not cheap); their counts may then be tallied on a larger
+    streamed sample."""
+
+    sets: tuple[KeyFn, ...]
+    columns: tuple[KeyFn, ...]
+    blocks: tuple[KeyFn, ...]
+
+    def all(self) -> list[KeyFn]:
+        """Every key function once (a block's pattern may also be an atoms key)."""
+        out = list(self.sets) + list(self.columns)
+        return out + [k for k in self.blocks if k not in out]
+
+
+def vector_keys(yx: np.ndarray, yy: np.ndarray, on: set[str]) -> VectorKeys:
+    return VectorKeys(
+        tuple(_set_keys(yx, yy, on)), tuple(column_keys(yx, yy, on)), tuple(block_keys(yx, yy, on))
+    )
+
+
 def key_functions(
     kind: str, yx: np.ndarray, yy: np.ndarray, families: tuple[str, ...] | None = None
 ) -> list[KeyFn]:
-    """The key functions whose key-set events a vector audit proposes (fixed on held outputs;
-    their counts may then be tallied on a larger streamed sample)."""
+    """The key functions whose key-set events a vector audit proposes (:class:`VectorKeys`)."""
     if kind != "vector":
         return []
-    on = set(FAMILIES if families is None else families)
-    out = _set_keys(yx, yy, on) + column_keys(yx, yy, on)
-    return out + [k for k in block_keys(yx, yy, on) if k not in out]
+    return vector_keys(yx, yy, set(FAMILIES if families is None else families)).all()
 
 
 def _set_keys(yx: np.ndarray, yy: np.ndarray, on: set[str]) -> list[KeyFn]:
@@ -635,11 +657,13 @@ def build(
     families: tuple[str, ...] = FAMILIES,
     per_family: int = 6,
     tallies: dict | None = None,
+    keys: VectorKeys | None = None,
 ) -> list[Candidate]:
     """Candidate events for one pair, built on the building sample ``yx``, ``yy`` (``scorer``
     sized for it): the best few of each enabled family, to be judged on fresh samples.
-    ``tallies`` maps key functions (:func:`key_functions`) to counts on a larger sample."""
-    raw = _family_candidates(kind, yx, yy, scorer, seed, set(families), tallies)
+    ``tallies`` maps key functions (:func:`key_functions`) to counts on a larger sample;
+    ``keys``, the vector key functions already fixed on this building sample."""
+    raw = _family_candidates(kind, yx, yy, scorer, seed, set(families), tallies, keys)
     by_family: dict[str, list[Candidate]] = {}
     for c in sorted(raw, key=lambda c: -c.predicted):
         group = by_family.setdefault(c.family, [])
@@ -757,6 +781,7 @@ def _family_candidates(
     seed: int,
     on: set[str],
     tallies: dict | None = None,
+    keys: VectorKeys | None = None,
 ) -> list[Candidate]:
     out: list[Candidate] = []
     if kind == "category":
@@ -772,18 +797,24 @@ def _family_candidates(
         if kind == "real" and "float" in on:
             out += _tag(float_candidates(yx, yy, scorer), "float")
     else:
-        out += _vector_candidates(yx, yy, scorer, seed, on, tallies)
+        out += _vector_candidates(yx, yy, scorer, seed, on, tallies, keys)
     return out
 
 
 def _vector_candidates(
-    yx, yy, scorer: Scorer, seed: int, on: set[str], tallies: dict | None = None
+    yx,
+    yy,
+    scorer: Scorer,
+    seed: int,
+    on: set[str],
+    tallies: dict | None = None,
+    keys: VectorKeys | None = None,
 ) -> list[Candidate]:
     d = yx.shape[1]
     out: list[Candidate] = []
-    columns = column_keys(yx, yy, on)
-    blocks = block_keys(yx, yy, on)
-    for key in _set_keys(yx, yy, on):
+    keys = keys or vector_keys(yx, yy, on)
+    columns, blocks = list(keys.columns), list(keys.blocks)
+    for key in keys.sets:
         family = "histogram" if key.edges is not None else "atoms"
         streamed = (tallies or {}).get(key) or _local_tally(key, yx, yy)
         found = keyset_candidates(key, yx, yy, scorer, streamed)

@@ -41,13 +41,14 @@ from auditor.engine.select import (
     JUDGE_SHRINK,
     Candidate,
     Scorer,
+    VectorKeys,
     build,
     judge,
-    key_functions,
     merge_tally,
     oriented,
     survivors,
     tally,
+    vector_keys,
 )
 from auditor.engine.session_state import restore_session, session_state
 from auditor.engine.stats import cp_lower, cp_upper, p_value
@@ -196,10 +197,20 @@ class Session:
             self._tick()
         ya, yb = np.concatenate(parts[0]), np.concatenate(parts[1])
         del parts
-        tallies = self._tally(r, i, ya, yb, bar)
+        keys = None
+        if self.probe.kind == "vector":
+            keys = vector_keys(ya, yb, set(self.cfg.families))
+        tallies = self._tally(r, i, ya, yb, bar, keys)
         scorer = Scorer(plan.n, self.plan.certify.n, self.cfg.alpha_per_bound, self.cfg.claim)
         found = build(
-            self.probe.kind, ya, yb, scorer, self.misc_seed, self.cfg.families, tallies=tallies
+            self.probe.kind,
+            ya,
+            yb,
+            scorer,
+            self.misc_seed,
+            self.cfg.families,
+            tallies=tallies,
+            keys=keys,
         )
         with self._atomic():
             self.cands[r][i] = [replace(c, pair_index=i) for c in found]
@@ -211,11 +222,19 @@ class Session:
             }
         self.save(force=False)
 
-    def _tally(self, r: int, i: int, ya: np.ndarray, yb: np.ndarray, bar: Progress) -> dict | None:
+    def _tally(
+        self,
+        r: int,
+        i: int,
+        ya: np.ndarray,
+        yb: np.ndarray,
+        bar: Progress,
+        fixed: VectorKeys | None,
+    ) -> dict | None:
         """Key values counted on the held outputs and on a larger streamed sample (vectors):
         likelihood-ordered key sets need many outputs, which need not be held."""
         plan = self.plan.rounds[r].keys
-        keys = key_functions(self.probe.kind, ya, yb, self.cfg.families) if plan.n else []
+        keys = fixed.all() if fixed is not None and plan.n else []
         if not keys:
             return None
         tallies = {
