@@ -336,7 +336,7 @@ def monotone_log_ratio(key: KeyFn, counted: KeyTally) -> np.ndarray | None:
         varying = np.flatnonzero(np.ptp(bins[cells], axis=0))
         if cells.size < 3 or varying.size == 0:
             continue
-        base = float(_monotone_logit(a[cells].sum(keepdims=True), b[cells].sum(keepdims=True))[0])
+        base = float(np.log((a[cells].sum() + 0.5) / (b[cells].sum() + 0.5)))  # the pattern's
         total = np.full(cells.size, base)
         for j in varying:
             _, at = np.unique(bins[cells, j], return_inverse=True)
