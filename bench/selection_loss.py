@@ -11,8 +11,9 @@ audit judged on, ranks the candidates with :func:`auditor.engine.select.judge` (
 included), and values its pick by the certified bound expected from its probabilities on the
 other chunks (:func:`auditor.engine.stats.expected_certified`, certification size and level of
 the audit, one certified event). Reported per entry: the mean of those values, the best
-candidate's value (chosen on half the chunks, valued on the other half: the largest of many
-noisy estimates would flatter it), and the oracle bound where :mod:`bench.oracle` has one.
+candidate's value (the judge's pick on half the chunks, valued on the other half: the
+largest of many noisy estimates would flatter it), and the oracle bound where
+:mod:`bench.oracle` has one.
 
 A developer's diagnostic, slow (counting a thousand candidates on 2e6 outputs per dataset of 8
 pairs takes minutes), and not part of ``make bench``.
@@ -123,8 +124,9 @@ def collect(name: str, samples: int, seed: int, truth: int) -> Collected:
 
 def replay(col: Collected, replicates: int = 100, seed: int = 0) -> tuple[np.ndarray, float]:
     """(the judge's pick's expected bound per replicate, the best candidate's): the best is
-    chosen on half the chunks and valued on the other half, both ways, and averaged, so that
-    it is not the largest of many noisy estimates."""
+    the judge's pick on half the chunks (a judging sample several times the audit's), valued on
+    the other half, both ways, and averaged. The largest of many noisy estimates would flatter
+    it, and the largest raw estimate is a rare event's lucky count."""
     sc = col.scorer
     chunks = col.counts.shape[0]
     k = max(1, round(col.judged / CHUNK))
@@ -147,8 +149,11 @@ def replay(col: Collected, replicates: int = 100, seed: int = 0) -> tuple[np.nda
         picks.append(value(total - judged, (chunks - k) * CHUNK)[j])
     half = chunks // 2
     first, second = col.counts[:half].sum(axis=0), col.counts[half : 2 * half].sum(axis=0)
-    v1, v2 = value(first, half * CHUNK), value(second, half * CHUNK)
-    best = (v2[np.argmax(v1)] + v1[np.argmax(v2)]) / 2
+    best = 0.0
+    for chosen_on, valued_on in ((first, second), (second, first)):
+        c = judge(col.cands, chosen_on, half * CHUNK, sc)[0]
+        j = where[(c.pair_index, c.forward, repr(c.event))]
+        best += value(valued_on, half * CHUNK)[j] / 2
     return np.array(picks), float(best)
 
 

@@ -43,7 +43,7 @@ def test_a_clearly_best_candidate_is_picked_and_oriented():
 
 
 def test_the_best_candidate_is_not_flattered_and_the_loss_is_shown():
-    """Thirty equal candidates: the best one is worth what each is (chosen on half the counts,
+    """Thirty equal candidates: the best one is worth what each is (judged on half the counts,
     valued on the other half, not the largest of thirty noisy estimates), and so is the pick.
     Add one better candidate, two standard errors of the judging counts ahead: the judge often
     takes one of the thirty instead, and the replay shows that loss."""
