@@ -165,6 +165,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--truth", type=float, default=2e6)
     ap.add_argument("--replicates", type=int, default=100)
     args = ap.parse_args(argv)
+    if not args.samples >= 1e4:
+        ap.error(f"--samples {args.samples:g} is too few: use at least 1e4 per dataset")
+    if not args.truth >= max(args.samples, 4 * CHUNK):
+        ap.error(
+            f"--truth {args.truth:g} is too few: use at least --samples and {4 * CHUNK} "
+            "(the judging replays need fresh chunks beyond the audit's judging sample)"
+        )
+    if args.replicates < 1:
+        ap.error(f"--replicates {args.replicates} must be at least 1")
     print(
         "| entry | seed | candidates | audit's bound | judge's pick (mean, sd) "
         "| best candidate | oracle | pick / best |"
@@ -174,10 +183,11 @@ def main(argv: list[str] | None = None) -> int:
         col = collect(name, int(args.samples), args.seed, int(args.truth))
         picks, best = replay(col, args.replicates)
         oracle = oracle_bound(name, CATALOGUE[name].claimed_epsilon, col.scorer.n, col.scorer.a)
+        share = picks.mean() / best if best > 0 else float("nan")
         print(
             f"| {name} | {args.seed} | {len(col.cands)} | {col.certified:.4f} "
             f"| {picks.mean():.4f} ({picks.std():.4f}) | {best:.4f} "
-            f"| {'-' if oracle is None else f'{oracle:.4f}'} | {picks.mean() / best:.2f} |",
+            f"| {'-' if oracle is None else f'{oracle:.4f}'} | {share:.2f} |",
             flush=True,
         )
     return 0
