@@ -33,7 +33,7 @@ class AuditConfig:
     confidence: float = 0.95
     seed: int | None = 0
     selection_samples: int | None = None
-    max_certified: int = 2
+    max_certified: int = 3
     batch_size: int | None = None
     families: tuple[str, ...] = FAMILIES
     progress: bool | None = None  # a bar on stderr; None: only when stderr is a terminal

@@ -349,7 +349,7 @@ def audit(
     sensitivity: float = 1.0,
     size: int = 5,
     selection_samples: int | None = None,
-    max_certified: int = 2,
+    max_certified: int = 3,
     families: Sequence[str] = FAMILIES,
     name: str | None = None,
     pair_search: str = "patterns",

@@ -1,4 +1,4 @@
-"""Which judged candidates are certified (K <= 2, decided on selection data only)."""
+"""Which judged candidates are certified (K <= 3, decided on selection data only)."""
 
 from __future__ import annotations
 
@@ -32,6 +32,31 @@ def test_a_runner_up_on_the_same_pair_is_not_added_by_the_pair_rule():
 def test_a_clearly_better_bold_event_is_certified_too():
     safe, bold = _cand(0, 0.10, 0.11), _cand(0, 0.05, 0.20, cut=3.0)
     assert choose([safe, bold], 2) == [safe, bold]
+
+
+def test_another_pairs_rare_event_is_picked_by_its_milder_prediction():
+    # figures of an SVT1 audit at 1e6: the conservative rank shrinks the best pair's rare
+    # pattern (expected bound 0.059) below a third pair's common event (expected 0.024)
+    first, common, rare = (
+        _cand(3, 0.0306, 0.0371),
+        _cand(2, 0.0156, 0.0201),
+        _cand(7, 0.0127, 0.0295),
+    )
+    assert choose([first, common, rare], 3) == [first, rare]
+    assert choose([first, common], 3) == [first]  # the common one cannot reach the first
+    assert choose([first, common, rare], 1) == [first]
+
+
+def test_a_bold_event_and_another_pairs_event_are_both_certified_up_to_k_max():
+    first, bold = _cand(0, 0.10, 0.11), _cand(0, 0.05, 0.20, cut=3.0)
+    other = _cand(1, 0.09, 0.105, cut=4.0)
+    assert choose([first, bold, other], 3) == [first, bold, other]
+    assert choose([first, bold, other], 2) == [first, bold]
+
+
+def test_the_pair_rule_never_certifies_the_bold_event_twice():
+    first, bold = _cand(0, 0.10, 0.11), _cand(1, 0.08, 0.20, cut=3.0)
+    assert choose([first, bold], 3) == [first, bold]
 
 
 def test_a_learned_witness_gets_a_simple_event_within_five_percent():
