@@ -31,6 +31,10 @@ def choose(cands: list[Candidate], k_max: int) -> list[Candidate]:
       rare event most (SVT1 at 1e6: the best pair's output pattern of mass 4%, expected
       bound 0.059, ranked 0.013, below another pair's event of mass 22%, expected 0.029).
 
+    When the chosen events are all floating-point ones (the bit pattern of the output), the
+    best distributional event joins them, so a scale bug in a float sampler is reported as
+    both kinds of violation.
+
     K is decided on selection data only, so the union bound over 2K certified bounds is valid.
     """
     chosen = _choose(cands, k_max)
