@@ -77,12 +77,17 @@ def test_shrink_moves_the_prediction_to_the_unfavourable_side():
     assert back == pytest.approx(plug[::-1])
 
 
-def test_a_tail_the_judging_sample_barely_sees_keeps_its_own_counts():
+def test_a_learned_score_s_tail_the_judging_sample_barely_sees_keeps_its_own_counts():
+    """A count's levels are the mechanism's own, so its model predicts even the rare tails; a
+    learned score's extreme values are not, and its tails under MIN_TAIL outputs get none."""
     m = 200_000
-    model = count_tails.fit(*_binomial_tallies(0.52, 0.5, 20, m, 0), float(m))
-    assert model.tail(15.5, True, True, 0.0) is not None  # about 1,600 and 1,200 outputs
-    assert model.tail(18.5, True, True, 0.0) is None  # about 9: the model would extrapolate
-    assert model.tail(1.5, False, True, 0.0) is None  # the lower tail, alike
+    count = count_tails.fit(*_binomial_tallies(0.52, 0.5, 20, m, 0), float(m))
+    assert not count.learned
+    assert count.tail(18.5, True, True, 0.0) is not None  # about 9 outputs: the exact model
+    learned = replace(count, learned=True)
+    assert learned.tail(15.5, True, True, 0.0) is not None  # about 1,600 and 1,200 outputs
+    assert learned.tail(18.5, True, True, 0.0) is None  # about 9: the fit would extrapolate
+    assert learned.tail(1.5, False, True, 0.0) is None  # the lower tail, alike
 
 
 def test_a_count_whose_ratio_is_not_linear_gets_no_model():
