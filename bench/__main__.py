@@ -11,7 +11,10 @@ Everything is measured in this one run (2 cores assumed). Sections:
 4.-6. longitudinal audits, third-party libraries, local protocols;
 7. the proof checker: catalogue timing, mutation testing of every true theorem, a fuzz of
    random claims (bench/proofs_bench.py);
-8. DP-Sniper's whole evaluation table against ours at 1e6 and 1e7 (bench/dpsniper_bench.py).
+8. DP-Sniper's whole evaluation table against ours at 1e6 and 1e7 (bench/dpsniper_bench.py);
+9. whole privacy-profile claims (bench/profiles_bench.py);
+10. certification noise alone: the oracle's event certified on fresh samples, how often one
+    seed and the median of five reach 0.95x the oracle (bench/cert_noise.py).
 `python -m bench SECTION ...` runs only the named sections (e.g. `python -m bench proofs`).
 Set BENCH_QUICK=1 for a smoke run with small sample sizes.
 """
@@ -221,6 +224,20 @@ def dpsniper() -> None:
     print()
 
 
+def noise() -> None:
+    from bench import cert_noise, dpsniper_bench
+
+    samples = 20_000 if QUICK else 1_000_000
+    print(
+        "## 10. Certification noise alone: a perfect auditor certifies the oracle's event on "
+        f"fresh samples (DP-Sniper's table at {samples:.0e} per dataset, confidence "
+        f"{cert_noise.CONFIDENCE}, one event)\n"
+    )
+    names = [name for name, _, _ in dpsniper_bench.ROWS]
+    _print_table(cert_noise.run(names, samples), cert_noise.HEAD)
+    print()
+
+
 def scale() -> None:
     from bench import scale_bench
 
@@ -243,6 +260,7 @@ SECTIONS = {
     "proofs": proofs,
     "dpsniper": dpsniper,
     "profiles": profiles,
+    "noise": noise,
 }
 
 

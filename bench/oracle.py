@@ -26,14 +26,25 @@ from scipy import special, stats
 from auditor.catalogue import entries as samplers
 from auditor.engine.stats import cp_lower, cp_upper, epsilon_bound
 
-__all__ = ["ORACLES", "oracle_bound"]
+__all__ = ["ORACLES", "oracle_bound", "oracle_event"]
+
+
+# while oracle_event runs: the best (bound, numerator probability, denominator probability)
+_witness: list[tuple[float, float, float]] | None = None
 
 
 def _bound(px: np.ndarray, py: np.ndarray, n: int, a: float, delta: float) -> float:
-    px = np.clip(np.asarray(px, dtype=float), 0, 1)
-    py = np.clip(np.asarray(py, dtype=float), 0, 1)
+    px, py = np.broadcast_arrays(
+        np.clip(np.asarray(px, dtype=float), 0, 1), np.clip(np.asarray(py, dtype=float), 0, 1)
+    )
     fwd = epsilon_bound(cp_lower(n * px, n, a), cp_upper(n * py, n, a), delta)
     bwd = epsilon_bound(cp_lower(n * py, n, a), cp_upper(n * px, n, a), delta)
+    if _witness is not None:
+        for num, den, v in ((px, py, fwd), (py, px, bwd)):
+            v = np.broadcast_to(np.asarray(v, dtype=float), num.shape).ravel()
+            i = int(np.argmax(np.where(np.isnan(v), -np.inf, v)))
+            if v[i] > _witness[0][0]:
+                _witness[0] = (float(v[i]), float(num.ravel()[i]), float(den.ravel()[i]))
     return float(max(np.max(fwd), np.max(bwd), 0.0))
 
 
@@ -582,3 +593,20 @@ def oracle_bound(name: str, epsilon: float, n: int, a: float, delta: float = 0.0
     if key not in ORACLES:
         return None
     return ORACLES[key](epsilon)(n, a, delta)
+
+
+def oracle_event(
+    name: str, epsilon: float, n: int, a: float, delta: float = 0.0
+) -> tuple[float, float, float] | None:
+    """The oracle bound of ``name`` with its event's probabilities: (bound, P_D(E), P_D'(E)),
+    D the dataset in the numerator (None if no oracle is available, or it certifies 0)."""
+    global _witness
+    _witness = [(0.0, 0.0, 0.0)]
+    try:
+        bound = oracle_bound(name, epsilon, n, a, delta)
+        best = _witness[0]
+    finally:
+        _witness = None
+    if bound is None or not best[0] > 0:
+        return None
+    return best
