@@ -67,7 +67,9 @@ def certification_samples(name: str, samples: int) -> int:
     return config.split(scalar=y.ndim == 1, pairs=len(e.pairs))[1]
 
 
-def row(name: str, samples: int = 1_000_000) -> list[str] | None:
+def row(name: str, reference: float, samples: int = 1_000_000) -> tuple[list[str], float] | None:
+    """One table row for catalogue entry ``name``, and the chance that the median of SEEDS
+    seeds reaches the target: min(0.9x ``reference`` (DP-Sniper's bound), 0.95x the oracle)."""
     e = CATALOGUE[name]
     n = certification_samples(name, samples)
     a, delta = (1 - CONFIDENCE) / 2, e.delta or 0.0
@@ -80,8 +82,9 @@ def row(name: str, samples: int = 1_000_000) -> list[str] | None:
     lb = np.maximum(
         np.asarray(epsilon_bound(cp_lower(ux, n, a)[ix], cp_upper(uy, n, a)[iy], delta), float), 0.0
     )
-    r95, r90 = (reach(p, q, n, a, delta, f * oracle) for f in (0.95, 0.9))
-    return [
+    target = min(0.9 * reference, 0.95 * oracle)
+    r95, rt = (reach(p, q, n, a, delta, t) for t in (0.95 * oracle, target))
+    cells = [
         name,
         f"{n:,}",
         f"{oracle:.4f}",
@@ -89,8 +92,10 @@ def row(name: str, samples: int = 1_000_000) -> list[str] | None:
         f"{lb.mean():.4f} ({lb.std():.4f})",
         f"{r95:.2f}",
         f"{median_reaches(r95):.2f}",
-        f"{median_reaches(r90):.2f}",
+        f"{target:.4f} ({target / oracle:.2f}x)",
+        f"{median_reaches(rt):.2f}",
     ]
+    return cells, median_reaches(rt)
 
 
 HEAD = [
@@ -101,9 +106,18 @@ HEAD = [
     "bound: mean (sd)",
     "P[one seed >= 0.95x]",
     f"P[median of {SEEDS} >= 0.95x]",
-    f"P[median of {SEEDS} >= 0.9x]",
+    "target: min(0.9x DP-Sniper, 0.95x oracle)",
+    f"P[median of {SEEDS} >= target]",
 ]
 
 
-def run(names, samples: int = 1_000_000) -> list[list[str]]:
-    return [r for r in (row(name, samples) for name in names) if r is not None]
+def run(rows, samples: int = 1_000_000) -> tuple[list[list[str]], float]:
+    """The table over ``rows`` of (catalogue entry, DP-Sniper's bound), and the chance that a
+    perfect auditor's median meets every row's target (seeds independent across rows)."""
+    out, every = [], 1.0
+    for name, reference in rows:
+        got = row(name, reference, samples)
+        if got is not None:
+            out.append(got[0])
+            every *= got[1]
+    return out, every
