@@ -51,7 +51,7 @@ def reach(p: float, q: float, n: int, a: float, delta: float, target: float) -> 
         left = np.where(good, mid + 1, left)
         right = np.where(~good & (left < right), mid, right)
     below = np.where(left > 0, stats.binom.cdf(ys[np.maximum(left - 1, 0)], n, q), 0.0)
-    return float(np.sum(stats.binom.pmf(xs, n, p) * below))
+    return float(np.clip(np.sum(stats.binom.pmf(xs, n, p) * below), 0.0, 1.0))  # rounding
 
 
 def median_reaches(r: float, seeds: int = SEEDS) -> float:

@@ -46,6 +46,10 @@ def test_reach_falls_as_the_target_rises():
     assert values[0] == pytest.approx(1.0, abs=1e-9)
     assert all(x >= y for x, y in itertools.pairwise(values))
     assert values[-1] < 1e-12
+    assert all(0.0 <= v <= 1.0 for v in values)  # a probability, even where rounding adds up
+    # GeoSample's oracle event at 0.86x its oracle: the terms sum to 1 + 2e-15 unclipped
+    certain = cert_noise.reach(9 / 17, 8 / 17, 700_000, 0.025, 0.0, 0.0977)
+    assert 0.999 < certain <= 1.0 and 0.999 < cert_noise.median_reaches(certain) <= 1.0
 
 
 def test_median_of_five():
