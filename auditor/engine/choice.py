@@ -50,7 +50,7 @@ def _choose(cands: list[Candidate], k_max: int) -> list[Candidate]:
         return []
     key = lambda c: (c.pair_index, c.forward, repr(c.event))
     first = max(cands, key=lambda c: c.rank)
-    bold = max(cands, key=lambda c: c.plain)
+    bold = max((c for c in cands if not c.fluke), key=lambda c: c.plain, default=first)
     if k_max < 2:
         return [first]
     chosen = [first]
@@ -58,7 +58,11 @@ def _choose(cands: list[Candidate], k_max: int) -> list[Candidate]:
     if key(bold) != key(first) and bold.plain > first.plain + 0.03 * abs(first.plain):
         chosen.append(bold)
     # (a candidate with no shrunk gain ranks at its plain prediction - 1e3: see select.judge)
-    others = [c for c in cands if c.pair_index != first.pair_index and c.rank > c.plain - 1e2]
+    others = [
+        c
+        for c in cands
+        if c.pair_index != first.pair_index and c.rank > c.plain - 1e2 and not c.fluke
+    ]
     if others and len(chosen) < k_max:
         runner = max(others, key=lambda c: c.plain)
         sigma = (runner.plain - runner.rank) / SHRINK_GAP
