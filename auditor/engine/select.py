@@ -571,7 +571,11 @@ def block_keys(yx: np.ndarray, yy: np.ndarray, on: set[str]) -> list[KeyFn]:
     families' key-set events already order its joint patterns. (Sparse vectors that reveal
     their answers, one block each, were tried with this score: SVT3 gained, but on
     NumericalSVT at 1e7 the extra candidates' selection noise chose a worse event, 0.034
-    against 0.043 with the naive-Bayes score.)"""
+    against 0.043 with the naive-Bayes score. Tried again with its answers weighed given the
+    pattern: SVT3's expected bound at 1e6 over 8 seeds moved 0.124 -> 0.126, NumericalSVT's
+    1e6 pattern carries about as much noise as signal (its 56 cells' Wald statistic per degree
+    of freedom is 0.9-1.7 at 3e5 outputs, SVT3's 11 cells 9-27), and at 1e7 the block score's
+    rare tails cut NumericalSVT's expected bound on seed 2026 from 0.042 to 0.021.)"""
     d = yx.shape[1]
     if "blocks" not in on or not 2 <= d <= NB_MAX_COLUMNS:
         return []
@@ -713,8 +717,9 @@ def flukes(num: np.ndarray, den: np.ndarray, m2: int, scorer: Scorer) -> np.ndar
     shrunk by the Bonferroni z over all M candidates judged (z at 0.05 / M, about 3.9 sigmas
     for M = 1000; each count moved z / sqrt 2 to its unfavourable side). Among a thousand
     candidates some rare tail counts 55 against 21 by chance, and the 1.6-sigma shrink of
-    the ranking does not stop it (NumericalSVT at 1e6: a tail of mass 2e-4 and true bound
-    0.002 won the ranking). A rare event never seen under the other dataset (a
+    the ranking does not stop it (NumericalSVT at 1e6, seed 2030, in a trial of another
+    naive-Bayes score: a tail of mass 2e-4 won, its true bound 0.002 against 0.027 for the
+    pick with this rule). A rare event never seen under the other dataset (a
     zero-probability witness) is not concerned; a rare one with a strong ratio keeps a gain."""
     num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
     rare = (num < FLUKE_COUNT) & (den > 0)
@@ -865,13 +870,10 @@ def _vector_candidates(
         return out
 
     if columns:
-        # real columns whose "no value" the discrete ones tell (a sparse vector's released
-        # answers) are weighed given it: the flags already count that evidence
-        disc = set(_discrete_cols(yx[:, :NB_MAX_COLUMNS], yy[:, :NB_MAX_COLUMNS]))
-        flagged = [k for k in columns if k.cols[0] not in disc]
-        pattern = [KeyFn(tuple(sorted(disc)))] if disc and flagged else []
-        told = frozenset(_given(yx, yy, pattern, flagged)) if pattern else frozenset()
-        nb = naive_bayes(columns, counted(columns), told)
+        # (weighing the released answers given their flags here too, as the block score does,
+        # was tried: NumericalSVT's expected bound at 1e6 over 8 seeds rose 0.021 -> 0.023, but
+        # at 1e7 on seed 2026 it fell 0.042 -> 0.023, a rarer tail of a weaker ratio winning)
+        nb = naive_bayes(columns, counted(columns))
         if nb is not None:
             sx, sy = nb(yx), nb(yy)
             out += _tag(score_candidates(nb, sx, sy, scorer, intervals=False), "naive_bayes")
