@@ -747,8 +747,7 @@ def _judged_scores(
     ``model``, the tails of a count or likelihood-ratio score whose model fits
     (:mod:`count_tails`) are predicted from the model instead: one fitted slope, not a
     best-of-many, so both at the milder shrink, in standard errors of the tail's log-ratio
-    (each count moved z sigmas moves the log-ratio about
-    sqrt(2) z of them)."""
+    (each count moved z sigmas moves the log-ratio about sqrt(2) z of them)."""
     shrunk, plain = (
         np.asarray(Scorer(m2, scorer.n, scorer.a, scorer.claim, shrink=lv)(num, den), dtype=float)
         for lv in (JUDGE_SHRINK, PLAIN_SHRINK)

@@ -41,7 +41,7 @@ def test_strong_rare_events_zero_probability_witnesses_and_common_events_are_not
     assert f[:5].tolist() == [False, False, False, True, False]
 
 
-def test_judge_ranks_a_fluke_last_and_choose_never_certifies_it():
+def test_judge_ranks_a_fluke_below_the_leader_and_choose_never_certifies_it():
     counts = _counts([(55, 21)], 999)
     judged = judge(_cands(1000), counts, M2, SCORER)
     fluke = next(c for c in judged if c.event == FloatMultiple(0))
