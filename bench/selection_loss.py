@@ -81,9 +81,9 @@ def collect(name: str, samples: int, seed: int, truth: int) -> Collected:
     def keep_all(cands, counts, m2, scorer):
         return np.ones(len(cands), dtype=bool)
 
-    def record_judge(cands, counts, m2, scorer):
+    def record_judge(cands, counts, m2, scorer, rivals=0):
         seen["m2"], seen["scorer"] = max(m2, seen.get("m2", 0)), scorer
-        return judge(cands, counts, m2, scorer)
+        return judge(cands, counts, m2, scorer, rivals)
 
     choose = session_module.choose
 

@@ -98,6 +98,7 @@ LEARNED_FAMILIES = (
     "monotone histogram",
     "naive_bayes",
     "naive_bayes tails",
+    "naive_bayes cells",
     "blocks",
     "blocks tails",
     "count tails",

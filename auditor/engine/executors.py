@@ -32,6 +32,7 @@ from proofs.errors import InputError
 
 __all__ = [
     "EXECUTORS",
+    "CountTally",
     "Runner",
     "Tally",
     "chunk_rng",
@@ -60,12 +61,15 @@ def chunk_rng(entropy: int, stream: tuple[int, ...], index: int) -> np.random.Ge
     return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(*stream, index)))
 
 
-def count_events(events: Iterable[Any], y: np.ndarray) -> np.ndarray:
+def count_events(
+    events: Iterable[Any], y: np.ndarray, tables: dict[Any, tuple] | None = None
+) -> np.ndarray:
     """How many rows of ``y`` each event contains (hash keys computed and tallied once per key
-    function, scores once per score: a pair's candidates share them)."""
+    function, scores once per score: a pair's candidates share them). ``tables``: key
+    functions' (distinct values, counts) on ``y`` already computed."""
     from auditor.engine.events import KeySet, ScoreInterval
 
-    keys: dict[Any, tuple[np.ndarray, np.ndarray]] = {}
+    keys: dict[Any, tuple[np.ndarray, np.ndarray]] = dict(tables or {})
     scores: dict[Any, np.ndarray] = {}
     out = []
     for ev in events:
@@ -106,11 +110,20 @@ class Tally:
     keys: tuple[Any, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class CountTally:
+    """Ask a chunk for the count of each event and the tally of each key function."""
+
+    events: tuple[Any, ...]
+    keys: tuple[Any, ...]
+
+
 def run_chunk(
     mech: Mechanism, events: Any, datas: tuple[Any, ...], task: Task
 ) -> tuple[tuple[str, tuple[int, ...]], Any]:
     """((kind, shape), what was asked): the outputs when ``events`` is None, one tally per key
-    function for a :class:`Tally`, else the count of each event."""
+    function for a :class:`Tally`, (counts, tallies) for a :class:`CountTally`, else the
+    count of each event."""
     rng = chunk_rng(task.entropy, task.stream, task.index)
     y = draw(mech, datas[task.which], task.size, rng)
     shape = (kind_of(y), tuple(y.shape[1:]))
@@ -120,6 +133,12 @@ def run_chunk(
         from auditor.engine.select import tally
 
         return shape, [tally(k, y) for k in events.keys]
+    if isinstance(events, CountTally):
+        from auditor.engine.select import tally
+
+        parts = [tally(k, y) for k in events.keys]
+        tables = {k: (p[0], p[1]) for k, p in zip(events.keys, parts)}
+        return shape, (count_events(events.events, y, tables), parts)
     return shape, count_events(events, y)
 
 

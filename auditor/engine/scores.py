@@ -20,7 +20,15 @@ from auditor.engine.events import (
     Vote,
 )
 
-__all__ = ["block_bayes", "column_blocks", "mode_bin", "naive_bayes", "vector_scores", "votes"]
+__all__ = [
+    "block_bayes",
+    "column_blocks",
+    "mode_bin",
+    "naive_bayes",
+    "tree_weights",
+    "vector_scores",
+    "votes",
+]
 
 LOGISTIC_ROWS = 100_000  # rows per dataset the logistic-regression event is fitted on
 
@@ -120,7 +128,7 @@ def naive_bayes(
     keys: list[KeyFn], tallies: list, given: frozenset[int] = frozenset()
 ) -> NaiveBayes | None:
     """The naive-Bayes score of one-column binned keys, from their tallies: each bin weighs
-    its log-likelihood ratio ln(p_x / p_y), estimated by :func:`_tree_weights` so that bins
+    its log-likelihood ratio ln(p_x / p_y), estimated by :func:`tree_weights` so that bins
     whose ratio is noise carry their coarser neighbourhood's weight. ``None`` if no weight
     survives.
 
@@ -135,12 +143,12 @@ def naive_bayes(
         cx, cy = _bin_counts(key, counted)
         mode = mode_bin(key.edges[0]) if key.cols[0] in given else None
         if mode is None:
-            w = _tree_weights(cx + 0.5, cy + 0.5)
+            w = tree_weights(cx + 0.5, cy + 0.5)
         else:
             w = np.zeros(cx.size)
             rest = np.arange(cx.size) != mode
             if rest.sum() > 0:
-                w[rest] = _tree_weights(cx[rest] + 0.5, cy[rest] + 0.5)
+                w[rest] = tree_weights(cx[rest] + 0.5, cy[rest] + 0.5)
         if np.max(np.abs(w)) > 1e-9:
             cols.append(key.cols[0])
             edges.append(key.edges[0])
@@ -232,7 +240,7 @@ def block_bayes(
 TREE_SHRINK = 1.0  # k: 1 shrinks a difference by half where it equals its standard error
 
 
-def _tree_weights(cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
+def tree_weights(cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
     """Log-likelihood ratios of ordered bins (relative to the whole column), estimated down a
     binary tree: the column splits into halves, each half into halves, and so on; each node's
     estimate is its parent's plus their difference shrunk by

@@ -36,7 +36,14 @@ from auditor.engine.events import (
     ScoreInterval,
     Vote,
 )
-from auditor.engine.scores import block_bayes, column_blocks, mode_bin, naive_bayes, vector_scores
+from auditor.engine.scores import (
+    block_bayes,
+    column_blocks,
+    mode_bin,
+    naive_bayes,
+    tree_weights,
+    vector_scores,
+)
 from auditor.engine.stats import expected_certified, normal_quantile, predicted
 
 __all__ = [
@@ -67,6 +74,7 @@ JUDGE_SHRINK = 0.05  # one-sided level of the shrink used when ranking on the ju
 MIN_GAIN = 1e-3
 HALVING_LEVEL = 0.01  # a candidate clearly worse than the leader at this level stops being counted
 MONOTONE = "monotone histogram"  # histogram cells ordered by ratios fitted monotone in a value
+PER_FAMILY = 6  # candidates each family proposes per pair (key-set families: four times more)
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,6 +377,29 @@ def keyset_candidates(
     """
     if counted is None:
         counted = _local_tally(key, yx, yy)
+    seen: set[tuple] = set()
+    out = []
+    for recipe, c in keyset_recipes(key, counted, scorer, log_ratio):
+        assert isinstance(c.event, KeySet)
+        if (recipe[:2], c.event.keys) not in seen:  # two masses may end at one key
+            seen.add((recipe[:2], c.event.keys))
+            out.append(c)
+    return out
+
+
+def keyset_recipes(
+    key: KeyFn,
+    counted: KeyTally,
+    scorer: Scorer,
+    log_ratio: np.ndarray | None = None,
+    labelled: bool = True,
+) -> list[tuple[tuple, Candidate]]:
+    """:func:`keyset_candidates` of a tally, each with its recipe: ``(forward, "prefix", j)``,
+    the prefix set first holding PREFIX_MASSES[j], or ``(forward, "atom", r)``, the r-th best
+    atom. A recipe means the same on any tally of the key, so events built on one sample can
+    be matched with those built on another (:mod:`auditor.engine.crossfit`). Without
+    ``labelled`` the events carry no labels (events that are only counted, never shown: a
+    large prefix set's thousands of labels cost more than building it)."""
     if counted.overflow:
         return []
     uniq, rows, m = counted.keys, counted.rows, counted.m
@@ -379,7 +410,7 @@ def keyset_candidates(
     cx, cy = counted.counts[:, 0].astype(float), counted.counts[:, 1].astype(float)
     raw = np.log((cx + 1.0) / (cy + 1.0))
     lr = raw if log_ratio is None else np.asarray(log_ratio, dtype=float)
-    out: list[Candidate] = []
+    out: list[tuple[tuple, Candidate]] = []
     labels: dict[int, str] = {}  # the prefix sets are nested: label each key once
 
     def label(c: int) -> str:
@@ -390,17 +421,37 @@ def keyset_candidates(
     for forward, (a, b), sign in ((True, (cx, cy), 1.0), (False, (cy, cx), -1.0)):
         order = np.lexsort((-sign * raw, -sign * lr))  # ties of a pooled fit: own counts
         pa, pb = np.cumsum(a[order]), np.cumsum(b[order])
-        ends = np.unique(np.searchsorted(pa / m, PREFIX_MASSES))
-        ends = ends[ends < uniq.size]
+        ends = np.searchsorted(pa / m, PREFIX_MASSES)
+        kept = np.flatnonzero(ends < uniq.size)
         atom_pred = scorer(a[order], b[order])
         best_atoms = np.argsort(-atom_pred, kind="stable")[:2]
-        prefix_pred = scorer(pa[ends], pb[ends]).tolist() if ends.size else []
-        picks = [(order[: j + 1], float(p)) for j, p in zip(ends, prefix_pred)]
-        picks += [(order[j : j + 1], float(atom_pred[j])) for j in best_atoms]
-        for chosen, pred in picks:
-            ev = KeySet(key, tuple(uniq[chosen].tolist()), tuple(label(int(c)) for c in chosen))
-            out.append(Candidate(ev, forward, pred))
+        prefix_pred = scorer(pa[ends[kept]], pb[ends[kept]]).tolist() if kept.size else []
+        picks = [
+            ((forward, "prefix", int(j)), order[: ends[j] + 1], float(p))
+            for j, p in zip(kept, prefix_pred)
+        ]
+        picks += [
+            ((forward, "atom", r), order[j : j + 1], float(atom_pred[j]))
+            for r, j in enumerate(best_atoms)
+        ]
+        for recipe, chosen, pred in picks:
+            names = tuple(label(int(c)) for c in chosen) if labelled else ()
+            ev = KeySet(key, tuple(uniq[chosen].tolist()), names)
+            out.append((recipe, Candidate(ev, forward, pred)))
     return out
+
+
+def labelled(event: KeySet, counted: KeyTally, cache: dict[int, str] | None = None) -> KeySet:
+    """``event`` with the labels of its keys, from the rows of a tally that holds them
+    (``cache``: labels already made, by position in the tally)."""
+    cache = {} if cache is None else cache
+    at = np.searchsorted(counted.keys, np.asarray(event.keys, dtype=counted.keys.dtype))
+    names = []
+    for i in at.tolist():
+        if i not in cache:
+            cache[i] = _label(counted.rows[i])
+        names.append(cache[i])
+    return replace(event, labels=tuple(names))
 
 
 @dataclass(frozen=True, slots=True)
@@ -413,17 +464,90 @@ class VectorKeys:
     sets: tuple[KeyFn, ...]
     columns: tuple[KeyFn, ...]
     blocks: tuple[KeyFn, ...]
+    grid: KeyFn | None = None  # the naive-Bayes columns' joint cells (:func:`grid_key`)
 
     def all(self) -> list[KeyFn]:
         """Every key function once (a block's pattern may also be an atoms key)."""
         out = list(self.sets) + list(self.columns)
-        return out + [k for k in self.blocks if k not in out]
+        out += [k for k in self.blocks if k not in out]
+        return out + [k for k in (self.grid,) if k is not None and k not in out]
+
+    def ordered(self) -> list[tuple[KeyFn, bool]]:
+        """The key functions whose cells are ordered into key-set events, each with whether it
+        is the naive-Bayes grid (its cells ordered by :func:`grid_log_ratio`)."""
+        out = [(k, False) for k in self.sets]
+        return out + ([(self.grid, True)] if self.grid is not None else [])
 
 
 def vector_keys(yx: np.ndarray, yy: np.ndarray, on: set[str]) -> VectorKeys:
     return VectorKeys(
-        tuple(_set_keys(yx, yy, on)), tuple(column_keys(yx, yy, on)), tuple(block_keys(yx, yy, on))
+        tuple(_set_keys(yx, yy, on)),
+        tuple(column_keys(yx, yy, on)),
+        tuple(block_keys(yx, yy, on)),
+        grid_key(yx, yy, on),
     )
+
+
+NB_CELLS = "naive_bayes cells"  # the naive-Bayes grid's cells, ordered by their summed weights
+GRID_CELLS = MAX_KEYS // 4  # most distinct grid cells among the held outputs
+
+
+def grid_key(yx: np.ndarray, yy: np.ndarray, on: set[str]) -> KeyFn | None:
+    """The joint cell of every naive-Bayes column (each binned as for its own weights,
+    :func:`_column_edges`). The naive-Bayes score is a sum of per-cell-coordinate weights, so
+    its threshold events are unions of these cells: as key sets they are counted on any
+    tally of the key, and can be judged cross-fitted (:mod:`auditor.engine.crossfit`). Too
+    many cells for a key-set event (a tally overflows) and the grid proposes nothing."""
+    d = yx.shape[1]
+    if "naive_bayes" not in on or not 2 <= d <= NB_MAX_COLUMNS:
+        return None
+    both, disc = _pooled(yx, yy), set(_discrete_cols(yx, yy))
+    edges = [_column_edges(both, disc, j) for j in range(d)]
+    used = tuple(j for j in range(d) if edges[j])
+    if not used:
+        return None
+    key = KeyFn(used, tuple(tuple(edges[j]) for j in used))
+    # many columns of real values: cells by the hundred thousand, never a key-set event (and
+    # tallying them on every chunk would be wasted)
+    held = np.concatenate([yx[:BLOCK_ROWS], yy[:BLOCK_ROWS]])
+    return key if np.unique(key(held)).size <= GRID_CELLS else None
+
+
+def grid_log_ratio(key: KeyFn, counted: KeyTally) -> np.ndarray | None:
+    """The naive-Bayes score of each cell of the grid key (:func:`grid_key`) from its tally:
+    each column's bins weigh their log-likelihood ratio estimated from the column's margin
+    (:func:`auditor.engine.scores.naive_bayes`'s tree weights), and a cell the sum of its
+    bins' weights. None when the tally overflowed or no column carries a weight."""
+    if key.edges is None or counted.overflow or counted.keys.size < 2:
+        return None
+    rows = np.asarray(counted.rows[:, list(key.cols or ())], dtype=np.float64)
+    cx, cy = counted.counts[:, 0].astype(float), counted.counts[:, 1].astype(float)
+    score = np.zeros(rows.shape[0])
+    weighed = False
+    for j, e in enumerate(key.edges):
+        at = np.searchsorted(np.asarray(e), rows[:, j], side="right")
+        size = len(e) + 1
+        w = tree_weights(
+            np.bincount(at, cx, minlength=size) + 0.5, np.bincount(at, cy, minlength=size) + 0.5
+        )
+        if np.max(np.abs(w)) > 1e-9:
+            score += w[at]
+            weighed = True
+    return score if weighed else None
+
+
+def key_orders(key: KeyFn, counted: KeyTally, grid: bool = False) -> dict[str, Any]:
+    """The cell orders a key's key-set events use, by family: the naive-Bayes score for the
+    grid key; otherwise the cells' own ratios, and their monotone fit where the key has one
+    (None: the own ratios)."""
+    if grid:
+        nb = grid_log_ratio(key, counted)
+        return {} if nb is None else {NB_CELLS: nb}
+    out: dict[str, Any] = {"histogram" if key.edges is not None else "atoms": None}
+    smooth = monotone_log_ratio(key, counted)
+    if smooth is not None:
+        out[MONOTONE] = smooth
+    return out
 
 
 def key_functions(
@@ -662,7 +786,7 @@ def build(
     scorer: Scorer,
     seed: int,
     families: tuple[str, ...] = FAMILIES,
-    per_family: int = 6,
+    per_family: int = PER_FAMILY,
     tallies: dict | None = None,
     keys: VectorKeys | None = None,
 ) -> list[Candidate]:
@@ -676,16 +800,20 @@ def build(
         group = by_family.setdefault(c.family, [])
         if c.family in UNRANKED or len(group) < (
             4 * per_family
-            if c.family in ("atoms", "histogram", MONOTONE, "threshold tails")
+            if c.family in ("atoms", "histogram", MONOTONE, NB_CELLS, "threshold tails")
             else per_family
         ):
             group.append(c)
     return [c for group in by_family.values() for c in group]
 
 
-def judge(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Scorer) -> list[Candidate]:
+def judge(
+    cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Scorer, rivals: int = 0
+) -> list[Candidate]:
     """Re-score candidates on the judging sample: ``counts[i] = (count under the pair's first
     dataset, count under its second)`` on ``m2`` fresh samples each; best rank first.
+    ``rivals``: how many candidates are judged in all, when these are only some of them (the
+    rule against lucky rare candidates corrects for every one).
 
     Fresh counts are unbiased but noisy, and the best of many noisy scores is optimistic:
     rank by a 1.6-sigma shrunk prediction (below MIN_GAIN, by a 1-sigma one, kept as
@@ -696,7 +824,7 @@ def judge(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Scorer) -
     """
     num, den = oriented(cands, counts)
     shrunks, plains, modelled = _judged_scores(cands, num, den, m2, scorer)
-    lucky = flukes(num, den, m2, scorer) & ~modelled
+    lucky = flukes(num, den, m2, scorer, rivals) & ~modelled
     out = []
     for c, shrunk, plain, f in zip(cands, shrunks.tolist(), plains.tolist(), lucky.tolist()):
         if shrunk > MIN_GAIN and not f:
@@ -711,7 +839,9 @@ FLUKE_COUNT = 500  # favoured judging outputs below which a candidate must prove
 FLUKE_LEVEL = 0.05  # ... at this level, Bonferroni-corrected over the candidates judged
 
 
-def flukes(num: np.ndarray, den: np.ndarray, m2: int, scorer: Scorer) -> np.ndarray:
+def flukes(
+    num: np.ndarray, den: np.ndarray, m2: int, scorer: Scorer, rivals: int = 0
+) -> np.ndarray:
     """Which candidates are likely lucky draws: judged on fewer than FLUKE_COUNT favoured
     outputs, with some under the other dataset too, and no gain left once their log-ratio is
     shrunk by the Bonferroni z over all M candidates judged (z at 0.05 / M, about 3.9 sigmas
@@ -725,7 +855,7 @@ def flukes(num: np.ndarray, den: np.ndarray, m2: int, scorer: Scorer) -> np.ndar
     rare = (num < FLUKE_COUNT) & (den > 0)
     if not rare.any():
         return rare
-    z = normal_quantile(FLUKE_LEVEL / num.size) / math.sqrt(2)
+    z = normal_quantile(FLUKE_LEVEL / max(num.size, rivals)) / math.sqrt(2)
     strict = Scorer(m2, scorer.n, scorer.a, scorer.claim, shrink=float(special.ndtr(-z)))
     return rare & ~(np.asarray(strict(num, den), dtype=float) > MIN_GAIN)
 
@@ -847,15 +977,10 @@ def _vector_candidates(
     out: list[Candidate] = []
     keys = keys or vector_keys(yx, yy, on)
     columns, blocks = list(keys.columns), list(keys.blocks)
-    for key in keys.sets:
-        family = "histogram" if key.edges is not None else "atoms"
+    for key, grid in keys.ordered():
         streamed = (tallies or {}).get(key) or _local_tally(key, yx, yy)
-        found = keyset_candidates(key, yx, yy, scorer, streamed)
-        out += _tag(found, family)
-        smooth = monotone_log_ratio(key, streamed) if found else None
-        if smooth is not None:
-            found = keyset_candidates(key, yx, yy, scorer, streamed, smooth)
-            out += _tag(found, MONOTONE)
+        for family, order in key_orders(key, streamed, grid).items():
+            out += _tag(keyset_candidates(key, yx, yy, scorer, streamed, order), family)
 
     local: dict[KeyFn, KeyTally] = {}  # tallies of the held outputs, each counted once
 

@@ -4,12 +4,16 @@ Phases, each drawn from streams of its own (so no sample is used twice):
 1. *build*: a capped sample per dataset of each pair, held in memory; the event families
    propose candidates on it (:func:`auditor.engine.select.build`);
 2. *judge*: the rest of the selection sample, streamed in chunks, counts every candidate; the
-   best one or two are chosen (:func:`auditor.engine.select.judge`, :func:`choose`);
+   best one or two are chosen (:func:`auditor.engine.select.judge`, :func:`choose`). For
+   vectors it also tallies the key functions of the key-set families, whose candidates are
+   then judged cross-fitted (:mod:`auditor.engine.crossfit`): built on each sample, counted
+   on the other, and built on both for certification;
 3. *certify*: fresh samples streamed in chunks count the chosen events; the counts are looked
    at on the schedule of :mod:`auditor.engine.schedule`, which also states why stopping early
    (a violation certified, a time limit) keeps every bound valid.
 
-Memory does not grow with the sample count: only the build sample (capped) is ever held.
+Memory does not grow with the sample count: only the build sample (capped) is ever held, and
+key tallies hold at most MAX_KEYS values.
 Chunks run on the executor of :mod:`auditor.engine.executors` and are consumed in chunk order;
 the session saves its progress to a checkpoint (:mod:`auditor.engine.checkpoint`) and resumes
 from one.
@@ -32,13 +36,15 @@ import numpy as np
 from auditor.engine.adapter import Mechanism
 from auditor.engine.checkpoint import Checkpoint
 from auditor.engine.choice import Outcome, choose, simplest
-from auditor.engine.executors import Runner, Tally, Task
+from auditor.engine.crossfit import CROSSED, crossfit
+from auditor.engine.executors import CountTally, Runner, Tally, Task
 from auditor.engine.pairs import Pair
 from auditor.engine.plan import Plan, Probe, family_looks
 from auditor.engine.progress import Progress
 from auditor.engine.schedule import ChunkPlan, look_levels, looks
 from auditor.engine.select import (
     JUDGE_SHRINK,
+    PER_FAMILY,
     Candidate,
     Scorer,
     VectorKeys,
@@ -101,6 +107,9 @@ class Session:
         self.judged: list[list[dict[str, Any] | None]] = [
             [None] * len(pairs) for _ in range(rounds)
         ]
+        # per round, per pair: the key-set families' tallies for cross-fitting: "keys", their
+        # tallies on the building sample ("a") and on the judging sample so far ("b")
+        self.folds: list[list[dict[str, Any] | None]] = [[None] * len(pairs) for _ in range(rounds)]
         self.chosen: list[Candidate] | None = None
         self.cert: dict[str, Any] | None = None
         self.levels = look_levels(len(plan.looks), 1.0 - float(cfg.confidence))
@@ -212,7 +221,22 @@ class Session:
             tallies=tallies,
             keys=keys,
         )
+        folds = None
+        if keys is not None:
+            held = lambda k: merge_tally(
+                merge_tally(None, tally(k, ya), 0, len(ya)), tally(k, yb), 1, 0
+            )
+            fold_a = [(k, g, (tallies or {}).get(k) or held(k)) for k, g in keys.ordered()]
+            fold_a = [x for x in fold_a if not x[2].overflow]
+            if fold_a:
+                folds = {
+                    "keys": tuple(k for k, _, _ in fold_a),
+                    "grids": tuple(g for _, g, _ in fold_a),
+                    "a": [t for _, _, t in fold_a],
+                    "b": [None] * len(fold_a),
+                }
         with self._atomic():
+            self.folds[r][i] = folds
             self.cands[r][i] = [replace(c, pair_index=i) for c in found]
             self.judged[r][i] = {
                 "done": 0,
@@ -260,6 +284,7 @@ class Session:
         looks so that workers count only what is still alive."""
         plan, state = self.plan.rounds[r].judge, self.judged[r][i]
         cands = self.cands[r][i] or []
+        folds = self.folds[r][i]
         total = 2 * plan.count
         if not cands or state["early"] or state["done"] >= total:  # type: ignore[index]
             if not cands:
@@ -280,14 +305,23 @@ class Session:
             end = 2 * next((t for t in screens if 2 * t > start), plan.count)
             alive = np.flatnonzero(state["alive"])  # type: ignore[index]
             live = [cands[k] for k in alive]
-            events = tuple(c.event for c in live)
+            events: Any = tuple(c.event for c in live)
+            if folds is not None:  # the judging sample is tallied too, for cross-fitting
+                events = CountTally(events, folds["keys"])
             tasks = (self._task(phase, i, g % 2, plan, g // 2) for g in range(start, end))
-            for g, (shape, counts) in enumerate(
+            for g, (shape, got) in enumerate(
                 self.runner.results(self.mech, events, self.datas, tasks), start
             ):
                 self._check(shape, i, g % 2)
+                counts, parts = got if folds is not None else (got, None)
                 with self._atomic():  # the count, the progress and the rules on them together
                     state["counts"][alive, g % 2] += counts  # type: ignore[index]
+                    if parts is not None:
+                        size = plan.size(g // 2)
+                        folds["b"] = [  # type: ignore[index]
+                            merge_tally(t, part, g % 2, size)
+                            for t, part in zip(folds["b"], parts)  # type: ignore[index]
+                        ]
                     state["done"] = g + 1  # type: ignore[index]
                     t = (g + 1) // 2
                     if g % 2 and t in stops:
@@ -324,17 +358,51 @@ class Session:
         return any(j is not None and j.get("early") for rnd in self.judged for j in rnd)
 
     def _judged(self, r: int) -> list[Candidate]:
-        """Round r's candidates re-scored on their judging counts, best rank first."""
+        """Round r's candidates re-scored on their judging counts, best rank first. Key-set
+        candidates whose tallies are at hand are replaced by their cross-fitted versions
+        (:mod:`auditor.engine.crossfit`), judged on the building and judging samples both."""
         rnd = self.plan.rounds[r]
         scorer = Scorer(rnd.build.n, self.plan.certify.n, self.cfg.alpha_per_bound, self.cfg.claim)
         out: list[Candidate] = []
-        for cs, state in zip(self.cands[r], self.judged[r]):
+        for i, (cs, state) in enumerate(zip(self.cands[r], self.judged[r])):
             if cs and state is not None and state["done"] > 0:
                 alive = np.flatnonzero(state["alive"])  # those dropped were counted on fewer
                 m2 = rnd.judge.end(state["done"] // 2)
-                out += judge([cs[k] for k in alive], state["counts"][alive], m2, scorer)
+                xc, xcounts, xm, crossed = self._crossfit(r, i, scorer)
+                rest = [
+                    k
+                    for k in alive
+                    if not (
+                        cs[k].family in CROSSED and getattr(cs[k].event, "key", None) in crossed
+                    )
+                ]
+                rivals = len(rest) + len(xc)
+                out += judge([cs[k] for k in rest], state["counts"][rest], m2, scorer, rivals)
+                if xc:
+                    xc = [replace(c, pair_index=i) for c in xc]
+                    out += judge(xc, xcounts, xm, scorer, rivals)
         out.sort(key=lambda c: -c.rank)
         return out
+
+    def _crossfit(self, r: int, i: int, scorer: Scorer) -> tuple:
+        """Pair i's cross-fitted key-set candidates in round r (:func:`crossfit`), once its
+        judging sample has as many outputs of both datasets; none before."""
+        folds, state = self.folds[r][i], self.judged[r][i]
+        none = ([], np.zeros((0, 2), dtype=np.int64), 0, [])
+        if folds is None or state is None or state["done"] % 2 or None in folds["b"]:
+            return none
+        cached = folds.get("crossed")
+        if cached is None or cached[0] != state["done"]:
+            found = crossfit(
+                list(folds["keys"]),
+                folds["a"],
+                folds["b"],
+                scorer,
+                4 * PER_FAMILY,
+                list(folds["grids"]),
+            )
+            folds["crossed"] = cached = (state["done"], found)
+        return cached[1]
 
     def _alive(self, r: int) -> list[int]:
         """The pairs in round r: all in the first; then the best judged of the round before

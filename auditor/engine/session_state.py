@@ -4,6 +4,7 @@ The functions take the :class:`~auditor.engine.session.Session` as ``self``."""
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,8 @@ from auditor.engine.checkpoint import (
     counts_from_state,
     counts_state,
 )
+from auditor.engine.events import KeyFn, event_from_state, event_state
+from auditor.engine.select import KeyTally
 from proofs.errors import InputError
 
 __all__ = ["restore_session", "session_state"]
@@ -48,9 +51,71 @@ def session_state(self) -> dict[str, Any]:
             ]
             for rnd in self.judged
         ],
+        "folds": [[None if f is None else _folds_state(f) for f in rnd] for rnd in self.folds],
         "chosen": None if self.chosen is None else [candidate_state(c) for c in self.chosen],
         "certify": cert,
     }
+
+
+def _array_state(a: np.ndarray) -> dict[str, Any]:
+    """An array, exactly and compactly: its dtype, shape and bytes (base64)."""
+    a = np.ascontiguousarray(a)
+    return {"dtype": a.dtype.str, "shape": list(a.shape), "data": base64.b64encode(a).decode()}
+
+
+def _array_from_state(d: dict[str, Any]) -> np.ndarray:
+    dtype = np.dtype(d["dtype"])
+    if dtype.kind not in "biuf":
+        raise ValueError(f"an array of dtype {dtype} in a tally")
+    raw = base64.b64decode(d["data"], validate=True)
+    return np.frombuffer(raw, dtype=dtype).reshape(tuple(int(x) for x in d["shape"])).copy()
+
+
+def _tally_state(t: KeyTally | None) -> dict[str, Any] | None:
+    if t is None:
+        return None
+    return {
+        "keys": _array_state(t.keys),
+        "counts": _array_state(t.counts),
+        "rows": _array_state(t.rows),
+        "m": int(t.m),
+        "overflow": bool(t.overflow),
+    }
+
+
+def _tally_from_state(d: dict[str, Any] | None) -> KeyTally | None:
+    if d is None:
+        return None
+    keys, counts, rows = (_array_from_state(d[k]) for k in ("keys", "counts", "rows"))
+    n = keys.shape[0] if keys.ndim == 1 else -1
+    if counts.shape != (n, 2) or rows.shape[:1] != (n,) or (counts < 0).any() or int(d["m"]) < 0:
+        raise ValueError("a tally's keys, counts and rows do not match")
+    return KeyTally(keys, counts.astype(np.int64), rows, int(d["m"]), bool(d["overflow"]))
+
+
+def _folds_state(f: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "keys": [event_state(k) for k in f["keys"]],
+        "grids": [bool(g) for g in f["grids"]],
+        "a": [_tally_state(t) for t in f["a"]],
+        "b": [_tally_state(t) for t in f["b"]],
+    }
+
+
+def _folds_from_state(d: dict[str, Any] | None) -> dict[str, Any] | None:
+    if d is None:
+        return None
+    keys = tuple(event_from_state(k) for k in d["keys"])
+    grids = tuple(d["grids"])
+    a = [_tally_from_state(t) for t in d["a"]]
+    b = [_tally_from_state(t) for t in d["b"]]
+    if not all(isinstance(k, KeyFn) for k in keys) or not len(keys) == len(grids) == len(a) == len(
+        b
+    ):
+        raise ValueError("folds must hold one tally of each key per sample")
+    if any(t is None for t in a) or not all(isinstance(g, bool) for g in grids):
+        raise ValueError("folds need the building sample's tallies")
+    return {"keys": keys, "grids": grids, "a": a, "b": b}
 
 
 def restore_session(self, st: dict[str, Any]) -> None:
@@ -74,8 +139,18 @@ def restore_session(self, st: dict[str, Any]) -> None:
             ]
             for r, rnd in enumerate(st["judged"])
         ]
+        folds = st.get("folds")  # a checkpoint from before cross-fitting: none
+        self.folds = (
+            [[None] * len(self.pairs) for _ in self.plan.rounds]
+            if folds is None
+            else [[_folds_from_state(f) for f in rnd] for rnd in folds]
+        )
         shape = (len(self.plan.rounds), len(self.pairs))
-        for name, rows in (("candidates", self.cands), ("judged", self.judged)):
+        for name, rows in (
+            ("candidates", self.cands),
+            ("judged", self.judged),
+            ("folds", self.folds),
+        ):
             if (len(rows), *{len(row) for row in rows}) != shape:
                 raise ValueError(f"{name} must hold {shape[1]} pairs in each of {shape[0]} rounds")
         self.chosen = (

@@ -1,0 +1,211 @@
+"""Cross-fitted judging of key-set events (auditor/engine/crossfit.py): each recipe is built on
+one sample and counted on the other, both ways, and the event certified is built on both."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from auditor import audit
+from auditor.engine.claims import PointClaim
+from auditor.engine.crossfit import add_tallies, count_keys, crossfit
+from auditor.engine.events import KeyFn, KeySet
+from auditor.engine.select import (
+    MAX_KEYS,
+    MONOTONE,
+    KeyTally,
+    Scorer,
+    keyset_recipes,
+    merge_tally,
+    monotone_log_ratio,
+    tally,
+)
+
+KEY = KeyFn((0, 1), ((), (-1.0, 0.0, 1.0, 2.0)))  # a flag and a binned value: a histogram
+
+
+def _sample(shift: float, size: int, rng) -> np.ndarray:
+    flag = rng.integers(0, 3, size)
+    value = rng.laplace(shift * (flag == 1), 1.0, size)
+    return np.stack([flag, value], 1).astype(float)
+
+
+def _tally(key: KeyFn, size: int, seed: int) -> KeyTally:
+    rng = np.random.default_rng(seed)
+    t = merge_tally(None, tally(key, _sample(0.0, size, rng)), 0, size)
+    return merge_tally(t, tally(key, _sample(0.6, size, rng)), 1, size)
+
+
+SCORER = Scorer(20_000, 100_000, 0.025, PointClaim(0.1, 0.0))
+
+
+def test_two_tallies_add_up_cell_by_cell():
+    a, b = _tally(KEY, 20_000, 1), _tally(KEY, 30_000, 2)
+    both = add_tallies(a, b)
+    assert both.m == 50_000 and not both.overflow
+    for k, c in zip(both.keys.tolist(), both.counts.tolist()):
+        want = np.zeros(2, dtype=np.int64)
+        for t in (a, b):
+            want += t.counts[t.keys == k].sum(axis=0)
+        assert c == want.tolist()
+    assert both.counts.sum(axis=0).tolist() == [50_000, 50_000]
+
+
+def test_a_key_set_is_counted_on_a_tally_as_on_the_outputs():
+    rng = np.random.default_rng(3)
+    ya, yb = _sample(0.0, 5000, rng), _sample(0.6, 5000, rng)
+    t = merge_tally(merge_tally(None, tally(KEY, ya), 0, 5000), tally(KEY, yb), 1, 5000)
+    ev = KeySet(KEY, tuple(t.keys[::2].tolist()), ("",) * len(t.keys[::2]))
+    assert count_keys(ev, t).tolist() == [int(ev.contains(ya).sum()), int(ev.contains(yb).sum())]
+
+
+def test_each_recipe_is_built_on_one_fold_counted_on_the_other_and_refit_on_both():
+    a, b = _tally(KEY, 20_000, 4), _tally(KEY, 20_000, 5)
+    cands, counts, m, done = crossfit([KEY], [a], [b], SCORER, keep=1000)
+    assert m == 40_000 and done == [KEY] and len(cands) == counts.shape[0] > 10
+    both = add_tallies(a, b)
+    families = {c.family for c in cands}
+    assert families == {"histogram", MONOTONE}
+    for family in families:
+        folds = {1: a, 2: b, 3: both}
+        built = {
+            name: dict(
+                keyset_recipes(
+                    KEY, t, SCORER, None if family == "histogram" else monotone_log_ratio(KEY, t)
+                )
+            )
+            for name, t in folds.items()
+        }
+        mine = [(c, n) for c, n in zip(cands, counts) if c.family == family]
+        assert mine
+        for c, n in mine:
+            recipe = next(r for r, x in built[3].items() if x.event == c.event)
+            assert c.forward == recipe[0]
+            want = count_keys(built[1][recipe].event, b) + count_keys(built[2][recipe].event, a)
+            assert n.tolist() == want.tolist()
+
+
+def test_each_family_keeps_its_best_by_the_refit_prediction():
+    a, b = _tally(KEY, 20_000, 6), _tally(KEY, 20_000, 7)
+    every, _, _, _ = crossfit([KEY], [a], [b], SCORER, keep=1000)
+    few, _, _, _ = crossfit([KEY], [a], [b], SCORER, keep=3)
+    for family in ("histogram", MONOTONE):
+        ranked = sorted((c.predicted for c in every if c.family == family), reverse=True)
+        assert sorted((c.predicted for c in few if c.family == family), reverse=True) == ranked[:3]
+
+
+def test_a_key_that_overflowed_or_was_not_judged_is_not_crossed():
+    a, b = _tally(KEY, 20_000, 8), _tally(KEY, 20_000, 9)
+    over = KeyTally(b.keys[:0], b.counts[:0], b.rows[:0], b.m, overflow=True)
+    empty = KeyTally(b.keys[:0], b.counts[:0], b.rows[:0], 0)
+    for fold_b in (over, empty):
+        cands, counts, _, done = crossfit([KEY], [a], [fold_b], SCORER, keep=24)
+        assert cands == [] and counts.shape == (0, 2) and done == []
+
+
+def test_adding_tallies_past_the_key_limit_overflows():
+    size = MAX_KEYS // 2 + 10
+    one = lambda lo: KeyTally(
+        np.arange(lo, lo + size, dtype=np.uint64),
+        np.ones((size, 2), dtype=np.int64),
+        np.zeros((size, 1)),
+        size,
+    )
+    assert add_tallies(one(0), one(size)).overflow
+    assert not add_tallies(one(0), one(0)).overflow
+
+
+def _pattern_vector(data, size, rng):
+    """First of 4 noisy queries above a noisy threshold, and its noisy answer (a sparse vector
+    that reveals its answer)."""
+    q = np.asarray(data, float)
+    noisy = q + rng.laplace(0, 4.0, (size, 4))
+    above = noisy >= 1.0 + rng.laplace(0, 2.0, (size, 1))
+    first = np.where(above.any(1), np.argmax(above, 1), 4)
+    flags = (np.arange(4) == first[:, None]).astype(float)
+    value = np.where(first < 4, noisy[np.arange(size), np.minimum(first, 3)], 0.0)
+    return np.round(np.column_stack([flags, value]), 3)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_an_audit_certifies_the_crossed_event_and_resumes_to_it(tmp_path, monkeypatch, seed):
+    """A sparse-vector-like mechanism: its key-set candidates are judged cross-fitted (their
+    counts on twice the judging outputs), and an interrupt in its judging resumes to the same
+    result."""
+    from auditor.engine import session
+    from tests.auditor.engine.test_scale import _interrupt_then_resume
+
+    seen = []
+    real = session.crossfit
+
+    def spy(keys, a, b, scorer, keep, grids):
+        out = real(keys, a, b, scorer, keep, grids)
+        seen.append((out[2], a[0].m, b[0].m if b[0] is not None else 0, len(out[0])))
+        return out
+
+    monkeypatch.setattr(session, "crossfit", spy)
+    pairs = [((1, 1, 1, 1), (2, 2, 0, 0))]
+    kw = dict(epsilon=0.5, samples=200_000, seed=seed, workers=1, early_stop=False)
+    plain = audit(_pattern_vector, pairs, **kw)
+    assert seen and all(m == ma + mb and ma > 0 and mb > 0 and k > 0 for m, ma, mb, k in seen)
+    monkeypatch.setattr(session, "crossfit", real)
+    _interrupt_then_resume(monkeypatch, tmp_path, 12, _pattern_vector, pairs, kw)
+    assert plain.epsilon_lower_bound >= 0
+
+
+def test_the_grid_cells_weigh_what_the_naive_bayes_score_gives_their_outputs():
+    """The naive-Bayes grid's cell order is the naive-Bayes score itself: each column's
+    margin of the grid's tally is that column's own tally, so the weights are the same."""
+    from auditor.engine.scores import naive_bayes
+    from auditor.engine.select import FAMILIES, _local_tally, column_keys, grid_key, grid_log_ratio
+
+    rng = np.random.default_rng(12)
+    yx = np.asarray(_pattern_vector((1, 1, 1, 1), 40_000, rng), float)
+    yy = np.asarray(_pattern_vector((2, 2, 0, 0), 40_000, rng), float)
+    grid = grid_key(yx, yy, set(FAMILIES))
+    assert grid is not None and grid.cols == (0, 1, 2, 3, 4)
+    counted = _local_tally(grid, yx, yy)
+    cols = column_keys(yx, yy, set(FAMILIES))
+    nb = naive_bayes(cols, [_local_tally(k, yx, yy) for k in cols])
+    assert nb is not None
+    assert np.allclose(grid_log_ratio(grid, counted), nb(counted.rows), atol=1e-6)
+
+
+def test_no_grid_for_many_real_columns():
+    from auditor.engine.select import FAMILIES, grid_key
+
+    rng = np.random.default_rng(13)
+    y = rng.laplace(0, 1, (20_000, 12))
+    assert grid_key(y, y + 0.1, set(FAMILIES)) is None
+    assert grid_key(y, y, {"atoms"}) is None  # naive Bayes off
+
+
+def test_a_checkpoint_holds_the_tallies_exactly_and_refuses_a_bad_one(tmp_path):
+    """The key tallies of both samples survive a checkpoint bit for bit (a resumed audit
+    cross-fits on exactly the uninterrupted one's), and a tally that does not hold together
+    is refused as a corrupt checkpoint."""
+    import hashlib
+    import json
+
+    from auditor.engine import session_state
+    from proofs.errors import InputError
+
+    t = _tally(KEY, 5000, 14)
+    back = session_state._tally_from_state(json.loads(json.dumps(session_state._tally_state(t))))
+    for name in ("keys", "counts", "rows"):
+        a, b = getattr(t, name), getattr(back, name)
+        assert a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
+    assert (back.m, back.overflow) == (t.m, t.overflow)
+
+    ck = tmp_path / "f.ckpt"
+    pairs = [((1, 1, 1, 1), (2, 2, 0, 0))]
+    kw = dict(epsilon=0.5, samples=100_000, seed=3, workers=1, checkpoint=ck)
+    audit(_pattern_vector, pairs, **kw)
+    doc = json.loads(ck.read_text())
+    fold = next(f for rnd in doc["state"]["folds"] for f in rnd if f is not None)
+    fold["a"][0]["counts"] = session_state._array_state(np.zeros((1, 2), dtype=np.int64))
+    text = json.dumps([doc["identity"], doc["state"]], sort_keys=True)  # past the digest
+    doc["digest"] = hashlib.sha256(text.encode()).hexdigest()
+    ck.write_text(json.dumps(doc))
+    with pytest.raises(InputError, match=r"corrupt.*tally"):
+        audit(_pattern_vector, pairs, **kw)
