@@ -1,13 +1,19 @@
 """Cross-fitted judging of key-set events.
 
-A key-set event (atoms, a likelihood-ordered histogram) is built from a tally of key values
-and judged by its counts on fresh outputs. When the judging outputs are tallied too, the two
+A key-set event (a set of cells of a key function) is built from a tally of key values and
+judged by its counts on fresh outputs. When the judging outputs are tallied too, the two
 samples can swap roles: each recipe (:func:`auditor.engine.select.keyset_recipes`: a prefix
 mass or a best atom, in one direction, in one order of the cells) is built on one sample and
 counted on the other, both ways. Its judged counts then come from both samples, twice the
 outputs, so the judge's pick among hundreds of candidates is far less noisy, and the event
 that goes on to certification is the recipe built on both samples together: its cells are
 ordered on twice the outputs too.
+
+The counts value the recipe built on half the outputs, not the event certified: where the
+cells' order is stable on half the outputs (the naive-Bayes grid, ordered by a score of a
+few dozen pooled weights) the two agree, but where it rests on a few rare cells of similar
+ratios (a sparse vector's output patterns) the recipe's counts mix cells of both orders and
+undervalue it. The engine cross-fits the naive-Bayes grid only (:mod:`auditor.engine.session`).
 
 Everything here is selection: the certified bound is computed on fresh outputs, whatever was
 built or judged on these (the select/certify split is untouched).
@@ -22,8 +28,6 @@ import numpy as np
 from auditor.engine.events import KeyFn, KeySet
 from auditor.engine.select import (
     MAX_KEYS,
-    MONOTONE,
-    NB_CELLS,
     Candidate,
     KeyTally,
     Scorer,
@@ -32,10 +36,7 @@ from auditor.engine.select import (
     labelled,
 )
 
-__all__ = ["CROSSED", "add_tallies", "count_keys", "crossfit"]
-
-# the families whose candidates are cross-fitted when their tallies are at hand
-CROSSED = frozenset({"atoms", "histogram", MONOTONE, NB_CELLS})
+__all__ = ["add_tallies", "count_keys", "crossfit"]
 
 
 def add_tallies(t1: KeyTally, t2: KeyTally) -> KeyTally:
@@ -81,7 +82,8 @@ def crossfit(
     ``fold_a``. Each family keeps its ``keep`` best by the prediction of the events built on
     both tallies (as :func:`auditor.engine.select.build` keeps the best of each family), and
     a recipe one of the folds cannot build (too few outputs for the key) is left out. A key
-    whose values overflowed either tally is not cross-fitted.
+    whose values overflowed either tally, or both together, is not cross-fitted (its
+    candidates are judged as they were built).
     """
     found: dict[str, list[tuple[Candidate, np.ndarray]]] = {}
     done: list[KeyFn] = []
@@ -90,9 +92,12 @@ def crossfit(
     for key, fold_a, fold_b, grid in zip(keys, folds_a, folds_b, grids or [False] * len(keys)):
         if fold_a.overflow or fold_b.overflow or fold_a.m <= 0 or fold_b.m <= 0:
             continue
+        together = add_tallies(fold_a, fold_b)
+        if together.overflow:  # too many values for a key-set event built on both
+            continue
         m = fold_a.m + fold_b.m
         done.append(key)
-        both[key] = add_tallies(fold_a, fold_b)
+        both[key] = together
         for family, pairs in _crossed(key, fold_a, fold_b, both[key], scorer, grid).items():
             found.setdefault(family, []).extend(pairs)
     cands: list[Candidate] = []

@@ -103,6 +103,22 @@ def test_a_key_that_overflowed_or_was_not_judged_is_not_crossed():
         assert cands == [] and counts.shape == (0, 2) and done == []
 
 
+def test_a_key_whose_two_tallies_overflow_together_is_not_crossed():
+    """Each fold under the key limit, their union over it: no event could be built on both,
+    so the key keeps its own candidates (it is not reported as cross-fitted)."""
+    size = MAX_KEYS // 2 + 10
+    rng = np.random.default_rng(15)
+    one = lambda lo: KeyTally(
+        np.arange(lo, lo + size, dtype=np.uint64),
+        rng.integers(1, 5, (size, 2)),
+        np.zeros((size, 1)),
+        200_000,
+    )
+    key = KeyFn((0,))
+    cands, counts, _, done = crossfit([key], [one(0)], [one(size)], SCORER, keep=24)
+    assert cands == [] and counts.shape == (0, 2) and done == []
+
+
 def test_adding_tallies_past_the_key_limit_overflows():
     size = MAX_KEYS // 2 + 10
     one = lambda lo: KeyTally(
