@@ -57,6 +57,7 @@ __all__ = [
     "column_keys",
     "judge",
     "key_functions",
+    "local_tally",
     "merge_tally",
     "oriented",
     "survivors",
@@ -297,7 +298,7 @@ def merge_tally(t: KeyTally | None, part: tuple, side: int, size: int) -> KeyTal
     return KeyTally(keys, merged, np.concatenate([t.rows, rows])[first], m)
 
 
-def _local_tally(key: KeyFn, yx: np.ndarray, yy: np.ndarray) -> KeyTally:
+def local_tally(key: KeyFn, yx: np.ndarray, yy: np.ndarray) -> KeyTally:
     return merge_tally(merge_tally(None, tally(key, yx), 0, yx.shape[0]), tally(key, yy), 1, 0)
 
 
@@ -376,7 +377,7 @@ def keyset_candidates(
     judging sample (nested sets: a mild selection).
     """
     if counted is None:
-        counted = _local_tally(key, yx, yy)
+        counted = local_tally(key, yx, yy)
     seen: set[tuple] = set()
     out = []
     for recipe, c in keyset_recipes(key, counted, scorer, log_ratio):
@@ -978,7 +979,7 @@ def _vector_candidates(
     keys = keys or vector_keys(yx, yy, on)
     columns, blocks = list(keys.columns), list(keys.blocks)
     for key, grid in keys.ordered():
-        streamed = (tallies or {}).get(key) or _local_tally(key, yx, yy)
+        streamed = (tallies or {}).get(key) or local_tally(key, yx, yy)
         for family, order in key_orders(key, streamed, grid).items():
             out += _tag(keyset_candidates(key, yx, yy, scorer, streamed, order), family)
 
@@ -989,7 +990,7 @@ def _vector_candidates(
         for k in keys:
             t = (tallies or {}).get(k)
             if t is None:
-                t = local.get(k) or local.setdefault(k, _local_tally(k, yx, yy))
+                t = local.get(k) or local.setdefault(k, local_tally(k, yx, yy))
             out.append(t)
         return out
 

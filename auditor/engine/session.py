@@ -51,10 +51,10 @@ from auditor.engine.select import (
     VectorKeys,
     build,
     judge,
+    local_tally,
     merge_tally,
     oriented,
     survivors,
-    tally,
     vector_keys,
 )
 from auditor.engine.session_state import restore_session, session_state
@@ -225,14 +225,15 @@ class Session:
         )
         folds = None
         if keys is not None:
-            held = lambda k: merge_tally(
-                merge_tally(None, tally(k, ya), 0, len(ya)), tally(k, yb), 1, 0
-            )
             # only the naive-Bayes grid's cells are cross-fitted: with the atoms' and the
             # histogram's too, SVT1 at 1e6 (seed 2026) certified the wrong pair's common
             # pattern, expected bound 0.033 against 0.053, its few rare patterns' order being
             # unstable on half the outputs; NumericalSVT's and SVT3's were no better
-            fold_a = [(k, g, (tallies or {}).get(k) or held(k)) for k, g in keys.ordered() if g]
+            fold_a = [
+                (k, g, (tallies or {}).get(k) or local_tally(k, ya, yb))
+                for k, g in keys.ordered()
+                if g
+            ]
             fold_a = [x for x in fold_a if not x[2].overflow]
             if fold_a:
                 folds = {
@@ -267,10 +268,7 @@ class Session:
         keys = fixed.all() if fixed is not None and plan.n else []
         if not keys:
             return None
-        tallies = {
-            k: merge_tally(merge_tally(None, tally(k, ya), 0, len(ya)), tally(k, yb), 1, 0)
-            for k in keys
-        }
+        tallies = {k: local_tally(k, ya, yb) for k in keys}
         phase = self._phase(KEYS, r)
         tasks = [self._task(phase, i, s, plan, j) for j in range(plan.count) for s in (0, 1)]
         work = Tally(tuple(keys))

@@ -22,9 +22,9 @@ from auditor.engine.select import (
     _column_edges,
     _cuts,
     _given,
-    _local_tally,
     block_keys,
     column_keys,
+    local_tally,
 )
 
 
@@ -108,7 +108,7 @@ def test_a_blocks_weight_is_its_joint_ratio_not_the_product_of_its_columns():
     sample = _echoed_flags(eps)
     yx, yy = sample(0, 200_000, rng), sample(1, 200_000, rng)
     keys = block_keys(yx, yy, set(FAMILIES))
-    bb = block_bayes(keys, [_local_tally(k, yx, yy) for k in keys])
+    bb = block_bayes(keys, [local_tally(k, yx, yy) for k in keys])
     assert bb is not None
     for k, cells, weights in zip(bb.keys, bb.cells, bb.weights):
         w = dict(zip(cells, weights))
@@ -187,7 +187,7 @@ def test_answers_weighed_given_their_flags_do_not_count_the_flags_again():
     yx, yy = sample(0, 200_000, rng), sample(1, 200_000, rng)
     both = np.concatenate([yx, yy])
     key = KeyFn((1,), (_column_edges(both, {0}, 1),))
-    counted = _local_tally(key, yx, yy)
+    counted = local_tally(key, yx, yy)
     given = naive_bayes([key], [counted], frozenset({1})).weights[0]
     plain = naive_bayes([key], [counted]).weights[0]
     k = mode_bin(key.edges[0])
@@ -230,8 +230,8 @@ def test_rare_patterns_lean_on_their_flags_ratios_fitted_to_the_block():
         rng = np.random.default_rng(seed)
         yx = np.where(rng.random((1_000, k)) < p, 1.0, 0.0)
         yy = np.where(rng.random((1_000, k)) < p, 0.0, 1.0)
-        counted = _local_tally(key, yx, yy)
-        nb = naive_bayes(flags, [_local_tally(f, yx, yy) for f in flags])
+        counted = local_tally(key, yx, yy)
+        nb = naive_bayes(flags, [local_tally(f, yx, yy) for f in flags])
         exact = eps * (2 * counted.rows.sum(1) - k)
         err = []
         for priors in (None, [nb]):
@@ -243,8 +243,8 @@ def test_rare_patterns_lean_on_their_flags_ratios_fitted_to_the_block():
     yx, yy = sample(0, 200_000, rng), sample(1, 200_000, rng)
     key = KeyFn((0, 1))
     flags = [KeyFn((j,), ((0.5,),)) for j in range(2)]
-    nb = naive_bayes(flags, [_local_tally(f, yx, yy) for f in flags])
-    bb = block_bayes([key], [_local_tally(key, yx, yy)], priors=[nb])
+    nb = naive_bayes(flags, [local_tally(f, yx, yy) for f in flags])
+    bb = block_bayes([key], [local_tally(key, yx, yy)], priors=[nb])
     w = dict(zip(bb.cells[0], bb.weights[0]))
     for a, b in [(0, 0), (0, 1), (1, 0), (1, 1)]:
         cell = int(key(np.array([[a, b]], dtype=float))[0])

@@ -173,16 +173,16 @@ def test_the_grid_cells_weigh_what_the_naive_bayes_score_gives_their_outputs():
     """The naive-Bayes grid's cell order is the naive-Bayes score itself: each column's
     margin of the grid's tally is that column's own tally, so the weights are the same."""
     from auditor.engine.scores import naive_bayes
-    from auditor.engine.select import FAMILIES, _local_tally, column_keys, grid_key, grid_log_ratio
+    from auditor.engine.select import FAMILIES, column_keys, grid_key, grid_log_ratio, local_tally
 
     rng = np.random.default_rng(12)
     yx = np.asarray(_pattern_vector((1, 1, 1, 1), 40_000, rng), float)
     yy = np.asarray(_pattern_vector((2, 2, 0, 0), 40_000, rng), float)
     grid = grid_key(yx, yy, set(FAMILIES))
     assert grid is not None and grid.cols == (0, 1, 2, 3, 4)
-    counted = _local_tally(grid, yx, yy)
+    counted = local_tally(grid, yx, yy)
     cols = column_keys(yx, yy, set(FAMILIES))
-    nb = naive_bayes(cols, [_local_tally(k, yx, yy) for k in cols])
+    nb = naive_bayes(cols, [local_tally(k, yx, yy) for k in cols])
     assert nb is not None
     assert np.allclose(grid_log_ratio(grid, counted), nb(counted.rows), atol=1e-6)
 

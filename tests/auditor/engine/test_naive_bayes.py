@@ -9,7 +9,7 @@ import pytest
 from auditor import audit
 from auditor.engine.events import NaiveBayes, ScoreInterval, event_from_state, event_state
 from auditor.engine.scores import _bin_counts, naive_bayes, tree_weights
-from auditor.engine.select import FAMILIES, _local_tally, column_keys, key_functions
+from auditor.engine.select import FAMILIES, column_keys, key_functions, local_tally
 
 
 def _side_by_side(eps: float, k: int = 4):
@@ -42,7 +42,7 @@ def test_bin_counts_from_a_tally_match_a_direct_count():
     keys = column_keys(yx, yy, set(FAMILIES))
     assert [k.cols for k in keys] == [(0,), (1,), (2,)]
     key = keys[1]
-    cx, cy = _bin_counts(key, _local_tally(key, yx, yy))
+    cx, cy = _bin_counts(key, local_tally(key, yx, yy))
     edges = np.asarray(key.edges[0])
     want_x = np.bincount(np.searchsorted(edges, yx[:, 1], side="right"), minlength=edges.size + 1)
     want_y = np.bincount(np.searchsorted(edges, yy[:, 1], side="right"), minlength=edges.size + 1)
@@ -67,7 +67,7 @@ def test_weights_follow_the_informative_column_and_shrink_the_others():
     yx = np.stack([rng.random(n) < 0.6, rng.random(n) < 0.5], 1).astype(float)
     yy = np.stack([rng.random(n) < 0.4, rng.random(n) < 0.5], 1).astype(float)
     keys = column_keys(yx, yy, set(FAMILIES))
-    nb = naive_bayes(keys, [_local_tally(k, yx, yy) for k in keys])
+    nb = naive_bayes(keys, [local_tally(k, yx, yy) for k in keys])
     assert nb is not None
     w = dict(zip(nb.cols, nb.weights))
     # column 0: bit 1 has ratio 0.6/0.4, bit 0 has 0.4/0.6
