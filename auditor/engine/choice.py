@@ -99,6 +99,7 @@ LEARNED_FAMILIES = (
     "naive_bayes",
     "naive_bayes tails",
     "naive_bayes cells",
+    "blocks cells",
     "blocks",
     "blocks tails",
     "count tails",

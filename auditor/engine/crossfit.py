@@ -68,12 +68,13 @@ def crossfit(
     folds_b: list[KeyTally],
     scorer: Scorer,
     keep: int,
-    grids: list[bool] | None = None,
+    grids: list[bool | tuple[KeyFn, ...]] | None = None,
 ) -> tuple[list[Candidate], np.ndarray, int, list[KeyFn]]:
     """The cross-fitted candidates of key functions from two independent tallies of each
     (``folds_a``: the building sample's, ``folds_b``: the judging sample's, as many outputs
-    per dataset in every key's tally); ``grids`` says which key is the naive-Bayes grid
-    (:func:`auditor.engine.select.key_orders`).
+    per dataset in every key's tally); ``grids`` says how each key's cells are ordered: a
+    grid's by its score (True: the naive-Bayes grid; a flag grid: its blocks), others by
+    their own ratios (:func:`auditor.engine.select.key_orders`).
 
     Returns (candidates, their counts (K, 2) under the pair's first and second dataset, the
     outputs per dataset those counts are on, the key functions cross-fitted). A candidate's
@@ -115,7 +116,12 @@ def crossfit(
 
 
 def _crossed(
-    key: KeyFn, fold_a: KeyTally, fold_b: KeyTally, both: KeyTally, scorer: Scorer, grid: bool
+    key: KeyFn,
+    fold_a: KeyTally,
+    fold_b: KeyTally,
+    both: KeyTally,
+    scorer: Scorer,
+    grid: bool | tuple[KeyFn, ...],
 ) -> dict[str, list[tuple[Candidate, np.ndarray]]]:
     """One key's cross-fitted candidates (not labelled yet) and their counts, by family."""
     folds = {"a": fold_a, "b": fold_b, "ab": both}

@@ -22,6 +22,7 @@ from auditor.engine.events import (
 
 __all__ = [
     "block_bayes",
+    "block_weights",
     "column_blocks",
     "mode_bin",
     "naive_bayes",
@@ -220,21 +221,26 @@ def block_bayes(
     for b, counted in enumerate(tallies):
         if counted is None or counted.overflow or counted.keys.size == 0:
             return None
-        cx, cy = counted.counts[:, 0] + 0.5, counted.counts[:, 1] + 0.5
-        d = np.log(cx / cy) - math.log(cx.sum() / cy.sum())
-        var = 1 / cx + 1 / cy
-        prior = np.zeros(d.size)
         nb = priors[b] if priors else None
-        if nb is not None:
-            p = nb(counted.rows)
-            fit = float(np.sum(p * p / var))
-            if fit > 0:
-                prior = p * max(float(np.sum(d * p / var)) / fit, 0.0)
-        r = d - prior
-        w = prior + r**3 / (r**2 + var)
+        p = nb(counted.rows) if nb is not None else np.zeros(counted.keys.size)
+        w = block_weights(counted.counts[:, 0], counted.counts[:, 1], p)
         cells.append(tuple(int(k) for k in counted.keys.tolist()))
         weights.append(tuple(np.round(w, 9).tolist()))
     return BlockBayes(tuple(keys), tuple(cells), tuple(weights), rest)
+
+
+def block_weights(cx: np.ndarray, cy: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """A block's cell weights (:func:`block_bayes`) from its cells' counts and their
+    naive-Bayes prior ``p`` (zeros: none)."""
+    cx, cy = np.asarray(cx, float) + 0.5, np.asarray(cy, float) + 0.5
+    d = np.log(cx / cy) - math.log(cx.sum() / cy.sum())
+    var = 1 / cx + 1 / cy
+    prior = np.zeros(d.size)
+    fit = float(np.sum(p * p / var))
+    if fit > 0:
+        prior = p * max(float(np.sum(d * p / var)) / fit, 0.0)
+    r = d - prior
+    return prior + r**3 / (r**2 + var)
 
 
 TREE_SHRINK = 1.0  # k: 1 shrinks a difference by half where it equals its standard error

@@ -43,8 +43,8 @@ from auditor.engine.plan import Plan, Probe, family_looks
 from auditor.engine.progress import Progress
 from auditor.engine.schedule import ChunkPlan, look_levels, looks
 from auditor.engine.select import (
+    GRID_FAMILIES,
     JUDGE_SHRINK,
-    NB_CELLS,
     PER_FAMILY,
     Candidate,
     Scorer,
@@ -109,8 +109,9 @@ class Session:
             [None] * len(pairs) for _ in range(rounds)
         ]
         # per round, per pair: the tallies of the keys whose key-set candidates are
-        # cross-fitted: "keys", which is the naive-Bayes grid ("grids"), their tallies on the
-        # building sample ("a") and on the judging sample so far ("b")
+        # cross-fitted: "keys", which is the pair's grid, "grids" how its cells are ordered
+        # (True: naive Bayes; the blocks of a flag grid), their tallies on the building
+        # sample ("a") and on the judging sample so far ("b")
         self.folds: list[list[dict[str, Any] | None]] = [[None] * len(pairs) for _ in range(rounds)]
         self.chosen: list[Candidate] | None = None
         self.cert: dict[str, Any] | None = None
@@ -225,10 +226,10 @@ class Session:
         )
         folds = None
         if keys is not None:
-            # only the naive-Bayes grid's cells are cross-fitted: with the atoms' and the
-            # histogram's too, SVT1 at 1e6 (seed 2026) certified the wrong pair's common
-            # pattern, expected bound 0.033 against 0.053, its few rare patterns' order being
-            # unstable on half the outputs; NumericalSVT's and SVT3's were no better
+            # only a grid's cells are cross-fitted: with the atoms' and the histogram's too,
+            # SVT1 at 1e6 (seed 2026) certified the wrong pair's common pattern, expected
+            # bound 0.033 against 0.053, its few rare patterns' order being unstable on half
+            # the outputs; NumericalSVT's and SVT3's were no better
             fold_a = [
                 (k, g, (tallies or {}).get(k) or local_tally(k, ya, yb))
                 for k, g in keys.ordered()
@@ -378,7 +379,8 @@ class Session:
                     k
                     for k in alive
                     if not (
-                        cs[k].family == NB_CELLS and getattr(cs[k].event, "key", None) in crossed
+                        cs[k].family in GRID_FAMILIES
+                        and getattr(cs[k].event, "key", None) in crossed
                     )
                 ]
                 rivals = len(rest) + len(xc)

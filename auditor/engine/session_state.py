@@ -96,7 +96,7 @@ def _tally_from_state(d: dict[str, Any] | None) -> KeyTally | None:
 def _folds_state(f: dict[str, Any]) -> dict[str, Any]:
     return {
         "keys": [event_state(k) for k in f["keys"]],
-        "grids": [bool(g) for g in f["grids"]],
+        "grids": [g if isinstance(g, bool) else [event_state(k) for k in g] for g in f["grids"]],
         "a": [_tally_state(t) for t in f["a"]],
         "b": [_tally_state(t) for t in f["b"]],
     }
@@ -106,14 +106,18 @@ def _folds_from_state(d: dict[str, Any] | None) -> dict[str, Any] | None:
     if d is None:
         return None
     keys = tuple(event_from_state(k) for k in d["keys"])
-    grids = tuple(d["grids"])
+    grids = tuple(
+        g if isinstance(g, bool) else tuple(event_from_state(k) for k in g) for g in d["grids"]
+    )
     a = [_tally_from_state(t) for t in d["a"]]
     b = [_tally_from_state(t) for t in d["b"]]
     if not all(isinstance(k, KeyFn) for k in keys) or not len(keys) == len(grids) == len(a) == len(
         b
     ):
         raise ValueError("folds must hold one tally of each key per sample")
-    if any(t is None for t in a) or not all(isinstance(g, bool) for g in grids):
+    if any(t is None for t in a) or not all(
+        isinstance(g, bool) or (g and all(isinstance(k, KeyFn) for k in g)) for g in grids
+    ):
         raise ValueError("folds need the building sample's tallies")
     return {"keys": keys, "grids": grids, "a": a, "b": b}
 

@@ -225,3 +225,80 @@ def test_a_checkpoint_holds_the_tallies_exactly_and_refuses_a_bad_one(tmp_path):
     ck.write_text(json.dumps(doc))
     with pytest.raises(InputError, match=r"corrupt.*tally"):
         audit(_pattern_vector, pairs, **kw)
+
+
+def _two_parts(a, b):
+    """Two sparse vectors that reveal their answers, run side by side with independent noise:
+    two blocks of flags (each with its answer), independent of each other."""
+
+    def sample(data, size, rng):
+        return np.column_stack([_pattern_vector(a if data == 0 else b, size, rng) for _ in (0, 1)])
+
+    return sample
+
+
+def _flag_grid_sample(seed: int):
+    from auditor.engine.select import FAMILIES, block_keys
+
+    rng = np.random.default_rng(seed)
+    sample = _two_parts((1, 1, 1, 1), (2, 2, 0, 0))
+    yx, yy = sample(0, 40_000, rng), sample(1, 40_000, rng)
+    return yx, yy, tuple(block_keys(yx, yy, set(FAMILIES)))
+
+
+def test_a_flag_grid_weighs_its_cells_as_the_block_score_weighs_their_patterns():
+    """The flag grid's cell order is the block score of its patterns: each block's tally, and
+    each column's, is a margin of the grid's tally, so the weights are the same."""
+    from auditor.engine.scores import block_bayes, naive_bayes
+    from auditor.engine.select import FAMILIES, block_log_ratio, column_keys, flag_grid
+    from auditor.engine.select import local_tally as local
+
+    yx, yy, blocks = _flag_grid_sample(15)
+    assert [k.cols for k in blocks] == [(0, 1, 2, 3), (5, 6, 7, 8)]
+    grid = flag_grid(yx, yy, blocks)
+    assert grid is not None and grid.cols == (0, 1, 2, 3, 5, 6, 7, 8) and grid.edges is None
+    counted = local(grid, yx, yy)
+    cols = column_keys(yx, yy, set(FAMILIES))
+    priors = []
+    for k in blocks:
+        flags = [c for c in cols if c.cols[0] in k.cols]
+        priors.append(naive_bayes(flags, [local(c, yx, yy) for c in flags]))
+    bb = block_bayes(list(blocks), [local(k, yx, yy) for k in blocks], None, priors)
+    assert bb is not None
+    assert np.allclose(block_log_ratio(grid, counted, blocks), bb(counted.rows), atol=1e-6)
+
+
+def test_the_flag_grid_stands_in_for_a_naive_bayes_grid_that_cannot_be_had():
+    """With no naive-Bayes grid (here naive Bayes is off; on many real columns it has too many
+    cells) and two blocks, the blocks' flag grid is the grid whose cells are cross-fitted,
+    ordered by the block score; one block alone gets none (its patterns are the atoms')."""
+    from auditor.engine.select import BLOCK_CELLS, FAMILIES, flag_grid, key_orders, vector_keys
+    from auditor.engine.select import local_tally as local
+
+    yx, yy, blocks = _flag_grid_sample(16)
+    keys = vector_keys(yx, yy, set(FAMILIES) - {"naive_bayes"})
+    assert keys.grid == flag_grid(yx, yy, blocks) and keys.grid_blocks == blocks
+    assert keys.ordered()[-1] == (keys.grid, blocks)
+    assert list(key_orders(keys.grid, local(keys.grid, yx, yy), blocks)) == [BLOCK_CELLS]
+    assert vector_keys(yx, yy, set(FAMILIES)).grid_blocks == ()  # the naive-Bayes grid is had
+    assert flag_grid(yx, yy, blocks[:1]) is None
+
+
+def test_the_crossed_flag_grid_and_its_blocks_survive_a_checkpoint():
+    import json
+
+    from auditor.engine import session_state
+    from auditor.engine.select import flag_grid
+    from auditor.engine.select import local_tally as local
+
+    yx, yy, blocks = _flag_grid_sample(17)
+    grid = flag_grid(yx, yy, blocks)
+    assert grid is not None
+    folds = {"keys": (grid,), "grids": (blocks,), "a": [local(grid, yx, yy)], "b": [None]}
+    state = json.loads(json.dumps(session_state._folds_state(folds)))
+    back = session_state._folds_from_state(state)
+    assert back["keys"] == (grid,) and back["grids"] == (blocks,) and back["b"] == [None]
+    assert np.array_equal(back["a"][0].counts, folds["a"][0].counts)
+    state["grids"] = [[]]  # a flag grid of no blocks: corrupt
+    with pytest.raises(ValueError, match="tallies"):
+        session_state._folds_from_state(state)
