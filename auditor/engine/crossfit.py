@@ -13,7 +13,8 @@ The counts value the recipe built on half the outputs, not the event certified: 
 cells' order is stable on half the outputs (the naive-Bayes grid, ordered by a score of a
 few dozen pooled weights) the two agree, but where it rests on a few rare cells of similar
 ratios (a sparse vector's output patterns) the recipe's counts mix cells of both orders and
-undervalue it. The engine cross-fits the naive-Bayes grid only (:mod:`auditor.engine.session`).
+undervalue it. The engine cross-fits a pair's grid only, the naive-Bayes grid or a flag
+grid (:mod:`auditor.engine.session`).
 
 Everything here is selection: the certified bound is computed on fresh outputs, whatever was
 built or judged on these (the select/certify split is untouched).

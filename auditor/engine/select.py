@@ -533,11 +533,7 @@ def block_log_ratio(key: KeyFn, counted: KeyTally, blocks: tuple[KeyFn, ...]) ->
         for j in range(cells.shape[1]):
             _, at = np.unique(cells[:, j], return_inverse=True)
             at = at.ravel()
-            size = int(at.max()) + 1
-            w = tree_weights(
-                np.bincount(at, cx, minlength=size) + 0.5, np.bincount(at, cy, minlength=size) + 0.5
-            )
-            prior += w[at]
+            prior += _margin_weights(at, int(at.max()) + 1, cx, cy)[at]
         score += block_weights(cx, cy, prior)[inv]
     return score
 
@@ -582,14 +578,20 @@ def grid_log_ratio(key: KeyFn, counted: KeyTally) -> np.ndarray | None:
     weighed = False
     for j, e in enumerate(key.edges):
         at = np.searchsorted(np.asarray(e), rows[:, j], side="right")
-        size = len(e) + 1
-        w = tree_weights(
-            np.bincount(at, cx, minlength=size) + 0.5, np.bincount(at, cy, minlength=size) + 0.5
-        )
+        w = _margin_weights(at, len(e) + 1, cx, cy)
         if np.max(np.abs(w)) > 1e-9:
             score += w[at]
             weighed = True
     return score if weighed else None
+
+
+def _margin_weights(at: np.ndarray, size: int, cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
+    """One column's naive-Bayes weight of each of its ``size`` bins, from the cells of a joint
+    tally: ``at`` is each cell's bin of the column, ``cx``, ``cy`` the cells' counts; the
+    column's margin is weighed by :func:`tree_weights`, as its own tally would be."""
+    return tree_weights(
+        np.bincount(at, cx, minlength=size) + 0.5, np.bincount(at, cy, minlength=size) + 0.5
+    )
 
 
 def key_orders(

@@ -5,9 +5,9 @@ Phases, each drawn from streams of its own (so no sample is used twice):
    propose candidates on it (:func:`auditor.engine.select.build`);
 2. *judge*: the rest of the selection sample, streamed in chunks, counts every candidate; the
    best one or two are chosen (:func:`auditor.engine.select.judge`, :func:`choose`). For
-   vectors it also tallies the naive-Bayes grid key, whose cells' candidates are then judged
-   cross-fitted (:mod:`auditor.engine.crossfit`): built on each sample, counted on the
-   other, and built on both for certification;
+   vectors it also tallies the pair's grid key (the naive-Bayes grid, or a flag grid), whose
+   cells' candidates are then judged cross-fitted (:mod:`auditor.engine.crossfit`): built on
+   each sample, counted on the other, and built on both for certification;
 3. *certify*: fresh samples streamed in chunks count the chosen events; the counts are looked
    at on the schedule of :mod:`auditor.engine.schedule`, which also states why stopping early
    (a violation certified, a time limit) keeps every bound valid.
