@@ -1,0 +1,177 @@
+"""The expected certified bound of the events an audit chose: its bound apart from the luck of
+its certification draw.
+
+`python -m bench.expected NAME [NAME ...] [--seeds 2026 2027 ...] [--samples 1e6] [--truth 4e6]`
+
+A certified bound mixes two kinds of noise: which events selection chose (what the engine
+decides) and how their certification counts fell (luck that no choice of event removes:
+:mod:`bench.cert_noise` gives its exact law). This diagnostic keeps the first and averages out
+the second, so two versions of the engine can be compared on a few seeds. Each audit runs as
+the bench runs it (every sample, one look at the end); the events it certifies, their number
+K, the certification size n and the level of each one-sided bound are recorded. Each event is
+then counted on ``truth`` fresh outputs per dataset of its input pair, and ``sims``
+certifications are simulated with those probabilities: binomial counts on n samples per
+dataset, the certified epsilon of their exact Clopper-Pearson bounds at the audit's level, the
+largest over the K events, floored at 0. Reported per run: the audit's own bound, the mean and
+median of the simulated ones, and each event's family, pair, probabilities and log-ratio.
+
+The truth outputs of a pair come from a stream of the seed and the pair alone, the same for
+every event counted on it (common random numbers): two versions of the engine that certify the
+same event get the same estimate of it, so their comparison is not blurred by the truth
+sample. That estimate is still noisy for a rare event (one of mass 0.5% has a log-ratio
+standard error near 0.01 on 4e6 outputs per dataset): compare versions over several seeds.
+
+A developer's diagnostic, not part of ``make bench``: a vector audit at 1e6 per dataset takes
+20-60 s on this machine, and counting its events on 4e6 outputs per dataset about as long.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from unittest import mock
+
+import numpy as np
+
+from auditor import audit
+from auditor.catalogue import CATALOGUE
+from auditor.engine import run as run_module
+from auditor.engine.choice import Outcome
+from auditor.engine.select import Candidate
+from auditor.engine.stats import cp_lower, cp_upper, epsilon_bound
+from bench.selection_loss import _count
+
+CONFIDENCE = 0.95
+CHUNK = 200_000  # truth outputs drawn at a time per dataset
+TRUTH_STREAM = 0x7E57  # the truth streams' tag: apart from the audit's own streams
+
+
+@dataclass(frozen=True)
+class Expected:
+    """One audit's certified events, their probabilities and the bound they are worth."""
+
+    name: str
+    seed: int
+    certified: float  # the audit's own bound
+    chosen: list[Candidate]
+    probs: np.ndarray  # (K, 2): numerator and denominator probability of each event
+    samples: int  # certification samples per dataset
+    level: float  # of each one-sided bound
+    bounds: np.ndarray  # the simulated certified bounds
+
+    @property
+    def mean(self) -> float:
+        return float(self.bounds.mean()) if self.bounds.size else 0.0
+
+    @property
+    def median(self) -> float:
+        return float(np.median(self.bounds)) if self.bounds.size else 0.0
+
+
+def certified_events(name: str, samples: int, seed: int) -> tuple[float, Outcome]:
+    """Run the audit of a catalogue entry; its bound and what its certification ended with."""
+    entry = CATALOGUE[name]
+    seen: dict = {}
+    conclude = run_module._conclude
+
+    def record(mech, pairs, out, cfg, selection, t0):
+        seen["out"] = out
+        return conclude(mech, pairs, out, cfg, selection, t0)
+
+    with mock.patch.object(run_module, "_conclude", record):
+        result = audit(
+            entry.sampler(),
+            entry.pairs,
+            epsilon=entry.claimed_epsilon,
+            delta=entry.delta,
+            samples=samples,
+            confidence=CONFIDENCE,
+            seed=seed,
+            name=name,
+            early_stop=False,
+            progress=False,
+        )
+    return result.epsilon_lower_bound, seen["out"]
+
+
+def true_probabilities(name: str, chosen: list[Candidate], seed: int, truth: int) -> np.ndarray:
+    """(K, 2): each event's probability under its numerator dataset and under the other, on
+    ``truth`` outputs per dataset (rounded down to whole chunks) drawn from the stream of
+    ``seed`` and the event's pair: the same outputs for every event of one pair."""
+    entry = CATALOGUE[name]
+    sampler = entry.sampler()
+    chunks = max(1, truth // CHUNK)
+    counts = np.zeros((len(chosen), 2), dtype=np.int64)
+    for i in sorted({c.pair_index for c in chosen}):
+        idx = [k for k, c in enumerate(chosen) if c.pair_index == i]
+        mine = [chosen[k] for k in idx]
+        pair = entry.pairs[i]
+        rng = np.random.default_rng([seed, TRUTH_STREAM, i])
+        for _ in range(chunks):
+            for side, data in enumerate((pair.a, pair.b)):
+                counts[idx, side] += _count(mine, sampler(data, CHUNK, rng))
+    p = counts / (chunks * CHUNK)
+    fwd = np.array([c.forward for c in chosen], dtype=bool)
+    return np.stack([np.where(fwd, p[:, 0], p[:, 1]), np.where(fwd, p[:, 1], p[:, 0])], 1)
+
+
+def simulate(
+    probs: np.ndarray, n: int, a: float, delta: float, sims: int, seed: int = 1
+) -> np.ndarray:
+    """Certified epsilon of ``sims`` simulated certifications: each event's counts binomial on
+    ``n`` samples per dataset with its probabilities ``probs`` (K, 2), the best of the K
+    events' bounds at level ``a``, floored at 0."""
+    probs = np.asarray(probs, dtype=float).reshape(-1, 2)
+    if probs.shape[0] == 0 or n <= 0:
+        return np.zeros(0)
+    rng = np.random.default_rng(seed)
+    kn = rng.binomial(n, probs[:, 0], size=(sims, probs.shape[0]))
+    kd = rng.binomial(n, probs[:, 1], size=(sims, probs.shape[0]))
+    bound = epsilon_bound(cp_lower(kn, n, a), cp_upper(kd, n, a), delta)
+    return np.maximum(np.max(bound, axis=1), 0.0)
+
+
+def expected(name: str, seed: int, samples: int, truth: int, sims: int = 4000) -> Expected:
+    certified, out = certified_events(name, samples, seed)
+    probs = true_probabilities(name, out.chosen, seed, truth)
+    bounds = simulate(probs, out.samples, out.level, CATALOGUE[name].delta, sims)
+    return Expected(name, seed, certified, out.chosen, probs, out.samples, out.level, bounds)
+
+
+def describe(e: Expected) -> str:
+    parts = []
+    for c, (pn, pd) in zip(e.chosen, e.probs):
+        ln = f"{np.log(pn / pd):.4f}" if pd > 0 and pn > 0 else ("inf" if pn > 0 else "-")
+        parts.append(f"{c.family} [pair {c.pair_index}] {pn:.4g} vs {pd:.4g} (ln {ln})")
+    return "; ".join(parts) or "none"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.expected")
+    ap.add_argument("names", nargs="+", choices=sorted(CATALOGUE), metavar="NAME")
+    ap.add_argument("--seeds", nargs="+", type=int, default=[2026, 2027, 2028, 2029, 2030])
+    ap.add_argument("--samples", type=float, default=1e6)
+    ap.add_argument("--truth", type=float, default=4e6)
+    ap.add_argument("--sims", type=int, default=4000)
+    args = ap.parse_args(argv)
+    if not args.samples >= 1e4:
+        ap.error(f"--samples {args.samples:g} is too few: use at least 1e4 per dataset")
+    if not args.truth >= CHUNK:
+        ap.error(f"--truth {args.truth:g} is too few: use at least {CHUNK} per dataset")
+    if args.sims < 1:
+        ap.error(f"--sims {args.sims} must be at least 1")
+    print("| entry | seed | K | audit's bound | expected (mean) | median | events certified |")
+    print("|---|---|---|---|---|---|---|")
+    for name in args.names:
+        for seed in args.seeds:
+            e = expected(name, seed, int(args.samples), int(args.truth), args.sims)
+            print(
+                f"| {name} | {seed} | {len(e.chosen)} | {e.certified:.4f} | {e.mean:.4f} "
+                f"| {e.median:.4f} | {describe(e)} |",
+                flush=True,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
