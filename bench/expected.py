@@ -33,15 +33,13 @@ from unittest import mock
 
 import numpy as np
 
-from auditor import audit
 from auditor.catalogue import CATALOGUE
 from auditor.engine import run as run_module
 from auditor.engine.choice import Outcome
 from auditor.engine.select import Candidate
 from auditor.engine.stats import cp_lower, cp_upper, epsilon_bound
-from bench.selection_loss import _count
+from bench.selection_loss import _count, audit_entry
 
-CONFIDENCE = 0.95
 CHUNK = 200_000  # truth outputs drawn at a time per dataset
 TRUTH_STREAM = 0x7E57  # the truth streams' tag: apart from the audit's own streams
 
@@ -70,7 +68,6 @@ class Expected:
 
 def certified_events(name: str, samples: int, seed: int) -> tuple[float, Outcome]:
     """Run the audit of a catalogue entry; its bound and what its certification ended with."""
-    entry = CATALOGUE[name]
     seen: dict = {}
     conclude = run_module._conclude
 
@@ -79,18 +76,7 @@ def certified_events(name: str, samples: int, seed: int) -> tuple[float, Outcome
         return conclude(mech, pairs, out, cfg, selection, t0)
 
     with mock.patch.object(run_module, "_conclude", record):
-        result = audit(
-            entry.sampler(),
-            entry.pairs,
-            epsilon=entry.claimed_epsilon,
-            delta=entry.delta,
-            samples=samples,
-            confidence=CONFIDENCE,
-            seed=seed,
-            name=name,
-            early_stop=False,
-            progress=False,
-        )
+        result = audit_entry(name, samples, seed)
     return result.epsilon_lower_bound, seen["out"]
 
 

@@ -73,6 +73,23 @@ def _count(cands: list[Candidate], y: np.ndarray) -> np.ndarray:
     return out
 
 
+def audit_entry(name: str, samples: int, seed: int):
+    """The audit of a catalogue entry as the bench runs it: every sample, one look at the end."""
+    entry = CATALOGUE[name]
+    return audit(
+        entry.sampler(),
+        entry.pairs,
+        epsilon=entry.claimed_epsilon,
+        delta=entry.delta,
+        samples=samples,
+        confidence=CONFIDENCE,
+        seed=seed,
+        name=name,
+        early_stop=False,
+        progress=False,
+    )
+
+
 def collect(name: str, samples: int, seed: int, truth: int) -> Collected:
     entry = CATALOGUE[name]
     sampler = entry.sampler()
@@ -96,18 +113,7 @@ def collect(name: str, samples: int, seed: int, truth: int) -> Collected:
         mock.patch.object(session_module, "judge", record_judge),
         mock.patch.object(session_module, "choose", record_choose),
     ):
-        result = audit(
-            sampler,
-            entry.pairs,
-            epsilon=entry.claimed_epsilon,
-            delta=entry.delta,
-            samples=samples,
-            confidence=CONFIDENCE,
-            seed=seed,
-            name=name,
-            early_stop=False,
-            progress=False,
-        )
+        result = audit_entry(name, samples, seed)
     cands = seen["cands"]
     chunks = truth // CHUNK
     counts = np.zeros((chunks, len(cands), 2), dtype=np.int64)
