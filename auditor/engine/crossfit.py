@@ -11,10 +11,12 @@ ordered on twice the outputs too.
 
 The counts value the recipe built on half the outputs, not the event certified: where the
 cells' order is stable on half the outputs (the naive-Bayes grid, ordered by a score of a
-few dozen pooled weights) the two agree, but where it rests on a few rare cells of similar
-ratios (a sparse vector's output patterns) the recipe's counts mix cells of both orders and
-undervalue it. The engine cross-fits a pair's grid only, the naive-Bayes grid or a flag
-grid (:mod:`auditor.engine.session`).
+few dozen pooled weights, or a histogram's cells ordered by a monotone fit over each
+pattern's bins) the two agree, but where it rests on a few rare cells of similar ratios (a
+sparse vector's output patterns) the recipe's counts mix cells of both orders and
+undervalue it. The engine cross-fits a pair's grid (the naive-Bayes grid or a flag grid) and
+its histogram's monotone order, not the cells' own-count orders
+(:data:`auditor.engine.select.CROSSED_FAMILIES`, :mod:`auditor.engine.session`).
 
 Everything here is selection: the certified bound is computed on fresh outputs, whatever was
 built or judged on these (the select/certify split is untouched).
@@ -70,12 +72,14 @@ def crossfit(
     scorer: Scorer,
     keep: int,
     grids: list[bool | tuple[KeyFn, ...]] | None = None,
+    families: tuple[str, ...] | None = None,
 ) -> tuple[list[Candidate], np.ndarray, int, list[KeyFn]]:
     """The cross-fitted candidates of key functions from two independent tallies of each
     (``folds_a``: the building sample's, ``folds_b``: the judging sample's, as many outputs
     per dataset in every key's tally); ``grids`` says how each key's cells are ordered: a
     grid's by its score (True: the naive-Bayes grid; a flag grid: its blocks), others by
-    their own ratios (:func:`auditor.engine.select.key_orders`).
+    their own ratios (:func:`auditor.engine.select.key_orders`); ``families``, which of the
+    keys' families are cross-fitted (None: all).
 
     Returns (candidates, their counts (K, 2) under the pair's first and second dataset, the
     outputs per dataset those counts are on, the key functions cross-fitted). A candidate's
@@ -100,7 +104,8 @@ def crossfit(
         m = fold_a.m + fold_b.m
         done.append(key)
         both[key] = together
-        for family, pairs in _crossed(key, fold_a, fold_b, both[key], scorer, grid).items():
+        crossed = _crossed(key, fold_a, fold_b, both[key], scorer, grid, families)
+        for family, pairs in crossed.items():
             found.setdefault(family, []).extend(pairs)
     cands: list[Candidate] = []
     counts: list[np.ndarray] = []
@@ -123,12 +128,15 @@ def _crossed(
     both: KeyTally,
     scorer: Scorer,
     grid: bool | tuple[KeyFn, ...],
+    families: tuple[str, ...] | None = None,
 ) -> dict[str, list[tuple[Candidate, np.ndarray]]]:
     """One key's cross-fitted candidates (not labelled yet) and their counts, by family."""
     folds = {"a": fold_a, "b": fold_b, "ab": both}
     orders = {name: key_orders(key, t, grid) for name, t in folds.items()}
     out: dict[str, list[tuple[Candidate, np.ndarray]]] = {}
     for family in orders["ab"]:
+        if families is not None and family not in families:
+            continue
         if not all(family in o for o in orders.values()):
             continue
         built = {

@@ -540,7 +540,8 @@ def block_log_ratio(key: KeyFn, counted: KeyTally, blocks: tuple[KeyFn, ...]) ->
 
 NB_CELLS = "naive_bayes cells"  # the naive-Bayes grid's cells, ordered by their summed weights
 BLOCK_CELLS = "blocks cells"  # a flag grid's cells, ordered by their blocks' pattern weights
-GRID_FAMILIES = (NB_CELLS, BLOCK_CELLS)  # the grids' families: cross-fitted when judged
+GRID_FAMILIES = (NB_CELLS, BLOCK_CELLS)  # the grids' families
+CROSSED_FAMILIES = (*GRID_FAMILIES, MONOTONE)  # the families judged cross-fitted
 GRID_CELLS = MAX_KEYS // 4  # most distinct grid cells among the held outputs
 
 

@@ -94,6 +94,17 @@ def test_each_family_keeps_its_best_by_the_refit_prediction():
         assert sorted((c.predicted for c in few if c.family == family), reverse=True) == ranked[:3]
 
 
+def test_only_the_families_asked_for_are_crossed():
+    """The engine crosses a histogram's monotone order but not its cells' own-count order:
+    the other family's candidates are left to be judged as they were built."""
+    a, b = _tally(KEY, 20_000, 10), _tally(KEY, 20_000, 11)
+    every, _, _, _ = crossfit([KEY], [a], [b], SCORER, keep=1000)
+    some, counts, m, done = crossfit([KEY], [a], [b], SCORER, keep=1000, families=(MONOTONE,))
+    assert m == 40_000 and done == [KEY]
+    assert some and {c.family for c in some} == {MONOTONE} and counts.shape == (len(some), 2)
+    assert [c.event for c in some] == [c.event for c in every if c.family == MONOTONE]
+
+
 def test_a_key_that_overflowed_or_was_not_judged_is_not_crossed():
     a, b = _tally(KEY, 20_000, 8), _tally(KEY, 20_000, 9)
     over = KeyTally(b.keys[:0], b.counts[:0], b.rows[:0], b.m, overflow=True)
@@ -154,8 +165,8 @@ def test_an_audit_certifies_the_crossed_event_and_resumes_to_it(tmp_path, monkey
     seen = []
     real = session.crossfit
 
-    def spy(keys, a, b, scorer, keep, grids):
-        out = real(keys, a, b, scorer, keep, grids)
+    def spy(keys, a, b, scorer, keep, grids, families):
+        out = real(keys, a, b, scorer, keep, grids, families)
         seen.append((out[2], a[0].m, b[0].m if b[0] is not None else 0, len(out[0])))
         return out
 
