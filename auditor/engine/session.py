@@ -229,7 +229,7 @@ class Session:
             # a grid's cells and a histogram's monotone order are cross-fitted (the families
             # CROSSED_FAMILIES): their orders pool many cells, so they are stable on half the
             # outputs. The monotone histogram's raised SVT3's expected bound at 1e6 from 0.120
-            # to 0.129 (seeds 2026-2031; none lower; NumericalSVT and SVT34Parallel the
+            # to 0.129 (seeds 2026-2031; none lower by more than 0.001; NumericalSVT the
             # same). The atoms' and the plain histogram's own-count orders are not: with them,
             # SVT1 at 1e6 (seed 2026) certified the wrong pair's common pattern, expected
             # bound 0.033 against 0.053, its few rare patterns' order being unstable on half
