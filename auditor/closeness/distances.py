@@ -95,7 +95,11 @@ def class_distances(table: SensitiveTable, distance: str) -> np.ndarray:
     if kind == "l2":
         q2 = float(((totals / n_total) ** 2).sum())
         inner = np.add.reduceat((p - q) ** 2 - q**2, cells.starts)
-        return np.sqrt(np.maximum(inner + q2, 0.0))
+        # the sum cancels to rounding error where a class matches the whole table: below
+        # the terms' rounding (a few ulps of their magnitude) the distance is 0, not ~1e-8
+        size = np.add.reduceat((p - q) ** 2 + q**2, cells.starts) + q2
+        square = inner + q2
+        return np.sqrt(np.where(square > 16 * np.finfo(float).eps * size, square, 0.0))
     return np.add.reduceat(p * np.log(p / q), cells.starts)
 
 
