@@ -142,9 +142,9 @@ def naive_bayes(
         if counted is None or counted.overflow:
             continue
         cx, cy = _bin_counts(key, counted)
-        mode = mode_bin(key.edges[0]) if key.cols[0] in given else None
-        if mode is None:
-            w = tree_weights(cx + 0.5, cy + 0.5)
+        mode = mode_bin(key.edges[0])
+        if key.cols[0] not in given or mode is None:
+            w = tree_weights(cx + 0.5, cy + 0.5, mode)
         else:
             w = np.zeros(cx.size)
             rest = np.arange(cx.size) != mode
@@ -246,14 +246,20 @@ def block_weights(cx: np.ndarray, cy: np.ndarray, p: np.ndarray) -> np.ndarray:
 TREE_SHRINK = 1.0  # k: 1 shrinks a difference by half where it equals its standard error
 
 
-def tree_weights(cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
+def tree_weights(cx: np.ndarray, cy: np.ndarray, mode: int | None = None) -> np.ndarray:
     """Log-likelihood ratios of ordered bins (relative to the whole column), estimated down a
     binary tree: the column splits into halves, each half into halves, and so on; each node's
     estimate is its parent's plus their difference shrunk by
     d^2 / (d^2 + k se^2) (se^2 the delta-method variance of the difference). Where the ratio
     is a step (shifted noise: one sign on each side of the shift), the fine bins share the
     well-estimated weight of their half instead of adding their own noise to it; where it
-    varies across the bins, the differences are large and kept."""
+    varies across the bins, the differences are large and kept.
+
+    A ``mode`` bin (a value held alone, :func:`mode_bin`: "no answer") is split off first,
+    and the halves are those of the other bins: the mode lies among the values in the bins'
+    order (a sparse vector's 0 for "no answer" among its released answers), and halving
+    across it would never compare the values below their median with those above, the one
+    difference a shifted answer has."""
     total = math.log(cx.sum() / cy.sum())
     w = np.zeros(cx.size)
 
@@ -269,7 +275,12 @@ def tree_weights(cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
         node(idx[:half], d, here, var)
         node(idx[half:], d, here, var)
 
-    node(np.arange(cx.size), 0.0, 0.0, 0.0)
+    if mode is None or cx.size < 3:
+        node(np.arange(cx.size), 0.0, 0.0, 0.0)
+    else:
+        root = 1 / cx.sum() + 1 / cy.sum()
+        node(np.array([mode]), 0.0, 0.0, root)
+        node(np.flatnonzero(np.arange(cx.size) != mode), 0.0, 0.0, root)
     return w
 
 

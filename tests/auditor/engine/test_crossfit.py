@@ -202,8 +202,9 @@ def test_no_grid_for_many_real_columns():
     from auditor.engine.select import FAMILIES, grid_key
 
     rng = np.random.default_rng(13)
-    y = rng.laplace(0, 1, (20_000, 12))
+    y = rng.laplace(0, 1, (20_000, 16))  # each column in 2 bins: 65,536 cells
     assert grid_key(y, y + 0.1, set(FAMILIES)) is None
+    assert grid_key(y[:, :8], y[:, :8] + 0.1, set(FAMILIES)) is not None  # 256 cells
     assert grid_key(y, y, {"atoms"}) is None  # naive Bayes off
 
 

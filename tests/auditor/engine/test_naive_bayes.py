@@ -8,7 +8,7 @@ import pytest
 
 from auditor import audit
 from auditor.engine.events import NaiveBayes, ScoreInterval, event_from_state, event_state
-from auditor.engine.scores import _bin_counts, naive_bayes, tree_weights
+from auditor.engine.scores import _bin_counts, mode_bin, naive_bayes, tree_weights
 from auditor.engine.select import FAMILIES, column_keys, key_functions, local_tally
 
 
@@ -59,6 +59,21 @@ def test_column_keys_bin_discrete_columns_by_value_and_skip_constant_ones():
     assert column_keys(y[:, :1], y[:, :1], set(FAMILIES)) == []  # one column: no sum to take
     # the session tallies them on the streamed sample with the other key functions
     assert set(keys) <= set(key_functions("vector", y, y))
+
+
+def test_a_real_column_is_cut_at_its_median_and_its_mode_held_alone():
+    """A naive-Bayes column of real values has two bins, below and above the pooled median;
+    one with a mode ("no answer": 0) has that value in a bin of its own besides."""
+    rng = np.random.default_rng(3)
+    n = 20_000
+    answer = np.where(rng.random(2 * n) < 0.7, 0.0, rng.laplace(5.0, 1.0, 2 * n))
+    y = np.stack([rng.laplace(0.0, 1.0, 2 * n), answer], 1)
+    keys = column_keys(y[:n], y[n:], set(FAMILIES))
+    (plain,), (released,) = keys[0].edges, keys[1].edges
+    assert plain == (pytest.approx(np.median(y[:, 0])),)
+    k = mode_bin(released)
+    assert len(released) == 3 and released[k - 1] == 0.0
+    assert released[-1] == pytest.approx(np.median(answer[answer != 0]))
 
 
 def test_weights_follow_the_informative_column_and_shrink_the_others():
@@ -119,6 +134,27 @@ def test_a_bin_unlike_its_neighbours_keeps_its_own_ratio():
     w = tree_weights(cx, cy)
     d = np.log(cx / cy) - np.log(cx.sum() / cy.sum())
     assert w[2] == pytest.approx(d[2], abs=0.01) and w[0] == pytest.approx(d[0], abs=0.05)
+
+
+def test_a_mode_among_the_values_is_split_off_before_the_halves():
+    """A released answer's column: "no answer" (most of the mass, its own ratio) lies among
+    the answers' bins in their order, and the answers' ratio is a step at their median
+    (shifted noise). Split off first, the mode leaves the halves of the answers to compare
+    the two sides of the step; halving across it never does, and its bins keep more noise."""
+    ratio = np.array([0.03, 0.03, -0.4, 0.03, -0.03, -0.03, -0.03])  # the mode is bin 2
+    mass = np.array([0.02, 0.05, 0.7, 0.05, 0.05, 0.08, 0.05])
+    px, py = mass * np.exp(ratio / 2), mass * np.exp(-ratio / 2)
+    px, py = px / px.sum(), py / py.sum()
+    truth = np.log(px / py)
+    first, halves = [], []
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        cx, cy = rng.multinomial(300_000, px) + 0.5, rng.multinomial(300_000, py) + 0.5
+        first.append(np.mean((tree_weights(cx, cy, mode=2) - truth) ** 2))
+        halves.append(np.mean((tree_weights(cx, cy) - truth) ** 2))
+    assert np.mean(first) < 0.7 * np.mean(halves)
+    # the mode's own weight is kept either way: its difference is far beyond its noise
+    assert tree_weights(cx, cy, mode=2)[2] == pytest.approx(truth[2], abs=0.02)
 
 
 def test_naive_bayes_alone_finds_the_composed_epsilon_of_side_by_side_releases():
