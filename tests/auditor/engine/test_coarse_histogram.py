@@ -15,6 +15,7 @@ import pytest
 from auditor.engine.claims import PointClaim
 from auditor.engine.events import KeyFn
 from auditor.engine.select import (
+    COARSE_CELLS,
     COARSE_QUANTILES,
     HIST_QUANTILES,
     KeyTally,
@@ -122,6 +123,21 @@ def test_a_real_column_gets_a_coarse_histogram_beside_the_fine_one():
     assert len(fine.edges[1]) == len(HIST_QUANTILES) + 2
     assert len(coarse.edges[1]) == len(COARSE_QUANTILES) + 2
     assert 0.0 in coarse.edges[1]
+
+
+def test_no_coarse_histogram_with_many_cells():
+    """Five real columns in four coarse bins each make 1,024 cells: too many to be counted
+    well, so only the fine histogram is offered; with two columns (16 cells) both are."""
+    rng = np.random.default_rng(5)
+    many = _set_keys(
+        rng.laplace(size=(20_000, 5)), rng.laplace(1.0, size=(20_000, 5)), {"histogram"}
+    )
+    assert 4**5 > COARSE_CELLS and len(many) == 1
+    assert len(many[0].edges[0]) == len(HIST_QUANTILES)
+    two = _set_keys(
+        rng.laplace(size=(20_000, 2)), rng.laplace(1.0, size=(20_000, 2)), {"histogram"}
+    )
+    assert len(two) == 2 and len(two[1].edges[0]) == len(COARSE_QUANTILES)
 
 
 @pytest.mark.parametrize("families", [{"atoms"}, set()])
