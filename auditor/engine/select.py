@@ -511,8 +511,7 @@ def flag_grid(yx: np.ndarray, yy: np.ndarray, blocks: tuple[KeyFn, ...]) -> KeyF
     if len(blocks) < 2:
         return None
     key = KeyFn(tuple(sorted({j for k in blocks for j in k.cols or ()})))
-    held = np.concatenate([yx[:BLOCK_ROWS], yy[:BLOCK_ROWS]])
-    return key if np.unique(key(held)).size <= GRID_CELLS else None
+    return key if _held_cells(key, yx, yy) <= GRID_CELLS else None
 
 
 def block_log_ratio(key: KeyFn, counted: KeyTally, blocks: tuple[KeyFn, ...]) -> np.ndarray | None:
@@ -562,8 +561,7 @@ def grid_key(yx: np.ndarray, yy: np.ndarray, on: set[str]) -> KeyFn | None:
     key = KeyFn(used, tuple(tuple(edges[j]) for j in used))
     # many columns of real values: cells by the hundred thousand, never a key-set event (and
     # tallying them on every chunk would be wasted)
-    held = np.concatenate([yx[:BLOCK_ROWS], yy[:BLOCK_ROWS]])
-    return key if np.unique(key(held)).size <= GRID_CELLS else None
+    return key if _held_cells(key, yx, yy) <= GRID_CELLS else None
 
 
 def grid_log_ratio(key: KeyFn, counted: KeyTally) -> np.ndarray | None:
@@ -639,8 +637,7 @@ def _set_keys(yx: np.ndarray, yy: np.ndarray, on: set[str]) -> list[KeyFn]:
     if "histogram" in on and len(disc) < d:
         out.append(_histogram_key(yx, yy, disc))
         coarse = _histogram_key(yx, yy, disc, COARSE_QUANTILES)
-        held = np.concatenate([yx[:BLOCK_ROWS], yy[:BLOCK_ROWS]])
-        if coarse != out[-1] and np.unique(coarse(held)).size <= COARSE_CELLS:
+        if coarse != out[-1] and _held_cells(coarse, yx, yy) <= COARSE_CELLS:
             out.append(coarse)
     return out
 
@@ -751,7 +748,10 @@ COARSE_CELLS = 256
 
 
 def _histogram_key(
-    yx: np.ndarray, yy: np.ndarray, disc: tuple[int, ...], quantiles=HIST_QUANTILES
+    yx: np.ndarray,
+    yy: np.ndarray,
+    disc: tuple[int, ...],
+    quantiles: tuple[float, ...] = HIST_QUANTILES,
 ) -> KeyFn:
     """Discrete columns raw; the others binned by :func:`_cuts`."""
     both = _pooled(yx, yy)
@@ -790,6 +790,11 @@ def _column_edges(both: np.ndarray, disc: set[int], j: int) -> tuple[float, ...]
 
 
 BLOCK_ROWS = 20_000  # held outputs per dataset on which the columns' dependence is tested
+
+
+def _held_cells(key: KeyFn, yx: np.ndarray, yy: np.ndarray) -> int:
+    """How many distinct cells of ``key`` the held outputs (BLOCK_ROWS per dataset) show."""
+    return int(np.unique(key(np.concatenate([yx[:BLOCK_ROWS], yy[:BLOCK_ROWS]]))).size)
 
 
 def block_keys(yx: np.ndarray, yy: np.ndarray, on: set[str]) -> list[KeyFn]:
