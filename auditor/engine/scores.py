@@ -22,10 +22,10 @@ from auditor.engine.events import (
 
 __all__ = [
     "block_bayes",
-    "block_weights",
     "column_blocks",
     "mode_bin",
     "naive_bayes",
+    "pattern_weights",
     "tree_weights",
     "vector_scores",
     "votes",
@@ -203,44 +203,62 @@ def _dependent(a: np.ndarray, b: np.ndarray, level: float) -> bool:
 
 
 def block_bayes(
-    keys: list[KeyFn],
-    tallies: list,
-    rest: NaiveBayes | None = None,
-    priors: list[NaiveBayes | None] | None = None,
+    keys: list[KeyFn], tallies: list, rest: NaiveBayes | None = None
 ) -> BlockBayes | None:
     """The block score of :class:`BlockBayes` from each block key's tally, plus ``rest`` (the
-    naive-Bayes score of the other columns): a cell weighs its log-likelihood ratio
-    ln(c_x / c_y) (counts + 1/2, centred on the whole block's), shrunk toward a prior by
-    r^2 / (r^2 + se^2) (r its difference from the prior) so that cells seen a few times weigh
-    little of their own. The prior is 0, or with ``priors[b]`` (a naive-Bayes score of the
-    block's columns one by one) that score at the cell, scaled by its least-squares fit to the
-    cells' ratios: a rare pattern of a block whose flags are nearly independent weighs about
-    the sum of its flags' ratios, where a sparse vector's flags, which share their evidence,
-    are fitted down. ``None`` if a block's cells overflowed the tally."""
+    naive-Bayes score of the other columns): a cell (a pattern of the block's columns) weighs
+    its log-likelihood ratio as fitted by :func:`pattern_weights`. ``None`` if a block's cells
+    overflowed the tally."""
     cells, weights = [], []
-    for b, counted in enumerate(tallies):
+    for key, counted in zip(keys, tallies):
         if counted is None or counted.overflow or counted.keys.size == 0:
             return None
-        nb = priors[b] if priors else None
-        p = nb(counted.rows) if nb is not None else np.zeros(counted.keys.size)
-        w = block_weights(counted.counts[:, 0], counted.counts[:, 1], p)
+        rows = np.asarray(counted.rows[:, list(key.cols or ())], dtype=np.float64)
+        w = pattern_weights(rows, counted.counts[:, 0], counted.counts[:, 1])
         cells.append(tuple(int(k) for k in counted.keys.tolist()))
         weights.append(tuple(np.round(w, 9).tolist()))
     return BlockBayes(tuple(keys), tuple(cells), tuple(weights), rest)
 
 
-def block_weights(cx: np.ndarray, cy: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """A block's cell weights (:func:`block_bayes`) from its cells' counts and their
-    naive-Bayes prior ``p`` (zeros: none)."""
-    cx, cy = np.asarray(cx, float) + 0.5, np.asarray(cy, float) + 0.5
-    d = np.log(cx / cy) - math.log(cx.sum() / cy.sum())
-    var = 1 / cx + 1 / cy
-    prior = np.zeros(d.size)
-    fit = float(np.sum(p * p / var))
-    if fit > 0:
-        prior = p * max(float(np.sum(d * p / var)) / fit, 0.0)
-    r = d - prior
-    return prior + r**3 / (r**2 + var)
+# A block's pattern weights come from a logistic regression of the dataset on its columns'
+# values (one indicator per value of each column), fitted on the block's patterns weighted by
+# their counts: the discriminative counterpart of the naive-Bayes sum of the columns' own
+# ratios, which counts twice the evidence that dependent columns share (a sparse vector's
+# flags, tied by one threshold noise and its cutoff). Before, each pattern weighed its own
+# ratio shrunk toward a naive-Bayes prior, which left a rare pattern's ratio to its few
+# counts; a dozen fitted coefficients rank the rare patterns, where the best events lie, far
+# better. On SVT34Parallel (two sparse vectors side by side, 56 patterns each), patterns
+# drawn at 3e5 per dataset and the best likelihood-ordered prefix set valued exactly: 0.217
+# and 0.222 with the shrunk ratios, 0.228 with these weights, 0.239 and 0.241 with the exact
+# order (its pairs 4 and 7, 10 draws each). The fit does not see interactions between a
+# block's columns (a pattern whose ratio is not the sum of its values'); the atoms family's
+# own-count order of the joint patterns still does.
+def pattern_weights(cells: np.ndarray, cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
+    """Log-likelihood ratios of a block's distinct patterns (``cells``, one row each, with
+    counts ``cx`` and ``cy`` under the two datasets), by the logistic fit described above: its
+    log-odds at a pattern, less the log-ratio of the two sample sizes. Zeros when a dataset
+    has no count or no column varies."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LogisticRegression
+
+    cx, cy = np.asarray(cx, dtype=float), np.asarray(cy, dtype=float)
+    parts = []
+    for j in range(cells.shape[1]):
+        at = np.ravel(np.unique(cells[:, j], return_inverse=True)[1])
+        if at.max() > 0:
+            parts.append(np.eye(int(at.max()) + 1)[at])
+    if not parts or not (cx.sum() > 0 and cy.sum() > 0):
+        return np.zeros(cells.shape[0])
+    x = np.hstack(parts)
+    w = np.concatenate([cx, cy])
+    label = np.r_[np.ones(cx.size), np.zeros(cy.size)]
+    held = w > 0
+    with warnings.catch_warnings():  # a fit stopped early still orders the patterns
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fit = LogisticRegression(max_iter=500).fit(np.vstack([x, x])[held], label[held], w[held])
+    return fit.decision_function(x) - math.log(cx.sum() / cy.sum())
 
 
 TREE_SHRINK = 1.0  # k: 1 shrinks a difference by half where it equals its standard error

@@ -258,11 +258,11 @@ def _flag_grid_sample(seed: int):
     return yx, yy, tuple(block_keys(yx, yy, set(FAMILIES)))
 
 
-def test_a_flag_grid_weighs_its_cells_as_the_block_score_weighs_their_patterns():
-    """The flag grid's cell order is the block score of its patterns: each block's tally, and
-    each column's, is a margin of the grid's tally, so the weights are the same."""
-    from auditor.engine.scores import block_bayes, naive_bayes
-    from auditor.engine.select import FAMILIES, block_log_ratio, column_keys, flag_grid
+def test_a_flag_grid_weighs_each_cell_by_the_sum_of_its_blocks_pattern_weights():
+    """Each block's tally is a margin of the grid's, so a cell weighs its blocks' pattern
+    weights fitted on those margins, summed (the blocks are independent)."""
+    from auditor.engine.scores import pattern_weights
+    from auditor.engine.select import block_log_ratio, flag_grid
     from auditor.engine.select import local_tally as local
 
     yx, yy, blocks = _flag_grid_sample(15)
@@ -270,14 +270,13 @@ def test_a_flag_grid_weighs_its_cells_as_the_block_score_weighs_their_patterns()
     grid = flag_grid(yx, yy, blocks)
     assert grid is not None and grid.cols == (0, 1, 2, 3, 5, 6, 7, 8) and grid.edges is None
     counted = local(grid, yx, yy)
-    cols = column_keys(yx, yy, set(FAMILIES))
-    priors = []
+    want = np.zeros(counted.keys.size)
     for k in blocks:
-        flags = [c for c in cols if c.cols[0] in k.cols]
-        priors.append(naive_bayes(flags, [local(c, yx, yy) for c in flags]))
-    bb = block_bayes(list(blocks), [local(k, yx, yy) for k in blocks], None, priors)
-    assert bb is not None
-    assert np.allclose(block_log_ratio(grid, counted, blocks), bb(counted.rows), atol=1e-6)
+        own = local(k, yx, yy)  # the block's own tally: its patterns and their counts
+        w = pattern_weights(own.rows[:, list(k.cols)], own.counts[:, 0], own.counts[:, 1])
+        at = np.searchsorted(own.keys, k(counted.rows))
+        want += w[at]
+    assert np.allclose(block_log_ratio(grid, counted, blocks), want, atol=1e-4)
 
 
 def test_the_flag_grid_stands_in_for_a_naive_bayes_grid_that_cannot_be_had():
@@ -292,8 +291,75 @@ def test_the_flag_grid_stands_in_for_a_naive_bayes_grid_that_cannot_be_had():
     assert keys.grid == flag_grid(yx, yy, blocks) and keys.grid_blocks == blocks
     assert keys.ordered()[-1] == (keys.grid, blocks)
     assert list(key_orders(keys.grid, local(keys.grid, yx, yy), blocks)) == [BLOCK_CELLS]
-    assert vector_keys(yx, yy, set(FAMILIES)).grid_blocks == ()  # the naive-Bayes grid is had
     assert flag_grid(yx, yy, blocks[:1]) is None
+
+
+def test_a_naive_bayes_grid_of_blocks_is_ordered_by_the_block_score_which_it_replaces():
+    """With the naive-Bayes grid at hand, its cells (the flags and the answers' bins) are
+    ordered by the block score, and neither that score's nor the naive-Bayes score's threshold
+    events (functions of the same cells) are proposed beside them; with naive Bayes off, the
+    flag grid leaves the answers out, and the block score's events are still proposed."""
+    from auditor.engine.select import (
+        BLOCK_CELLS,
+        FAMILIES,
+        NB_CELLS,
+        Scorer,
+        _vector_candidates,
+        grid_key,
+        key_orders,
+        vector_keys,
+    )
+    from auditor.engine.select import local_tally as local
+
+    yx, yy, blocks = _flag_grid_sample(18)
+    keys = vector_keys(yx, yy, set(FAMILIES))
+    assert keys.grid == grid_key(yx, yy, set(FAMILIES)) and keys.grid.edges is not None
+    assert keys.grid_blocks == blocks
+    orders = key_orders(keys.grid, local(keys.grid, yx, yy), blocks)
+    assert list(orders) == [BLOCK_CELLS]
+    scorer = Scorer(40_000, 100_000, 0.025, PointClaim(0.1, 0.0))
+    fams = {c.family for c in _vector_candidates(yx, yy, scorer, 0, set(FAMILIES), keys=keys)}
+    assert BLOCK_CELLS in fams and NB_CELLS not in fams
+    assert not fams & {"blocks", "blocks tails", "naive_bayes", "naive_bayes tails"}
+    off = set(FAMILIES) - {"naive_bayes"}
+    fams = {c.family for c in _vector_candidates(yx, yy, scorer, 0, off)}
+    assert {BLOCK_CELLS, "blocks", "blocks tails"} <= fams
+
+
+def test_a_released_answer_is_weighed_given_the_pattern_that_says_it_is_released():
+    """On the naive-Bayes grid ordered by blocks, a real column whose "no answer" mode is fixed
+    by the flags weighs 0 there, and its released values by their ratio among themselves."""
+    from auditor.engine.scores import mode_bin, tree_weights
+    from auditor.engine.select import FAMILIES, _rest_weights, vector_keys
+    from auditor.engine.select import local_tally as local
+
+    yx, yy, blocks = _flag_grid_sample(19)
+    for y in (yx, yy):  # a released answer rounded to the "no answer" value 0 would blur it
+        for flags, j in (((0, 1, 2, 3), 4), ((5, 6, 7, 8), 9)):
+            y[(y[:, flags].sum(1) > 0) & (y[:, j] == 0), j] = 0.001
+    keys = vector_keys(yx, yy, set(FAMILIES))
+    counted = local(keys.grid, yx, yy)
+    inside = sorted({j for k in blocks for j in k.cols})
+    w = _rest_weights(keys.grid, counted, inside)
+    pos = keys.grid.cols.index(4)  # the first block's answer
+    edges = np.asarray(keys.grid.edges[pos])
+    at = np.searchsorted(edges, counted.rows[:, 4], side="right")
+    silent = at == mode_bin(edges)
+    assert silent.any() and (~silent).any()
+    other = np.searchsorted(edges, counted.rows[:, 9], side="right")  # the second's
+    quiet = other == mode_bin(np.asarray(keys.grid.edges[keys.grid.cols.index(9)]))
+    assert np.allclose(w[silent & quiet], 0.0)
+    # with the second answer silent, a cell weighs its first answer's bin: that bin's ratio
+    # among the released values' bins, from the grid's counts summed over the other columns
+    c = counted.counts.astype(float)
+    size = edges.size + 1
+    bx, by = np.bincount(at, c[:, 0], size), np.bincount(at, c[:, 1], size)
+    released = np.arange(size) != mode_bin(edges)
+    want = np.zeros(size)
+    want[released] = tree_weights(bx[released] + 0.5, by[released] + 0.5)
+    one = ~silent & quiet
+    assert one.any() and np.allclose(w[one], want[at[one]])
+    assert np.ptp(want[released]) > 0.05  # the answers carry evidence of their own
 
 
 def test_the_crossed_flag_grid_and_its_blocks_survive_a_checkpoint():
@@ -314,3 +380,28 @@ def test_the_crossed_flag_grid_and_its_blocks_survive_a_checkpoint():
     state["grids"] = [[]]  # a flag grid of no blocks: corrupt
     with pytest.raises(ValueError, match="tallies"):
         session_state._folds_from_state(state)
+
+
+def test_a_blocks_pattern_weights_are_a_logistic_fit_that_sees_through_dependent_columns():
+    """Two flags that always agree under both datasets carry one piece of evidence: naive Bayes
+    counts it twice, the logistic fit once. With the log-ratio additive in the columns' values
+    (here exactly: P_D = P_D' times exp(w . x), renormalised), the fitted weights are the true
+    log-ratios, whatever the dependence."""
+    from auditor.engine.scores import pattern_weights
+
+    cells = np.array([[0, 0, 0], [0, 0, 1], [1, 1, 0], [1, 1, 1], [0, 1, 0]], dtype=float)
+    base = np.array([0.3, 0.2, 0.25, 0.2, 0.05])  # dependent columns: 0 and 1 mostly agree
+    truth = cells @ np.array([0.2, 0.3, -0.4])
+    tilted = base * np.exp(truth)
+    px, py = tilted / tilted.sum(), base
+    w = pattern_weights(cells, 1e6 * px, 1e6 * py)
+    exact = np.log(px / py)
+    assert np.allclose(w, exact, atol=2e-3)
+    nb = np.zeros(len(cells))  # the naive-Bayes sum of each column's own ratio
+    for j in range(cells.shape[1]):
+        on = cells[:, j] == 1
+        nb += np.where(
+            on, np.log(px[on].sum() / py[on].sum()), np.log(px[~on].sum() / py[~on].sum())
+        )
+    assert not np.allclose(nb - nb.mean(), exact - exact.mean(), atol=0.05)
+    assert np.array_equal(pattern_weights(cells, np.zeros(5), py), np.zeros(5))
