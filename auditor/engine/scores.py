@@ -23,6 +23,7 @@ from auditor.engine.events import (
 __all__ = [
     "block_bayes",
     "column_blocks",
+    "column_weights",
     "mode_bin",
     "naive_bayes",
     "pattern_weights",
@@ -125,6 +126,19 @@ def mode_bin(edges) -> int | None:
     return int(one[0]) + 1 if one.size else None
 
 
+def column_weights(cx: np.ndarray, cy: np.ndarray, mode: int | None, given: bool) -> np.ndarray:
+    """One column's naive-Bayes weight of each of its bins, from the bins' counts: by
+    :func:`tree_weights`, or *given* whether the column holds its ``mode`` bin (see
+    :func:`naive_bayes`): the mode weighs 0 and the other bins their ratio among themselves."""
+    if not given or mode is None:
+        return tree_weights(cx + 0.5, cy + 0.5, mode)
+    w = np.zeros(cx.size)
+    rest = np.arange(cx.size) != mode
+    if rest.sum() > 0:
+        w[rest] = tree_weights(cx[rest] + 0.5, cy[rest] + 0.5)
+    return w
+
+
 def naive_bayes(
     keys: list[KeyFn], tallies: list, given: frozenset[int] = frozenset()
 ) -> NaiveBayes | None:
@@ -142,14 +156,7 @@ def naive_bayes(
         if counted is None or counted.overflow:
             continue
         cx, cy = _bin_counts(key, counted)
-        mode = mode_bin(key.edges[0])
-        if key.cols[0] not in given or mode is None:
-            w = tree_weights(cx + 0.5, cy + 0.5, mode)
-        else:
-            w = np.zeros(cx.size)
-            rest = np.arange(cx.size) != mode
-            if rest.sum() > 0:
-                w[rest] = tree_weights(cx[rest] + 0.5, cy[rest] + 0.5)
+        w = column_weights(cx, cy, mode_bin(key.edges[0]), key.cols[0] in given)
         if np.max(np.abs(w)) > 1e-9:
             cols.append(key.cols[0])
             edges.append(key.edges[0])

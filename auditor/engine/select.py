@@ -39,6 +39,7 @@ from auditor.engine.events import (
 from auditor.engine.scores import (
     block_bayes,
     column_blocks,
+    column_weights,
     mode_bin,
     naive_bayes,
     pattern_weights,
@@ -554,15 +555,9 @@ def _rest_weights(key: KeyFn, counted: KeyTally, inside: list[int]) -> np.ndarra
         at = np.searchsorted(np.asarray(e), rows[:, j], side="right")
         mode = mode_bin(e)
         held = np.bincount(pattern, weights=at == mode, minlength=seen.size)
-        if mode is not None and np.all((held == 0) | (held == seen)):
-            rest = np.arange(len(e) + 1) != mode
-            w = np.zeros(len(e) + 1)
-            bx, by = np.bincount(at, cx, len(e) + 1), np.bincount(at, cy, len(e) + 1)
-            if rest.sum() > 0:
-                w[rest] = tree_weights(bx[rest] + 0.5, by[rest] + 0.5)
-        else:
-            w = _margin_weights(at, len(e) + 1, cx, cy, mode)
-        out += w[at]
+        given = bool(np.all((held == 0) | (held == seen)))
+        bx, by = np.bincount(at, cx, len(e) + 1), np.bincount(at, cy, len(e) + 1)
+        out += column_weights(bx, by, mode, given)[at]
     return out
 
 
