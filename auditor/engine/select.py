@@ -546,7 +546,6 @@ def _rest_weights(key: KeyFn, counted: KeyTally, inside: list[int]) -> np.ndarra
     rows = np.asarray(counted.rows, dtype=np.float64)
     cx, cy = counted.counts[:, 0].astype(float), counted.counts[:, 1].astype(float)
     pattern = np.ravel(np.unique(rows[:, inside], axis=0, return_inverse=True)[1])
-    seen = np.bincount(pattern)
     out = np.zeros(rows.shape[0])
     for pos, j in enumerate(key.cols or ()):
         e = key.edges[pos] if key.edges is not None else ()
@@ -554,8 +553,7 @@ def _rest_weights(key: KeyFn, counted: KeyTally, inside: list[int]) -> np.ndarra
             continue
         at = np.searchsorted(np.asarray(e), rows[:, j], side="right")
         mode = mode_bin(e)
-        held = np.bincount(pattern, weights=at == mode, minlength=seen.size)
-        given = bool(np.all((held == 0) | (held == seen)))
+        given = _decided(pattern, at == mode)
         bx, by = np.bincount(at, cx, len(e) + 1), np.bincount(at, cy, len(e) + 1)
         out += column_weights(bx, by, mode, given)[at]
     return out
@@ -863,6 +861,14 @@ def block_keys(yx: np.ndarray, yy: np.ndarray, on: set[str]) -> list[KeyFn]:
     return keys
 
 
+def _decided(pattern: np.ndarray, flag: np.ndarray) -> bool:
+    """Whether ``flag`` (one boolean per row) is the same on every row of each ``pattern``
+    (one integer id per row): the pattern decides it."""
+    seen = np.bincount(pattern)
+    held = np.bincount(pattern, weights=flag, minlength=seen.size)
+    return bool(np.all((held == 0) | (held == seen)))
+
+
 def _given(yx: np.ndarray, yy: np.ndarray, blocks: list[KeyFn], columns: list[KeyFn]) -> set[int]:
     """The real columns of ``columns`` whose mode (their one-value bin: "no answer") is
     determined by the joint pattern of the blocks' discrete columns on the held outputs of
@@ -870,17 +876,14 @@ def _given(yx: np.ndarray, yy: np.ndarray, blocks: list[KeyFn], columns: list[Ke
     given the pattern (:func:`naive_bayes`), they do not count its evidence again."""
     pattern = KeyFn(tuple(sorted({j for k in blocks for j in k.cols or ()})))
     both = np.concatenate([yx[:BLOCK_ROWS], yy[:BLOCK_ROWS]])
-    _, inv = np.unique(pattern(both), return_inverse=True)
-    seen = np.bincount(inv)
+    inv = np.ravel(np.unique(pattern(both), return_inverse=True)[1])
     out = set()
     for key in columns:
         (j,), (edges,) = key.cols, key.edges
         mode = mode_bin(edges)
         if mode is None:
             continue
-        at = np.searchsorted(np.asarray(edges), both[:, j], side="right") == mode
-        held = np.bincount(inv, weights=at, minlength=seen.size)
-        if np.all((held == 0) | (held == seen)):
+        if _decided(inv, np.searchsorted(np.asarray(edges), both[:, j], side="right") == mode):
             out.add(j)
     return out
 
