@@ -28,12 +28,11 @@ from unittest import mock
 
 import numpy as np
 
-from auditor.catalogue import CATALOGUE
 from auditor.engine import session as session_module
 from auditor.engine.crossfit import add_tallies, count_keys
 from auditor.engine.select import Candidate, oriented
-from bench.expected import true_probabilities
-from bench.selection_loss import CHUNK, audit_entry
+from bench.expected import audit_arguments, check_sizes, true_probabilities
+from bench.selection_loss import audit_entry
 
 BAND = (0.002, 0.05)  # favoured masses of the events a vector audit certifies at 1e6-1e7
 
@@ -103,15 +102,9 @@ def measure(name: str, seed: int, samples: int, truth: int) -> tuple[float, list
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.crossfit_gap")
-    ap.add_argument("names", nargs="+", choices=sorted(CATALOGUE), metavar="NAME")
-    ap.add_argument("--seeds", nargs="+", type=int, default=[2026])
-    ap.add_argument("--samples", type=float, default=1e6)
-    ap.add_argument("--truth", type=float, default=4e6)
+    audit_arguments(ap, [2026])
     args = ap.parse_args(argv)
-    if not args.samples >= 1e4:
-        ap.error(f"--samples {args.samples:g} is too few: use at least 1e4 per dataset")
-    if not args.truth >= CHUNK:
-        ap.error(f"--truth {args.truth:g} is too few: use at least {CHUNK} per dataset")
+    check_sizes(ap, args)
     print(f"favoured true mass in [{BAND[0]:g}, {BAND[1]:g}]; mean log-ratios")
     print("| entry | seed | bound | family | candidates | cross-fitted | in-sample | true | gap |")
     print("|---|---|---|---|---|---|---|---|---|")

@@ -132,18 +132,29 @@ def describe(e: Expected) -> str:
     return "; ".join(parts) or "none"
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.expected")
+def audit_arguments(ap: argparse.ArgumentParser, seeds: list[int]) -> None:
+    """The arguments of a diagnostic that audits catalogue entries and counts their events on
+    fresh outputs: the entries, the seeds, the audit's and the truth's samples per dataset."""
     ap.add_argument("names", nargs="+", choices=sorted(CATALOGUE), metavar="NAME")
-    ap.add_argument("--seeds", nargs="+", type=int, default=[2026, 2027, 2028, 2029, 2030])
+    ap.add_argument("--seeds", nargs="+", type=int, default=seeds)
     ap.add_argument("--samples", type=float, default=1e6)
     ap.add_argument("--truth", type=float, default=4e6)
-    ap.add_argument("--sims", type=int, default=4000)
-    args = ap.parse_args(argv)
+
+
+def check_sizes(ap: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse (exit 2, naming the value) an audit or a truth sample too small to mean anything."""
     if not args.samples >= 1e4:
         ap.error(f"--samples {args.samples:g} is too few: use at least 1e4 per dataset")
     if not args.truth >= CHUNK:
         ap.error(f"--truth {args.truth:g} is too few: use at least {CHUNK} per dataset")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.expected")
+    audit_arguments(ap, [2026, 2027, 2028, 2029, 2030])
+    ap.add_argument("--sims", type=int, default=4000)
+    args = ap.parse_args(argv)
+    check_sizes(ap, args)
     if args.sims < 1:
         ap.error(f"--sims {args.sims} must be at least 1")
     print("| entry | seed | K | audit's bound | expected (mean) | median | events certified |")
