@@ -10,7 +10,7 @@ import pytest
 from auditor.engine.choice import choose
 from auditor.engine.events import KeyFn, KeySet
 from auditor.engine.select import Candidate
-from bench.choice_replay import main, record, replay, rules, unshrunk, valued
+from bench.choice_replay import record, replay, rules, unshrunk, valued
 
 Z_RANK, Z_PLAIN = 1.6448536, 0.9944579
 
@@ -62,13 +62,3 @@ def test_the_engine_rule_replays_the_audits_own_choice():
     assert set(got) == {"engine", "plain", "unshrunk", "family EB", "best single"}
     assert got["engine"][1] == len(rec.out.chosen)
     assert all(v >= 0 and 1 <= k <= rec.k_max for v, k in got.values())
-
-
-@pytest.mark.parametrize(
-    "argv", [["svt1", "--samples", "10"], ["svt1", "--truth", "10"], ["no.such.entry"]]
-)
-def test_bad_arguments_are_refused(argv, capsys):
-    with pytest.raises(SystemExit) as err:
-        main(argv)
-    assert err.value.code == 2
-    assert capsys.readouterr().err

@@ -10,7 +10,7 @@ import pytest
 
 from auditor.engine.events import KeyFn, KeySet
 from auditor.engine.select import CROSSED_FAMILIES, Candidate
-from bench.crossfit_gap import Crossed, gaps, main, record
+from bench.crossfit_gap import Crossed, gaps, record
 
 
 def _cand(family: str) -> Candidate:
@@ -59,13 +59,3 @@ def test_a_small_audit_records_every_pairs_crossfitted_candidates():
         for p in (x.judged, x.in_sample):
             assert p.shape == (len(x.cands), 2) and np.all((p >= 0) & (p <= 1))
     assert any(not np.allclose(x.judged, x.in_sample) for x in crossed)
-
-
-@pytest.mark.parametrize(
-    "argv", [["svt1", "--samples", "10"], ["svt1", "--truth", "10"], ["no.such.entry"]]
-)
-def test_bad_arguments_are_refused(argv, capsys):
-    with pytest.raises(SystemExit) as err:
-        main(argv)
-    assert err.value.code == 2
-    assert capsys.readouterr().err

@@ -12,6 +12,8 @@ from auditor.engine.claims import PointClaim
 from auditor.engine.events import KeyFn, KeySet
 from auditor.engine.select import Candidate
 from auditor.engine.stats import expected_certified
+from bench.choice_replay import main as choice_replay_main
+from bench.crossfit_gap import main as crossfit_gap_main
 from bench.expected import expected, main, simulate, true_probabilities
 
 N, A = 700_000, 0.025
@@ -63,10 +65,16 @@ def test_an_audit_is_valued_by_its_own_events():
 
 
 @pytest.mark.parametrize(
-    "argv", [["rr.alpha_coin", "--samples", "10"], ["rr.alpha_coin", "--truth", "10"]]
+    "diagnostic", [main, crossfit_gap_main, choice_replay_main], ids=lambda f: f.__module__
 )
-def test_too_few_samples_are_refused(argv, capsys):
+@pytest.mark.parametrize(
+    "argv",
+    [["rr.alpha_coin", "--samples", "10"], ["rr.alpha_coin", "--truth", "10"], ["no.such.entry"]],
+)
+def test_bad_arguments_are_refused(diagnostic, argv, capsys):
+    """Every diagnostic sharing these arguments refuses a bad one (exit 2, naming it)."""
     with pytest.raises(SystemExit) as err:
-        main(argv)
+        diagnostic(argv)
     assert err.value.code == 2
-    assert "too few" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert ("too few" if len(argv) > 1 else "no.such.entry") in said
