@@ -157,10 +157,9 @@ def replay(name: str, rec: Recorded, seed: int, truth: int) -> dict[str, tuple[f
     at = dict(zip((_key(c) for c in pool), probs))
     n, k0, delta = rec.out.samples, max(len(rec.out.chosen), 1), CATALOGUE[name].delta
     level = rec.out.level * k0  # the level of one certified event; K events split it
-    wanted = {_key(c) for c in pool}
     out = {}
     for rule, cs in ranked.items():
-        picked = choose([c for c in cs if _key(c) in wanted], rec.k_max)
+        picked = choose([c for c in cs if _key(c) in at], rec.k_max)
         p = np.array([at[_key(c)] for c in picked]).reshape(-1, 2)
         b = simulate(p, n, level / max(len(picked), 1), delta, SIMS)
         out[rule] = (float(b.mean()) if b.size else 0.0, len(picked))
