@@ -5,7 +5,8 @@
 - :func:`discharge` proves a <= b for every value satisfying the constraints (and the symbols'
   assumptions): exact algebra when the sides are identical, z3 over the reals otherwise
   (see :mod:`proofs._smt`), returning a candidate model when z3 finds one;
-- :func:`holds_at` evaluates a constraint at exact values (undecidable counts as no).
+- :func:`truth_at` evaluates a constraint at exact values (True, False or undecidable), and
+  :func:`holds_at` asks whether it certainly holds.
 
 Outcomes are ``proved`` (for all values, or exactly at closed values), ``certified`` (closed
 values, by arb), ``violated`` (closed values, certainly; or a z3 model, to be re-checked by the
@@ -21,7 +22,7 @@ import sympy as sp
 from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 
 from proofs.expr import rationalize
-from proofs.numeric import certainly_greater
+from proofs.numeric import certainly_greater, certainly_less
 from proofs.smt import prove_forall
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "hyperbolic_to_exp",
     "is_zero",
     "show",
+    "truth_at",
 ]
 
 
@@ -48,20 +50,47 @@ def free_symbols(expr_list) -> set:
 
 
 def holds_at(relation, values: dict) -> bool:
-    """Does a constraint hold at exact rational values? (Undecidable counts as no.)"""
+    """Does a constraint certainly hold at exact values? (Undecidable counts as no: use this
+    to skip a point, never to conclude that a constraint fails.)"""
+    return truth_at(relation, values) is True
+
+
+def truth_at(relation, values: dict) -> bool | None:
+    """A constraint at exact values: True, False, or None when it cannot be decided (a free
+    symbol left, or a difference arb cannot separate from 0 that SymPy cannot show is 0)."""
     try:
         rel = sp.sympify(relation).subs(values)
-        if rel in (sp.true, True):
-            return True
-        if rel in (sp.false, False):
-            return False
-        lhs_minus_rhs = rel.lhs - rel.rhs
-        if isinstance(rel, (sp.StrictGreaterThan, sp.StrictLessThan)):
-            sign = 1 if isinstance(rel, sp.StrictGreaterThan) else -1
-            return bool(certainly_greater(sign * lhs_minus_rhs, 0))
-        return bool(sp.simplify(rel)) is True
-    except (TypeError, AttributeError):
+    except (TypeError, AttributeError, ValueError, sp.SympifyError):
+        return None
+    if rel in (sp.true, True):
+        return True
+    if rel in (sp.false, False):
         return False
+    if not isinstance(rel, sp.core.relational.Relational) or rel.free_symbols:
+        return None
+    d = rationalize(rel.lhs - rel.rhs)
+    if isinstance(rel, (sp.Eq, sp.Ne)):
+        if d.is_Rational:
+            equal = d == 0
+        elif certainly_greater(d, 0) or certainly_less(d, 0):
+            equal = False
+        elif is_zero(d):
+            equal = True
+        else:
+            return None
+        return equal if isinstance(rel, sp.Eq) else not equal
+    x = d if isinstance(rel, (sp.StrictGreaterThan, sp.GreaterThan)) else -d  # x > 0 or x >= 0
+    strict = isinstance(rel, (sp.StrictGreaterThan, sp.StrictLessThan))
+    if x.is_Rational:
+        return bool(x > 0) if strict else bool(x >= 0)
+    positive, negative = certainly_greater(x, 0), certainly_less(x, 0)
+    if positive:
+        return True
+    if negative:
+        return False
+    if is_zero(x):
+        return not strict
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,8 +141,12 @@ def discharge(lhs, rhs, constraints) -> Outcome:
     if algebraically_equal(lhs, rhs):
         return Outcome("proved", "exact algebra (equality)")
     if not free_symbols([lhs, rhs, *constraints]):
-        if not all(holds_at(c, {}) for c in constraints):
+        truths = [truth_at(c, {}) for c in constraints]
+        if False in truths:
             return Outcome("proved", "vacuous: constraints never hold")
+        if None in truths:
+            c = constraints[truths.index(None)]
+            return Outcome("unknown", f"cannot decide whether {c} holds")
         return closed_compare(lhs, rhs)
     result = prove_forall(lhs, rhs, constraints)
     if result.status == "proved":

@@ -27,7 +27,7 @@ import sympy as sp
 
 from proofs.errors import InputError
 from proofs.mechanisms import Gaussian, Published
-from proofs.validate import check_delta
+from proofs.validate import check_delta, check_description
 
 __all__ = ["TrueEpsilon", "true_epsilon"]
 
@@ -58,8 +58,7 @@ def true_epsilon(mech: Any, delta: Any = 0) -> TrueEpsilon | None:
         raise InputError(
             f"mechanism={mech!r} is not a description; pass e.g. proofs.Laplace(10, 1)."
         )
-    if hasattr(mech, "validate"):
-        mech.validate()  # bad parameters are a one-line InputError, never a verdict
+    check_description(mech)  # bad parameters are a one-line InputError, never a verdict
     if isinstance(mech, Published):
         return TrueEpsilon(float(mech.epsilon), f"published: {mech.source}")
     if isinstance(mech, Gaussian) and delta > 0:

@@ -42,10 +42,12 @@ __all__ = [
     "MAX_LENGTH",
     "as_expr",
     "by_name",
+    "float_value",
     "parse",
     "rationalize",
     "rule_expr",
     "symbols_of",
+    "to_fraction",
 ]
 
 MAX_LENGTH = 400
@@ -259,16 +261,17 @@ def parse(
 def as_expr(value: Any, name: str, symbols: Mapping[str, sp.Symbol] | None = None) -> sp.Expr:
     """A user parameter as a SymPy expression.
 
-    SymPy objects pass through; Python and NumPy integers, ``Fraction``, ``Decimal`` and floats
-    become exact rationals (a float becomes the rational it prints as, so ``0.1`` is 1/10);
-    text goes through :func:`parse`. Anything else is an :class:`InputError`.
+    SymPy objects pass through, their Floats made rationals (:func:`float_value`); Python and
+    NumPy integers, ``Fraction``, ``Decimal`` and floats become exact rationals (a float becomes
+    the rational it prints as, so ``0.1`` is 1/10); text goes through :func:`parse`. Anything
+    else is an :class:`InputError`.
     """
     if isinstance(value, sp.Basic):
         if not isinstance(value, sp.Expr):
             raise InputError(
                 f"{name}={value!r} must be a number or a formula, not {type(value).__name__}."
             )
-        return _finite_real(value, name)
+        return _finite_real(rationalize(_finite_real(value, name)), name)
     if isinstance(value, bool):
         raise InputError(f"{name}={value!r} must be a number or a SymPy expression, not a bool.")
     if isinstance(value, str):
@@ -306,8 +309,39 @@ def _finite_real(value: sp.Expr, name: str) -> sp.Expr:
     return value
 
 
+def float_value(f: sp.Float) -> sp.Rational:
+    """The rational a SymPy Float stands for: the shortest decimal that rounds back to the same
+    binary value at the Float's own precision, as Python's ``repr`` does for a float. So
+    ``Float(0.1)`` is 1/10, ``Float(1 - 1e-16)`` (0.9999999999999999) stays below 1 and
+    ``Float(0.95, 1)`` (the 7-bit 0.953125) is 19/20. ``str`` would not do: it rounds to the
+    Float's print precision, which may be another number (``str(Float(1 - 1e-16))`` is
+    "1.00000000000000", ``str(Float(0.95, 1))`` is "1.")."""
+    from mpmath import libmp
+
+    mpf, prec = f._mpf_, f._prec
+    if not f.is_finite:
+        raise InputError(f"{f} is not a finite number.")
+    for digits in range(1, libmp.libmpf.repr_dps(prec) + 1):
+        text = libmp.to_str(mpf, digits)
+        if libmp.from_str(text, prec, libmp.round_nearest) == mpf:
+            q = Fraction(text)
+            return sp.Rational(q.numerator, q.denominator)
+    return sp.Rational(f)  # not reached (repr_dps digits always round-trip): the exact value
+
+
+def to_fraction(value: Any, name: str) -> Fraction:
+    """A closed rational or Float as an exact ``Fraction`` (a Float by :func:`float_value`)."""
+    e = value if isinstance(value, sp.Basic) else as_expr(value, name)
+    if e.is_Float:
+        e = float_value(e)
+    if not e.is_Rational:
+        raise InputError(f"{name}={value} must be a rational number here; give e.g. {name}=1/2.")
+    return Fraction(int(e.p), int(e.q))
+
+
 def rationalize(expr: Any) -> sp.Expr:
-    """`expr` with every Float replaced by the rational it prints as; nothing else changes.
+    """`expr` with every Float replaced by the rational it stands for (:func:`float_value`);
+    nothing else changes.
 
     Use this, never ``sympy.nsimplify``, on values a verdict depends on: ``nsimplify``
     evaluates an exact expression to 30 digits and may replace it with a *different* simple
@@ -317,7 +351,7 @@ def rationalize(expr: Any) -> sp.Expr:
     floats = e.atoms(sp.Float)
     if not floats:
         return e
-    return e.xreplace({f: sp.Rational(str(f)) for f in floats})
+    return e.xreplace({f: float_value(f) for f in floats})
 
 
 def symbols_of(*objects: Any) -> dict[str, sp.Symbol]:

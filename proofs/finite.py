@@ -26,6 +26,7 @@ from proofs.errors import InputError
 from proofs.expr import as_expr, rationalize
 from proofs.mechanisms import FiniteMechanism
 from proofs.numeric import certainly_greater
+from proofs.validate import check_description
 
 __all__ = [*exports_of(__name__)]
 
@@ -69,7 +70,7 @@ def finite_ratio(mech: FiniteMechanism) -> tuple[sp.Expr, tuple | None]:
     """Exact e^epsilon of a numeric finite mechanism: max over ordered neighbour pairs (x, x')
     and outputs y of P[M(x)=y]/P[M(x')=y] (oo when some P[M(x')=y] = 0 < P[M(x)=y]), and where.
     Outputs with probability 0 under both inputs do not count."""
-    mech.validate()
+    check_description(mech)
     best, where = sp.Integer(1), None
     for x, xp in mech.neighbour_pairs():
         for y in mech.pmf[x]:
@@ -88,7 +89,7 @@ def finite_ratio(mech: FiniteMechanism) -> tuple[sp.Expr, tuple | None]:
 def finite_delta(mech: FiniteMechanism, epsilon: Any) -> tuple[sp.Expr, tuple]:
     """Exact max over ordered neighbour pairs of sum_y (p_y - e^eps q_y)_+ and the worst
     (x, x', event) for numeric pmfs; e^eps is kept exact (rational when eps = ln of a rational)."""
-    mech.validate()
+    check_description(mech)
     factor = sp.exp(as_expr(epsilon, "epsilon"))
     best, where = sp.Integer(-1), None
     for x, xp in mech.neighbour_pairs():
@@ -178,7 +179,7 @@ def _kernel(f: Mapping, y) -> dict:
 
 def post_process(mech: FiniteMechanism, f: Mapping) -> FiniteMechanism:
     """The mechanism x -> f(M(x)) for a deterministic or randomised map f on M's outputs."""
-    mech.validate()
+    check_description(mech)
     if not isinstance(f, Mapping):
         raise InputError(
             f"post-processing map f={f!r} must be a dict output -> output (or -> "

@@ -30,6 +30,8 @@ import sympy as sp
 import z3
 from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 
+from proofs.expr import float_value
+
 __all__ = ["ForAllResult", "Translator", "Unsupported", "prove_forall"]
 
 
@@ -158,8 +160,8 @@ class Translator:
         if e.is_Rational:
             return z3.RealVal(f"{e.p}/{e.q}")
         if e.is_Float:
-            f = Fraction(str(e))
-            return z3.RealVal(f"{f.numerator}/{f.denominator}")
+            f = float_value(e)
+            return z3.RealVal(f"{f.p}/{f.q}")
         if isinstance(e, sp.Symbol):
             return self.var(e)
         if e.is_Add:

@@ -4,10 +4,12 @@ value such as 1 - e^-800 is not mistaken for 1."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import sympy as sp
 
+from proofs.decide import truth_at
 from proofs.errors import InputError
 from proofs.expr import as_expr
 from proofs.numeric import certainly_greater, certainly_less
@@ -16,6 +18,7 @@ __all__ = [
     "MAX_COMPOSITIONS",
     "MAX_GROUP",
     "check_delta",
+    "check_description",
     "check_eps_value",
     "check_epsilon",
     "check_in_range",
@@ -121,3 +124,58 @@ def check_k(k: Any) -> int:
 def group_size(k: Any) -> int:
     """A numeric group size: an integer in [1, MAX_GROUP]."""
     return _count(k, MAX_GROUP, "the group size; or leave k=None for every k")
+
+
+def check_description(mech: Any) -> None:
+    """A mechanism description's own checks (``validate``), then two that hold for every one:
+
+    - a field whose default symbol is an integer (a count of bins, hashes, values, reports) is
+      given as an integer when it is a number: ``bins=1/2`` or a formula equal to 2 is refused;
+    - every constraint of ``domain()`` that the numbers close holds, decided exactly. A number
+      out of the domain would otherwise make every proof over it vacuous, and one whose
+      constraint cannot be decided (``h = 4(atan(1/2) + atan(1/3))/pi``, which is 1) could not
+      be trusted either way.
+    """
+    fields = getattr(mech, "__dataclass_fields__", {})
+    for name, f in fields.items():
+        default, value = f.default, getattr(mech, name, None)
+        if (
+            isinstance(default, sp.Symbol)
+            and default.is_integer
+            and isinstance(value, sp.Expr)
+            and not value.free_symbols
+            and not value.is_Integer
+        ):
+            raise InputError(f"{name}={value} must be an integer; give e.g. {name}=2.")
+    if hasattr(mech, "validate"):
+        mech.validate()
+    if not hasattr(mech, "domain"):
+        return
+    for i, c in enumerate(sp.sympify(c) for c in mech.domain()):
+        if c.free_symbols:
+            continue
+        truth = truth_at(c, {})
+        if truth is not True:
+            what = "breaks" if truth is False else "cannot be decided to satisfy"
+            raise InputError(
+                f"{type(mech).__name__}: {_constraint(mech, i, c, what)}; give exact numbers "
+                "in the mechanism's domain."
+            )
+
+
+def _constraint(mech: Any, i: int, c: sp.Expr, what: str) -> str:
+    """Constraint i of the domain in words: the values given and the constraint written in the
+    fields' names (the closed constraint itself may already read False)."""
+    fields = getattr(mech, "__dataclass_fields__", {})
+    names = [n for n, f in fields.items() if isinstance(f.default, sp.Symbol)]
+    try:  # the same description with a plain symbol for each parameter
+        generic = sp.sympify(
+            dataclasses.replace(mech, **{n: sp.Symbol(n) for n in names}).domain()[i]
+        )
+    except Exception:  # a description that cannot be rebuilt with symbols
+        generic = sp.true
+    used = [n for n in names if sp.Symbol(n) in generic.free_symbols]
+    if not used:
+        verb = "does not hold" if what == "breaks" else "cannot be decided"
+        return f"its parameter constraint {c} {verb}"
+    return f"{', '.join(f'{n}={getattr(mech, n)}' for n in used)} {what} {generic}"

@@ -38,7 +38,7 @@ from proofs.mechanisms import FiniteMechanism, Gaussian, Laplace, sym
 from proofs.numeric import PRECISION, precision, show_ball, to_ball
 from proofs.results import Counterexample, Finding, Verdict
 from proofs.symbols import EPSILON, SENSITIVITY
-from proofs.validate import check_delta, check_eps_value, positive_number
+from proofs.validate import check_delta, check_description, check_eps_value, positive_number
 
 __all__ = [
     "ProfileDerivation",
@@ -408,6 +408,8 @@ def _check_privacy_profile(claim) -> Finding:
 
 def _check_approx_dp(claim) -> Finding:
     mech = claim.mechanism
+    if hasattr(mech, "domain"):
+        check_description(mech)
     try:
         if isinstance(mech, Gaussian):
             return _approx_gaussian(claim)

@@ -31,7 +31,7 @@ from proofs.errors import InputError
 from proofs.expr import rationalize
 from proofs.numeric import certainly_greater
 from proofs.results import Counterexample, Finding, Verdict
-from proofs.validate import check_epsilon
+from proofs.validate import check_description, check_epsilon
 
 __all__ = ["check", "supports", "supremum_epsilon", "tight_epsilon", "upper_bound"]
 
@@ -339,8 +339,7 @@ def check(claim: PureDP) -> Finding:
     """Check a pure-DP claim; never raises on inconclusive input (that is `unknown`)."""
     mech, eps = claim.mechanism, claim.epsilon
     check_epsilon(eps)
-    if hasattr(mech, "validate"):
-        mech.validate()
+    check_description(mech)
     try:
         form = formulate(mech)
     except NotImplementedError:

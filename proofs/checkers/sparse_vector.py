@@ -36,6 +36,7 @@ import sympy as sp
 
 from proofs import mechanisms as m
 from proofs.checkers.formulations import Case, Formulation, Lemma, coordinate_lemmas, formulate
+from proofs.expr import to_fraction
 
 __all__ = ["pattern_probability"]
 
@@ -92,8 +93,9 @@ def _integral(terms: dict, lo, hi) -> dict:
 
 def _segment_probability(sv: m.SparseVector, answers, flags) -> dict:
     """P[these flags] for one threshold draw, as {constant: coefficient} of e^constant."""
-    b_rho, b_nu = Fraction(str(sv.threshold_scale)), Fraction(str(sv.query_scale))
-    t = Fraction(str(sv.threshold))
+    b_rho = to_fraction(sv.threshold_scale, "threshold_scale")
+    b_nu = to_fraction(sv.query_scale, "query_scale")
+    t = to_fraction(sv.threshold, "threshold")
     kinks = sorted({Fraction(0), *(Fraction(a) - t for a in answers)})
     edges = [None, *kinks, None]
     total = defaultdict(Fraction)

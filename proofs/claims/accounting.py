@@ -26,7 +26,13 @@ from proofs.mechanisms import (
     describe,
 )
 from proofs.symbols import ALPHA, SENSITIVITY
-from proofs.validate import check_delta, check_eps_value, check_k, positive_number
+from proofs.validate import (
+    check_delta,
+    check_description,
+    check_eps_value,
+    check_k,
+    positive_number,
+)
 
 __all__ = [
     "CONVERSIONS",
@@ -179,7 +185,7 @@ def _check_mechanism(mech: Any, where: str) -> None:
                     f"{where}: {kind}.{field}={value} is symbolic; the RDP accountant needs "
                     f"numeric parameters, e.g. {_example(kind)}."
                 )
-    mech.validate()
+    check_description(mech)
     if isinstance(mech, KAryRR) and not mech.k.is_Integer:
         raise InputError(
             f"{where}: KAryRR.k={mech.k} must be an integer >= 2 (the number of values)."

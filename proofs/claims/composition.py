@@ -21,7 +21,9 @@ __all__ = ["ComposedDP", "GroupPrivacy", "PostProcessing", "SequentialCompositio
 def short(v) -> str:
     """A number as written, with a decimal approximation when it is long."""
     v = sp.sympify(v)
-    return str(v) if v.is_Rational or len(str(v)) < 24 else f"{v!s} (~{float(v):.6g})"
+    if v.is_Rational or len(str(v)) < 24 or v.free_symbols:
+        return str(v)
+    return f"{v!s} (~{float(v):.6g})"
 
 
 def _good_k(k: sp.Expr) -> bool:

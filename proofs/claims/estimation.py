@@ -16,6 +16,7 @@ from proofs.errors import InputError
 from proofs.expr import as_expr, by_name, rationalize, symbols_of
 from proofs.mechanisms import AlphaCoinRR, ForcedResponse, OneBitTelemetry, SupportReport, sym
 from proofs.symbols import N1, REPORT_BIT, N, T, X
+from proofs.validate import check_description
 
 __all__ = [
     "ChebyshevTail",
@@ -56,7 +57,7 @@ class LinearEstimator:
                 "reports; use AlphaCoinRR, ForcedResponse, OneBitTelemetry or "
                 "SupportReport(frequency oracle)."
             )
-        self.mechanism.validate()
+        check_description(self.mechanism)
 
     def _p(self, x: int) -> sp.Expr:
         return sp.sympify(self.mechanism.pmf(x, 1))
@@ -218,7 +219,7 @@ class PerReportUnbiased(Claim):
                 f"mechanism={self.mechanism!r} does not report one bit with "
                 "P[b=1 | x] linear in x; use OneBitTelemetry or ForcedResponse."
             )
-        self.mechanism.validate()
+        check_description(self.mechanism)
         table = symbols_of(self.mechanism)
         term_names, target_names = {"b": REPORT_BIT, **table}, {"x": X, **table}
         object.__setattr__(

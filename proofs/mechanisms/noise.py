@@ -145,7 +145,8 @@ class Histogram:
         return 1 if self.neighbours == "add_remove" else 2
 
     def domain(self):
-        return (self.scale > 0, self.bins >= 1)
+        # replace-one needs two bins to move a record between (one bin never changes: eps 0)
+        return (self.scale > 0, self.bins >= self.l1_sensitivity)
 
     def validate(self):
         check_positive(self.scale, "scale")

@@ -9,7 +9,7 @@ import sympy as sp
 
 from proofs.errors import InputError
 from proofs.expr import as_expr
-from proofs.validate import check_epsilon, check_positive
+from proofs.validate import check_description, check_epsilon, check_positive
 
 __all__ = ["Composition", "SparseVector"]
 
@@ -149,5 +149,4 @@ class Composition:
         for mech in self.mechanisms:
             if not hasattr(mech, "domain"):
                 raise InputError(f"mechanism={mech!r} is not a description.")
-            if hasattr(mech, "validate"):
-                mech.validate()
+            check_description(mech)

@@ -1,0 +1,162 @@
+"""Soundness at the edge of numbers: a SymPy Float is read as the number it is (never as its
+rounded print), a domain constraint that cannot be decided never makes a proof vacuous, and a
+parameter out of its mechanism's domain is an input error, not a verdict."""
+
+import re
+import sys
+from fractions import Fraction
+
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from mpmath import libmp
+
+from proofs import (
+    E0,
+    E1,
+    E2,
+    AlphaCoinRR,
+    ComposedDP,
+    Histogram,
+    KAryRR,
+    Laplace,
+    LaplaceVector,
+    PostProcessing,
+    PureDP,
+    Rappor,
+    RenyiGaussian,
+    SequentialComposition,
+    TwoSidedGeometric,
+    Verdict,
+    check,
+    rr_table,
+    sym,
+)
+from proofs.decide import discharge, truth_at
+from proofs.errors import InputError
+from proofs.expr import as_expr, float_value, rationalize
+from proofs.smt import Translator
+
+R = sp.Rational
+eps = sym("epsilon")
+LOW = sp.Float(0.95, 1)  # a 7-bit Float: its value is 61/64 = 0.953125, and it prints as "1."
+BELOW_ONE = sp.Float(1 - 1e-16)  # 0.9999999999999999, printed "1.00000000000000"
+# exactly 1 and 2 (Euler's arctangent identity), but neither arb nor SymPy can show it
+ONE = 4 * (sp.atan(R(1, 2)) + sp.atan(R(1, 3))) / sp.pi
+TWO = 2 * ONE
+
+
+def test_a_float_is_the_shortest_decimal_that_rounds_back_to_it():
+    assert float_value(sp.Float(0.1)) == R(1, 10)
+    assert float_value(BELOW_ONE) == R(9999999999999999, 10**16) < 1
+    assert float_value(LOW) == R(19, 20)
+    assert float_value(sp.Float("0.1", 30)) == R(1, 10)
+    assert float_value(sp.Float(-2.5)) == R(-5, 2)
+    assert float_value(sp.Float(0)) == 0
+    assert rationalize(eps * BELOW_ONE) == eps * R(9999999999999999, 10**16)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False), st.integers(2, 200))
+def test_float_values_round_trip_and_agree_with_python_floats(x, prec):
+    if x == 0 or abs(x) >= sys.float_info.min:  # (a subnormal double has fewer than 53 bits)
+        # a Python float reads the same whether it comes in bare or as a SymPy Float
+        assert float_value(sp.Float(x)) == as_expr(x, "x")
+        q = Fraction(repr(x))
+        assert float_value(sp.Float(x)) == sp.Rational(q.numerator, q.denominator)
+    # at any precision the rational rounds back to the very same binary value
+    f = sp.Float(x, precision=prec)
+    v = float_value(f)
+    assert libmp.from_rational(int(v.p), int(v.q), prec, libmp.round_nearest) == f._mpf_
+
+
+def test_the_smt_translation_keeps_a_floats_value():
+    t = Translator()
+    assert str(t.term(BELOW_ONE)) == "9999999999999999/10000000000000000"
+    assert str(t.term(LOW)) == "19/20"
+
+
+FALSE_BY_A_FLOAT = [
+    PureDP(Laplace.calibrated(eps, 1), eps * (1 - 1e-16)),
+    PureDP(AlphaCoinRR(0.5), sp.log(3) * 0.9999999999999999),
+    PureDP(Laplace(1, 1), LOW),
+    PureDP(Laplace(sp.Float(0.75, 1), 1), R(5, 4)),  # scale 3/4: epsilon 4/3
+    ComposedDP(1, 10, sp.Float(9.96, 2), 0),
+    SequentialComposition(((rr_table(3), rr_table(2)),), rule=(E1 + E2) * LOW),
+    PostProcessing(((rr_table(3), {0: 1, 1: 0}),), rule=E0 * LOW),
+    RenyiGaussian(sym("alpha") * LOW * sym("Delta") ** 2 / (2 * sym("sigma") ** 2)),
+]
+
+
+@pytest.mark.parametrize("claim", FALSE_BY_A_FLOAT, ids=range(len(FALSE_BY_A_FLOAT)))
+def test_claims_false_by_a_float_are_refuted(claim):
+    assert check(claim).verdict is Verdict.REFUTED
+
+
+def test_the_tight_epsilon_uses_the_floats_value():
+    finding = check(PureDP(Laplace(sp.Float(0.75, 1), 1), R(5, 4)))
+    assert finding.tight_epsilon.startswith("4/3")
+
+
+def test_an_undecidable_constraint_never_makes_a_proof_vacuous():
+    assert truth_at(sp.Ge(ONE, 1, evaluate=False), {}) is None
+    assert truth_at(sp.Gt(R(1, 3), 0), {}) is True
+    assert truth_at(sp.Ge(sp.exp(sp.pi * sp.sqrt(163)) - 640320**3 - 744, 0), {}) is False
+    assert truth_at(sp.Ge(sp.log(8) - 3 * sp.log(2), 0, evaluate=False), {}) is True
+    assert truth_at(sp.Gt(sp.log(8) - 3 * sp.log(2), 0, evaluate=False), {}) is False
+    # 1 <= 0 under a constraint nobody can decide: not proved
+    assert discharge(R(1), R(0), [sp.Ge(ONE, 1, evaluate=False)]).status == "unknown"
+    # under a constraint that certainly fails, the case is empty: vacuous, and sound
+    assert discharge(R(1), R(0), [sp.Ge(R(1, 2), 1, evaluate=False)]).status == "proved"
+
+
+@pytest.mark.parametrize(
+    "claim, needle",
+    [
+        (lambda: PureDP(Rappor(R(1, 2), R(1, 2), R(3, 4), ONE, reports="unlimited"), 0), "h="),
+        (lambda: PureDP(TwoSidedGeometric(1, R(1, 2)), R(1, 2), exact=True), "sensitivity=1/2"),
+        (lambda: PureDP(Histogram(1, bins=R(1, 2)), 1), "bins=1/2 must be an integer"),
+        (lambda: PureDP(Histogram(1, bins=0), 1), "bins=0 breaks bins >= 1"),
+        (lambda: PureDP(Histogram(1, "replace_one", 1), 1), "bins=1 breaks bins >= 2"),
+        (lambda: PureDP(Rappor(R(1, 2), R(1, 2), R(3, 4), 0), 1), "h=0 breaks h >= 1"),
+        (lambda: PureDP(LaplaceVector(1, 1, R(3, 2)), 1), "dimension=3/2"),
+        (lambda: PureDP(KAryRR(1, TWO), 1), "k="),
+    ],
+)
+def test_parameters_out_of_the_domain_are_input_errors(claim, needle):
+    with pytest.raises(InputError, match=re.escape(needle)):
+        check(claim())
+
+
+def test_a_bad_parameter_in_a_claims_file_is_exit_2_with_one_line(tmp_path, capsys):
+    from auditor.cli import main
+
+    path = tmp_path / "claims.py"
+    path.write_text(
+        "from proofs import Histogram, PureDP, Theorem\n"
+        "CLAIMS = [Theorem('one_bin', PureDP(Histogram(1, 'replace_one', 1), 1), source='x')]\n"
+    )
+    assert main(["prove", str(path), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "bins=1 breaks bins >= 2" in err and "Traceback" not in err
+
+
+def test_valid_integer_parameters_still_prove():
+    assert check(PureDP(Histogram(1, "replace_one", 2), 2)).verdict is Verdict.PROVED
+    for claim in (PureDP(KAryRR(1, 3), 1), PureDP(TwoSidedGeometric(1, 2), 2)):
+        assert check(claim).verdict in (Verdict.PROVED, Verdict.CERTIFIED)
+
+
+def test_a_long_symbolic_composition_rule_is_checked_not_a_crash():
+    claim = ComposedDP("epsilon", "k", "k*epsilon*(1-1/10^12)", "k*delta", "delta")
+    assert check(claim).verdict is Verdict.REFUTED  # its summary once took float() of it
+
+
+def test_floats_keep_their_documented_meaning():
+    # a Python float is the decimal it prints as: alpha 0.5 is 1/2, and epsilon ln 3 is exact
+    assert check(PureDP(AlphaCoinRR(0.5), sp.log(3))).verdict is Verdict.PROVED
+    assert check(PureDP(AlphaCoinRR(sp.Float(0.5)), sp.log(3), exact=True)).verdict in (
+        Verdict.PROVED,
+        Verdict.CERTIFIED,
+    )
