@@ -3,7 +3,8 @@
 A mechanism is a callable ``f(data)`` returning one output. If its signature has a ``size``
 parameter it is called batched as ``f(data, size=n)`` and must return ``n`` outputs; if it has
 ``rng`` it is passed a seeded :class:`numpy.random.Generator`. Outputs may be real scalars,
-integers, booleans, categories (str), or fixed-length vectors/tuples of numbers.
+integers, booleans, categories (str), or fixed-length vectors/tuples of numbers; a
+fixed-length vector of strings is one category per output (the whole row).
 
 Scalar callables are called in a bare list comprehension (the cheapest loop CPython offers);
 everything after that is vectorised numpy over the collected batch.
@@ -72,6 +73,11 @@ def _call(mech: Mechanism, data: Any, n: int, rng: np.random.Generator) -> Any:
         return [f(data) for _ in range(n)]
     except InputError:
         raise
+    except SystemExit as exc:  # exit code 0 would read as "nothing wrong found"
+        raise InputError(
+            f"mechanism {mech.name} called sys.exit({exc.code!r}) on data={data!r}; a "
+            "mechanism must return its output, not end the audit."
+        ) from None
     except Exception as exc:  # the mechanism's own bug: name it, do not hide it
         raise InputError(
             f"mechanism {mech.name} raised {type(exc).__name__}: {exc} on data={data!r}; "
@@ -107,6 +113,11 @@ def _convert(mech: Mechanism, raw: Any, n: int) -> np.ndarray:
     if isinstance(raw, np.ndarray) and raw.dtype != object:
         arr = raw
     else:
+        if isinstance(raw, (str, bytes)) or not hasattr(raw, "__len__"):
+            raise InputError(
+                f"mechanism {mech.name} returned {type(raw).__name__} {raw!r:.60} for size={n}; "
+                "a batched mechanism must return `size` outputs (a list or an array)."
+            )
         values = raw if isinstance(raw, list) else list(raw)
         if len(values) != n:
             raise InputError(
@@ -114,8 +125,13 @@ def _convert(mech: Mechanism, raw: Any, n: int) -> np.ndarray:
                 "a batched mechanism must return exactly `size` outputs."
             )
         arr = _fast_array(values)
-        if arr is None or arr.dtype.kind == "U":
+        if arr is None or (arr.dtype.kind == "U" and arr.ndim == 1):
             return _slow_convert(mech, values)
+        if arr.dtype.kind == "U" and not all(
+            isinstance(x, str) for v in values for x in np.ravel(np.asarray(v, dtype=object))
+        ):
+            i = _first_bad(values, lambda v: not all(isinstance(x, str) for x in v))
+            raise _bad_output(mech, i, values[i], "it mixes strings and numbers")
     if arr.shape[:1] != (n,):
         raise InputError(
             f"mechanism {mech.name} returned an array of shape {arr.shape} for size={n}; "
@@ -159,9 +175,21 @@ def _slow_convert(mech: Mechanism, values: list[Any]) -> np.ndarray:
     raise _bad_output(mech, i, values[i], "mixed or non-numeric output types")
 
 
+def _row_categories(arr: np.ndarray) -> np.ndarray:
+    """Each output of a vector of strings as one category: the row written as a list, so
+    that ('a', 'b') is the category "['a', 'b']". An event is then a set of whole rows: each
+    row counts once (counted element by element, a row of d copies of a label would weigh d
+    and the bounds would assume a tenth of the variance they have)."""
+    flat = arr.reshape(arr.shape[0], -1)
+    return np.array([repr(row) for row in flat.tolist()], dtype=str)
+
+
 def _validate_array(mech: Mechanism, arr: np.ndarray) -> np.ndarray:
     if arr.dtype.kind in "US":
-        return arr.astype(str)
+        if arr.dtype.kind == "S":
+            arr = np.char.decode(arr, "latin-1")
+        arr = arr.astype(str)
+        return _row_categories(arr) if arr.ndim > 1 else arr
     if arr.dtype.kind not in "biuf":
         raise _bad_output(mech, 0, arr[0], f"unsupported output type {arr.dtype}")
     if arr.ndim > 2:
