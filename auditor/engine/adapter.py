@@ -168,6 +168,11 @@ def _slow_convert(mech: Mechanism, values: list[Any]) -> np.ndarray:
         raise _bad_output(
             mech, i, values[i], f"length differs from the first output's {lengths[0]}"
         )
+    i = _first_bad(values, lambda v: isinstance(v, int) and not -(2**63) <= v < 2**64)
+    if i >= 0:
+        raise _bad_output(
+            mech, i, values[i], "an integer outside the 64-bit range (map it into range first)"
+        )
     i = max(
         _first_bad(values, lambda v: not isinstance(v, (int, float, bool, np.number, tuple, list))),
         0,

@@ -136,13 +136,19 @@ def validate(config: AuditConfig) -> None:
     m, n = config.split()
     if not 0 < m < config.samples:
         raise InputError(f"selection_samples={m} must be in (0, samples={config.samples}).")
+    # what is too small when the user set the split: the certification samples it leaves
+    short = (
+        f"selection_samples={m} leaves {n} of samples={config.samples} for certification"
+        if config.selection_samples is not None
+        else f"samples={config.samples} is too small"
+    )
     if config.profile is not None:
         claim = config.profile
         a = config.alpha_per_bound
         if not float(claim.statistic(cp_lower(n, n, a), cp_upper(0, n, a))) > claim.threshold:
             raise InputError(
-                f"samples={config.samples} is too small for confidence={conf:g}: even a perfect "
-                f"witness could not violate the profile {claim.describe()}; use more samples."
+                f"{short} at confidence={conf:g}: even a perfect witness could not violate the "
+                f"profile {claim.describe()}; use more samples."
             )
         return
     best = _perfect_bound(n, config.alpha_per_bound, delta)
@@ -153,10 +159,15 @@ def validate(config: AuditConfig) -> None:
                 f"epsilon={eps:g} cannot be refuted by sampling: even a perfect witness needs more "
                 f"than {MAX_SAMPLES:.0e} samples per dataset; audit a smaller claimed epsilon."
             )
+        fix = (
+            f"use {need} or more"
+            if config.selection_samples is None
+            else "leave more for certification (or selection_samples unset)"
+        )
         raise InputError(
-            f"samples={config.samples} is too small for confidence={conf:g}: even an event seen in "
-            f"every sample of one dataset and never in the other would certify only epsilon >= "
-            f"{max(best, 0):.3g} <= claimed {eps:g}; use {need} or more."
+            f"{short} at confidence={conf:g}: even an event seen in every sample of one dataset "
+            f"and never in the other would certify only epsilon >= {max(best, 0):.3g} <= claimed "
+            f"{eps:g}; {fix}."
         )
 
 

@@ -193,6 +193,11 @@ def _conclude(
     detect = detectable(int(kd[best]), n, a, judge) if best >= 0 and n > 0 else math.inf
     kinds = sorted({_kind(c) for c, s in zip(chosen, stat) if s > claim.threshold})
     verdict, hint = _verdict(violated, detect, judge, cfg, witness is not None)
+    if verdict == "inconclusive" and out.stop == "max-time" and n == 0:
+        hint = (
+            "inconclusive: the time limit ran out before any certification sample was drawn; "
+            "raise --max-time or lower --samples."
+        )
     profile = (
         None
         if cfg.profile is None

@@ -59,6 +59,7 @@ def test_output_kinds(value, kind):
         ([1.0, "a", 2.0], "index 1"),
         (["a", "b", 2.0], "index 2"),
         ([(1.0, 2.0), (1.0,), (3.0, 4.0)], "index 1"),
+        ([1, 2**64 + 5, 2], "index 1: an integer outside the 64-bit range"),
     ],
 )
 def test_bad_outputs_name_index(outputs, needle):
@@ -177,3 +178,13 @@ def test_integers_and_reals_are_one_kind_across_chunks():
             progress=False,
         )
         assert not r.violation
+
+
+def test_messages_name_what_is_wrong():
+    from auditor import audit
+
+    def lap(d, size, rng):
+        return rng.laplace(d[0], 1.0, size)
+
+    with pytest.raises(InputError, match=r"selection_samples=19999 leaves 1 of samples=20000"):
+        audit(lap, [([1], [0])], epsilon=1.0, samples=20000, selection_samples=19999)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 
 import numpy as np
 import pytest
@@ -121,3 +122,15 @@ def test_laplace_bound_never_exceeds_true_epsilon(eps, seed):
         seed=seed,
     )
     assert r.epsilon_lower_bound <= eps and not r.violation
+
+
+def test_a_time_limit_before_certification_says_so():
+    def slow(data, rng):
+        time.sleep(0.0005)
+        return int(rng.random() < (0.75 if data[0] else 0.25))
+
+    r = audit(
+        slow, [([1], [0])], epsilon=0.3, samples=200_000, max_time=1, workers=1, progress=False
+    )
+    assert r.verdict == "inconclusive" and r.certification_samples == 0
+    assert "time limit ran out before any certification sample" in r.hint
