@@ -40,6 +40,13 @@ def _fmt(x: float) -> str:
     return f"{x:.6g}"
 
 
+def _above(t: float) -> str:
+    """The words for "> t": a cut just below an integer (the midpoint rule on 0/1 columns puts it
+    one ulp under) reads ">= n", not a "> 1" that a 0/1 column never meets."""
+    n = round(t)
+    return f">= {n}" if 0 < n - t <= 1e-9 * max(1.0, abs(t)) else f"> {_fmt(t)}"
+
+
 @dataclass(frozen=True, slots=True)
 class Identity:
     """The scalar output itself."""
@@ -126,7 +133,7 @@ class Vote:
     def describe(self) -> str:
         term = "(y[{i}]-y[{j}])" if self.increments else "y[{i}]"
         parts = [
-            f"{_fmt(w)}[{term.format(i=i, j=i - 1) if i else 'y[0]'} > {_fmt(t)}]"
+            f"{_fmt(w)}[{term.format(i=i, j=i - 1) if i else 'y[0]'} {_above(t)}]"
             for i, (t, w) in enumerate(zip(self.cuts, self.weights))
             if w != 0
         ]

@@ -99,3 +99,10 @@ def test_tails_of_the_pooled_vote_hold_the_larger_ratios():
 
     median = ScoreInterval(pooled, float(np.median(pooled(yx))), float("inf"))
     assert max(loss(c.event) for c in cands) > 1.5 * loss(median)
+
+
+def test_a_cut_one_ulp_under_an_integer_reads_as_at_least():
+    from auditor.engine.events import Vote
+
+    words = Vote((0.9999999999999999, 0.5, 2.0), (1.0, 1.0, 1.0)).describe()
+    assert words == "vote 1[y[0] >= 1] + 1[y[1] > 0.5] + 1[y[2] > 2]"
