@@ -44,22 +44,42 @@ class ReplayResult:
     seed: int
     epsilon_lower_bound: float
     audited_bound: float
+    # a profile claim (its KIND:PARAMS) is judged by its own statistic against its threshold
+    # (GDP mu against the claimed mu, a margin below the claimed curve against 0); a point
+    # claim by the epsilon bound against the claimed epsilon
+    profile: str | None = None
+    statistic: str = "epsilon"
+    certified: float = math.nan
+    threshold: float = math.nan
 
     @property
     def violation(self) -> bool:
+        if self.profile is not None:
+            return self.certified > self.threshold
         return self.epsilon_lower_bound > self.claimed_epsilon
 
     def summary(self) -> str:
         verdict = "VIOLATION" if self.violation else "no violation found"
         other = "b" if self.numerator == "a" else "a"
+        claim = (
+            f"the profile {self.profile}"
+            if self.profile is not None
+            else f"the claim epsilon={self.claimed_epsilon:g}, delta={self.delta:g}"
+        )
+        value = (
+            f"{self.statistic} >= {self.certified:.4f} (claimed: {self.threshold:g}; the audit "
+            f"certified {self.audited_bound:.4f})"
+            if self.profile is not None
+            else f"epsilon >= {self.epsilon_lower_bound:.4f} (the audit certified "
+            f"{self.audited_bound:.4f})"
+        )
         return "\n".join(
             [
                 f"{self.mechanism}: replayed witness: {verdict} "
                 + ("of" if self.violation else "for")
-                + f" the claim epsilon={self.claimed_epsilon:g}, delta={self.delta:g}",
+                + f" {claim}",
                 f"  certified at confidence {self.confidence:g} on {self.samples} fresh samples "
-                f"each (seed {self.seed}): epsilon >= {self.epsilon_lower_bound:.4f} (the audit "
-                f"certified {self.audited_bound:.4f})",
+                f"each (seed {self.seed}): {value}",
                 f"  event {self.event} on pair {self.pair.get('a')!r} vs {self.pair.get('b')!r}:"
                 f" {self.count_numerator} under {self.numerator}, {self.count_denominator} under "
                 f"{other}",
@@ -71,6 +91,8 @@ class ReplayResult:
 
         out = {f: getattr(self, f) for f in self.__dataclass_fields__}
         out["epsilon_lower_bound"] = finite_or_none(self.epsilon_lower_bound)
+        out["certified"] = finite_or_none(self.certified)
+        out["threshold"] = finite_or_none(self.threshold)
         out["violation"] = self.violation
         return out
 
@@ -124,10 +146,13 @@ def replay(
     seed: int | None = None,
     confidence: float | None = None,
     target: str | None = None,
+    profile: Any = None,
 ) -> ReplayResult:
     """Certify the witness of ``result`` again on fresh samples of ``mechanism``, or of
-    ``target`` (a catalogue name, built at the claimed epsilon, or ``module:callable``); by
-    default the target recorded in the result."""
+    ``target`` (a catalogue name, built as the audit built it, or ``module:callable``); by
+    default the target recorded in the result. The claim is the result's: its point claim,
+    or its profile (rebuilt from its ``KIND:PARAMS``; ``profile`` gives it when the audit was
+    handed a profile object, such as a dp_accounting privacy loss distribution)."""
     from auditor.engine.adapter import as_mechanism, draw
     from auditor.engine.executors import count_events
     from auditor.engine.stats import cp_lower, cp_upper, epsilon_bound
@@ -146,9 +171,10 @@ def replay(
     s = base + 1 if seed is None else seed
     if isinstance(s, bool) or not isinstance(s, int) or s < 0:
         raise InputError(f"seed={seed!r} must be an integer >= 0.")
+    claim = _profile(d, profile)
     name = target or str(d.get("mechanism", "mechanism"))
     if mechanism is None:
-        mechanism = _resolve(name, eps)
+        mechanism = _resolve(name, eps if claim is None else None)
     mech = as_mechanism(mechanism, name)
     pair = witness.get("pair") or {}
     if "a" not in pair or "b" not in pair:
@@ -163,9 +189,19 @@ def replay(
             done += size
     num = 0 if witness.get("numerator", "a") == "a" else 1
     a = (1 - conf) / 2
-    bound = float(
-        epsilon_bound(cp_lower(counts[num], n, a), cp_upper(counts[1 - num], n, a), delta)
-    )
+    lo, hi = cp_lower(counts[num], n, a), cp_upper(counts[1 - num], n, a)
+    bound = float(epsilon_bound(lo, hi, delta))
+    judged = {}
+    if claim is not None:
+        judged = dict(
+            profile=claim.describe(),
+            statistic=claim.unit,
+            certified=float(np.max(claim.statistic(lo, hi))),
+            threshold=float(claim.threshold),
+        )
+    audited = d.get("epsilon_lower_bound")
+    if claim is not None:
+        audited = (d.get("profile") or {}).get("certified")
     return ReplayResult(
         mechanism=name,
         claimed_epsilon=eps,
@@ -179,13 +215,37 @@ def replay(
         samples=int(n),
         seed=s,
         epsilon_lower_bound=max(bound, 0.0),
-        audited_bound=float(d.get("epsilon_lower_bound") or 0.0),
+        audited_bound=float(audited or 0.0),
+        **judged,
     )
 
 
-def _resolve(name: str, epsilon: float) -> Callable[..., Any]:
-    """The recorded target: a catalogue entry built at the claimed epsilon, or module:callable."""
+def _profile(d: dict, given: Any):
+    """The result's profile claim, or None for a point claim."""
+    from auditor.engine.claims import as_profile, parse_profile
+
+    saved = d.get("profile")
+    if not isinstance(saved, dict):
+        return None if given is None else as_profile(given)
+    ref = saved.get("reference_delta")
+    if given is not None:
+        return as_profile(given, ref)
+    spec = saved.get("claim")
+    try:
+        return parse_profile(spec, ref)
+    except InputError as e:
+        raise InputError(
+            f"the result's profile {spec!r} cannot be rebuilt ({e}); pass it again: "
+            "auditor.replay(result, mechanism, profile=...)."
+        ) from None
+
+
+def _resolve(name: str, epsilon: float | None) -> Callable[..., Any]:
+    """The recorded target: a catalogue entry built as the audit built it (at the claimed
+    epsilon; for a profile claim, at the entry's own claim), or module:callable."""
     from auditor.cli.audit import resolve_target
 
     func, _name, entry = resolve_target(name)
-    return entry.sampler(epsilon) if entry is not None else func
+    if entry is None:
+        return func
+    return entry.sampler(entry.claimed_epsilon if epsilon is None else epsilon)

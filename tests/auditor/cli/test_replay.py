@@ -73,3 +73,22 @@ def test_version_did_you_mean_and_inconclusive_exit(capsys):
     assert "see `dpaudit --help`" in capsys.readouterr().err
     code = main(["audit", "laplace_parallel20", "--epsilon", "0.1", "--samples", "5000"])
     assert code == 4 and "inconclusive" in capsys.readouterr().out
+
+
+def test_a_catalogue_profile_audit_replays_the_mechanism_it_audited(tmp_path, capsys):
+    """A profile audit builds a catalogue entry at its own claim; replay built it at the
+    profile's point reading (another noise scale) and judged the point claim."""
+    path = tmp_path / "g.json"
+    args = ["audit", "gaussian", "--profile", "gdp:0.05", "--samples", "20000", "--seed", "2"]
+    main([*args, "--semantics", "ideal", "--workers", "1", "--json", str(path)])
+    d = json.loads(path.read_text())
+    counts = d["witness"]["counts"]
+    again = auditor.replay(d)
+    assert again.profile == "gdp:0.05" and again.statistic == "mu"
+    for audited, replayed in (
+        (counts["numerator"], again.count_numerator),
+        (counts["denominator"], again.count_denominator),
+    ):  # the same event on the same mechanism: counts within sampling noise (sd < 100)
+        assert abs(audited - replayed) < 600
+    assert main(["replay", str(path)]) == (1 if again.violation else 0)
+    assert "the profile gdp:0.05" in capsys.readouterr().out

@@ -287,3 +287,19 @@ def test_cli_profile_audit_writes_json_and_report(tmp_path, capsys):
     assert d["profile"]["kind"] == "gdp" and d["profile"]["claimed_mu"] == 1.0
     html = report.read_text()
     assert "certified GDP mu lower bound" in html and "certified point violating" in html
+
+
+def test_a_profile_violation_replays_as_one_against_the_profile():
+    """Replay judged a profile audit by its point reading at the reference delta (and built a
+    catalogue target at that reading): a profile violation never replayed."""
+    from auditor import replay
+
+    r = audit(
+        gaussian(0.5), [(0, 1)], profile="gaussian:1", samples=10_000, seed=3, semantics="ideal"
+    )
+    again = replay(r.to_dict(), gaussian(0.5))
+    assert r.violation and again.violation
+    assert again.statistic == "mu" and again.threshold == pytest.approx(1.0)
+    assert again.certified > 1.0 and "gaussian:1" in again.summary()
+    # the same witness on the mechanism the profile describes is no violation
+    assert not replay(r.to_dict(), gaussian(1.0), samples=20_000).violation
