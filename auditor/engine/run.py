@@ -259,7 +259,9 @@ def _verdict(
     if violation:
         return "violation", ""
     limit = cfg.inconclusive_factor * max(float(judge.scale), EPSILON_FLOOR)
-    if detect <= limit:
+    # (an event where the claimed curve is 0 reads the profile as mu = inf: no finite limit,
+    # and an audit that detects nothing has no power whatever the limit)
+    if detect <= limit and math.isfinite(detect):
         return "no violation found", ""
     if not found:
         return "inconclusive", (

@@ -303,3 +303,20 @@ def test_a_profile_violation_replays_as_one_against_the_profile():
     assert again.certified > 1.0 and "gaussian:1" in again.summary()
     # the same witness on the mechanism the profile describes is no violation
     assert not replay(r.to_dict(), gaussian(1.0), samples=20_000).violation
+
+
+def test_an_audit_that_detects_nothing_is_inconclusive_under_any_profile(tmp_path):
+    """On an event where the claimed curve is 0 the profile reads as mu = inf, so the limit
+    was infinite and a detectable mu of inf passed as 'no violation found'."""
+    table = tmp_path / "pld.json"
+    table.write_text(json.dumps({"epsilons": [0, 1, 2], "deltas": [0.5, 0.2, 0.05]}))
+    r = audit(
+        gaussian(1.0),
+        [(0, 1)],
+        profile=f"pld:{table}",
+        delta=0.1,
+        samples=2000,
+        seed=0,
+        semantics="ideal",
+    )
+    assert math.isinf(r.detectable_epsilon) and r.verdict == "inconclusive"
