@@ -20,7 +20,7 @@ from proofs.dispatch import error_result, run_theorems
 from proofs.errors import InputError
 from proofs.results import ProofResult, ProofRun
 
-__all__ = ["collect", "load_claims_file", "load_or_error", "prove", "regressions"]
+__all__ = ["collect", "load_baseline", "load_claims_file", "load_or_error", "prove", "regressions"]
 
 
 def prove(
@@ -91,19 +91,30 @@ def _as_theorem(item, index: int, filename: str, path: str) -> Theorem:
     return Theorem(id=f"{filename}:CLAIMS[{index}]", claim=item, source=filename, file=path)
 
 
-def regressions(run: ProofRun, baseline_path: str) -> list[str]:
+def load_baseline(baseline_path: str) -> dict[str, str]:
+    """id -> verdict of a `dpaudit prove --json` output; any other file is an InputError."""
     try:
         saved = json.loads(Path(baseline_path).read_text(encoding="utf-8"))
-        old = {r["id"]: r["verdict"] for r in saved["results"]}
+        return {r["id"]: r["verdict"] for r in saved["results"]}
     except FileNotFoundError:
         raise InputError(
             f"baseline {baseline_path!r} does not exist; create it with "
             f"`dpaudit prove --json {baseline_path}`."
         ) from None
+    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as e:
+        why = "is a directory" if isinstance(e, IsADirectoryError) else "cannot be read"
+        raise InputError(
+            f"baseline {baseline_path!r} {why}; give the `dpaudit prove --json` file."
+        ) from None
     except (json.JSONDecodeError, KeyError, TypeError):
         raise InputError(
             f"baseline {baseline_path!r} is not a `dpaudit prove --json` output; regenerate it."
         ) from None
+
+
+def regressions(run: ProofRun, baseline: str | dict[str, str]) -> list[str]:
+    """What changed against a baseline (its path, or :func:`load_baseline`'s table)."""
+    old = load_baseline(baseline) if isinstance(baseline, str) else baseline
     changes = []
     for r in run.results:
         before = old.get(r.id)

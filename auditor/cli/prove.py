@@ -55,13 +55,14 @@ def _print_progress(result) -> None:
 def run(args: argparse.Namespace) -> int:
     from auditor.reports.proofs import report_kind, write_proof_report
     from proofs.io import check_writable, write_json_atomic, write_text_atomic
-    from proofs.prove import prove, regressions
+    from proofs.prove import load_baseline, prove, regressions
 
     if args.report:
         report_kind(args.report)  # reject a bad suffix before the work
     for out in (args.json, args.report, args.junit_xml):
         if out:
             check_writable(out)
+    baseline = load_baseline(args.baseline) if args.baseline else None  # before the work
     run_result = prove(args.files, progress=None if args.quiet else _print_progress)
     print(("" if args.quiet else "\n") + run_result.summary().splitlines()[-1])
     if args.json:
@@ -73,8 +74,8 @@ def run(args: argparse.Namespace) -> int:
 
         write_text_atomic(args.junit_xml, proofs_junit(run_result))
     code = EXIT_OK if run_result.all_as_expected else EXIT_FOUND
-    if args.baseline:
-        changes = regressions(run_result, args.baseline)
+    if baseline is not None:
+        changes = regressions(run_result, baseline)
         for change in changes:
             print(f"regression: {change}", file=sys.stderr)
         if changes:

@@ -12,8 +12,10 @@ everything after that is vectorised numpy over the collected batch.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import random
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -230,4 +232,82 @@ def draw(mech: Mechanism, data: Any, n: int, rng: np.random.Generator) -> np.nda
         s = int(rng.integers(2**32))
         random.seed(s)
         np.random.seed(s)
+    reseed_held(mech.func, rng)
     return _convert(mech, _call(mech, data, n, rng), n)
+
+
+_MAX_NODES = 2000  # objects looked at per mechanism (a model's weights are not walked into)
+_LEAVES = (str, bytes, int, float, complex, bool, type(None), np.ndarray, np.generic, type)
+
+
+def held_generators(func: Any) -> list[Any]:
+    """The random generators a mechanism holds: NumPy ``Generator`` and ``RandomState``,
+    ``random.Random`` and ``torch.Generator`` objects reachable from the callable through its
+    bound instance, attributes, closure, defaults, ``functools.partial`` arguments and the
+    module globals its code names (a bounded walk)."""
+    import types
+
+    torch = sys.modules.get("torch")
+    kinds: tuple[type, ...] = (np.random.Generator, np.random.RandomState, random.Random)
+    if torch is not None:
+        kinds += (torch.Generator,)
+    found, seen, todo = [], set(), [func]
+    while todo and len(seen) < _MAX_NODES:
+        obj = todo.pop()
+        if id(obj) in seen or isinstance(obj, (*_LEAVES, types.ModuleType)):
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, kinds):
+            found.append(obj)
+            continue
+        if torch is not None and isinstance(obj, torch.Tensor):
+            continue
+        if isinstance(obj, types.MethodType):
+            todo += [obj.__self__, obj.__func__]
+        elif isinstance(obj, types.FunctionType):
+            todo += [c.cell_contents for c in obj.__closure__ or () if _filled(c)]
+            todo += list(obj.__defaults__ or ()) + list((obj.__kwdefaults__ or {}).values())
+            names = obj.__code__.co_names
+            todo += [obj.__globals__[k] for k in names if k in obj.__globals__]
+        elif isinstance(obj, functools.partial):
+            todo += [obj.func, *obj.args, *obj.keywords.values()]
+        elif isinstance(obj, (list, tuple, set, frozenset)):
+            todo += list(obj)[:200]
+        elif isinstance(obj, dict):
+            todo += list(obj.values())[:200]
+        else:
+            todo += list(getattr(obj, "__dict__", {}).values())
+            for slot in getattr(type(obj), "__slots__", ()):
+                if isinstance(slot, str) and hasattr(obj, slot):
+                    todo.append(getattr(obj, slot))
+            call = next(
+                (vars(k)["__call__"] for k in type(obj).__mro__ if "__call__" in vars(k)), 0
+            )
+            if isinstance(call, types.FunctionType):
+                todo.append(call)
+    return found
+
+
+def _filled(cell: Any) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018 - an empty cell raises
+    except ValueError:
+        return False
+    return True
+
+
+def reseed_held(func: Any, rng: np.random.Generator) -> None:
+    """Seed every generator the mechanism holds from the chunk's stream. A mechanism is
+    shipped to each worker as a copy: without this, every copy restarts from one generator
+    state, so selection and certification (and both datasets) would see the same noise, and
+    the event chosen on it would be certified on it (false alarms)."""
+    for g in held_generators(func):
+        s = int(rng.integers(2**63))
+        if isinstance(g, np.random.Generator):
+            g.bit_generator.state = type(g.bit_generator)(s).state
+        elif isinstance(g, np.random.RandomState):
+            g.seed(s % 2**32)
+        elif isinstance(g, random.Random):
+            g.seed(s)
+        else:  # torch.Generator
+            g.manual_seed(s)

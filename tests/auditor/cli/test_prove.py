@@ -122,3 +122,19 @@ def test_baseline_detects_a_changed_verdict(tmp_path, capsys):
 def test_unknown_option_is_bad_input(capsys):
     assert main(["prove", "--no-such-flag"]) == 2
     assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("make", ["missing", "directory", "corrupt"])
+def test_a_bad_baseline_is_refused_before_any_claim_runs(make, tmp_path, capsys, monkeypatch):
+    import proofs.prove
+
+    base = tmp_path / "base"
+    if make == "directory":
+        base.mkdir()
+    elif make == "corrupt":
+        base.write_text("{not json")
+    ran = []
+    monkeypatch.setattr(proofs.prove, "run_theorems", lambda *a, **k: ran.append(1))
+    assert main(["prove", "--quiet", "--baseline", str(base)]) == 2
+    err = capsys.readouterr().err
+    assert not ran and "Traceback" not in err and str(base) in err and err.count("\n") == 1
