@@ -24,7 +24,7 @@ import numpy as np
 
 from proofs.errors import InputError
 
-__all__ = ["KINDS", "Mechanism", "as_mechanism", "draw"]
+__all__ = ["KINDS", "Mechanism", "as_mechanism", "copies_repeat", "draw", "held_generators"]
 
 KINDS = ("real", "discrete", "category", "vector")
 
@@ -294,6 +294,24 @@ def _filled(cell: Any) -> bool:
     except ValueError:
         return False
     return True
+
+
+def copies_repeat(mech: Mechanism, data: Any, seed: int, size: int) -> bool:
+    """Do two copies of the mechanism (as workers get it) draw the same outputs from different
+    chunk streams, while one copy's next draw differs? Then its randomness lives in state that
+    :func:`reseed_held` cannot reach (a hand-written generator, an extension object), and a
+    worker pool would reuse noise across phases and datasets."""
+    import cloudpickle
+
+    try:
+        blob = cloudpickle.dumps(mech.func)
+    except Exception:  # the pool cannot ship it either; it says so itself
+        return False
+    one = Mechanism(cloudpickle.loads(blob), mech.name, mech.batched, mech.wants_rng)
+    two = Mechanism(cloudpickle.loads(blob), mech.name, mech.batched, mech.wants_rng)
+    gen = lambda k: np.random.default_rng(np.random.SeedSequence([seed, 0xC0B1E5, k]))
+    a, b = draw(one, data, size, gen(0)), draw(two, data, size, gen(1))
+    return bool(np.array_equal(a, b) and not np.array_equal(a, draw(one, data, size, gen(2))))
 
 
 def reseed_held(func: Any, rng: np.random.Generator) -> None:

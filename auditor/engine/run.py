@@ -22,13 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from auditor.engine.adapter import Mechanism, as_mechanism
+from auditor.engine.adapter import Mechanism, as_mechanism, copies_repeat
 from auditor.engine.checkpoint import Checkpoint
 from auditor.engine.choice import Outcome
 from auditor.engine.claims import as_profile, profile_report
 from auditor.engine.config import AuditConfig, check_number, validate
 from auditor.engine.events import event_state, event_to_dict
-from auditor.engine.executors import open_runner
+from auditor.engine.executors import Runner, open_runner
 from auditor.engine.pairs import Pair, check_pair, generate_pairs, normalise_relation
 from auditor.engine.plan import Plan, probe
 from auditor.engine.result import AuditResult, Witness
@@ -162,6 +162,7 @@ def _conclude(
     cfg: AuditConfig,
     selection: int,
     t0: float,
+    notes: Sequence[str] = (),
 ) -> AuditResult:
     chosen, counts, n, a = out.chosen, out.counts, out.samples, out.level
     eps, delta, claim = float(cfg.epsilon), float(cfg.delta), cfg.claim
@@ -203,7 +204,7 @@ def _conclude(
         if cfg.profile is None
         else profile_report(cfg.profile, chosen, lo, hi, stat, best, pairs)
     )
-    notes = [] if out.stop == "complete" else [STOPS[out.stop]]
+    notes = [*notes] + ([] if out.stop == "complete" else [STOPS[out.stop]])
     if not mech.wants_rng:
         notes.append(
             "not reproducible: the mechanism takes no rng, so a rerun with the same seed may differ"
@@ -330,6 +331,15 @@ def run(
     plan = Plan.of(m, n, mech, pr, cfg.batch_size, len(pairs), sequential)
     ckpt = Checkpoint(cfg.checkpoint, _identity(mech, pairs, cfg, plan)) if cfg.checkpoint else None
     runner = open_runner(cfg.executor, cfg.workers, cfg.scheduler, plan.serial_seconds(pr.rate))
+    notes = []
+    if not runner.inline and copies_repeat(mech, pairs[0].a, seed, int(min(64, max(8, pr.rate)))):
+        runner.close()
+        runner = Runner(None, 1, "inline")
+        notes.append(
+            "run in this process: copies of the mechanism repeat one another's random draws "
+            "(its randomness is in state dpaudit cannot reseed), so a worker pool would reuse "
+            "noise between selection and certification"
+        )
     session = Session(mech, pairs, cfg, plan, pr, runner, ckpt)
     try:
         out = session.run()
@@ -339,7 +349,7 @@ def run(
         raise
     finally:
         runner.close()
-    return _conclude(mech, pairs, out, cfg, session.selection_used, t0)
+    return _conclude(mech, pairs, out, cfg, session.selection_used, t0, notes)
 
 
 def audit(

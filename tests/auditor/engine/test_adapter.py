@@ -245,3 +245,48 @@ def test_a_mechanism_with_its_own_generator_is_no_false_alarm_on_the_pool():
             progress=False,
         )
         assert not r.violation
+
+
+class _CountedSeed:
+    """The same twelve responses, its randomness in a plain counter (a fresh generator from
+    it on each call): nothing dpaudit could reseed."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, data, size):
+        import time
+
+        time.sleep(size * 5e-6)
+        self.calls += 1
+        gen = np.random.default_rng(self.calls)
+        x = np.asarray(data, dtype=np.int64)
+        return np.where(gen.random((size, 12)) >= 1 / (1 + np.exp(-1 / 12)), 1 - x, x)
+
+
+def test_copies_that_repeat_each_other_are_audited_in_this_process():
+    from auditor import audit
+
+    for seed in (0, 2):
+        r = audit(
+            _CountedSeed(),
+            [([0] * 12, [1] * 12)],
+            epsilon=1.0,
+            samples=200_000,
+            seed=seed,
+            workers=2,
+            progress=False,
+        )
+        assert not r.violation and any("copies of the mechanism repeat" in n for n in r.notes)
+    assert not any(
+        "copies" in n
+        for n in audit(
+            _OwnGenerator(),
+            [([0] * 12, [1] * 12)],
+            epsilon=1.0,
+            samples=200_000,
+            seed=0,
+            workers=2,
+            progress=False,
+        ).notes
+    )
