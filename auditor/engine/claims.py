@@ -100,8 +100,16 @@ class PointClaim:
 
     def numerator(self, q: float, strength: float) -> float:
         """The most ``P_num(S)`` a mechanism of the claim's kind at ``strength`` allows when
-        ``P_den(S) = q`` (for the detectable-strength search)."""
-        return min(math.exp(strength) * q + self.delta, 1.0)
+        ``P_den(S) = q`` (for the detectable-strength search): on S and on its complement,
+        ``p <= e^s q + delta`` and ``1 - q <= e^s (1 - p) + delta``."""
+        e = math.exp(min(strength, 700.0))
+        return min(e * q + self.delta, 1 - (1 - q - self.delta) / e, 1.0)
+
+    def denominator(self, p: float, strength: float) -> float:
+        """The least ``P_den(S)`` a mechanism at ``strength`` allows when ``P_num(S) = p``:
+        ``p <= e^s q + delta`` and ``1 - q <= e^s (1 - p) + delta``."""
+        e = math.exp(min(strength, 700.0))
+        return max((p - self.delta) / e, 1 - e * (1 - p) - self.delta, 0.0)
 
     def tradeoff(self, alpha) -> np.ndarray:
         a = np.asarray(alpha, dtype=float)
@@ -302,6 +310,9 @@ class GdpDetection:
 
     def numerator(self, q: float, strength: float) -> float:
         return float(special.ndtr(special.ndtri(q) + strength))
+
+    def denominator(self, p: float, strength: float) -> float:
+        return float(special.ndtr(special.ndtri(p) - strength))
 
     @property
     def scale(self) -> float:

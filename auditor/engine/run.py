@@ -191,7 +191,11 @@ def _conclude(
             )
     violated = bool(best >= 0 and stat[best] > claim.threshold)
     judge = claim.detection((int(kd[best]) + 0.5) / n if best >= 0 and n > 0 else 0.5)
-    detect = detectable(int(kd[best]), n, a, judge) if best >= 0 and n > 0 else math.inf
+    detect = (
+        detectable(int(kd[best]), n, a, judge, k_num=int(kn[best]))
+        if best >= 0 and n > 0
+        else math.inf
+    )
     kinds = sorted({_kind(c) for c, s in zip(chosen, stat) if s > claim.threshold})
     verdict, hint = _verdict(violated, detect, judge, cfg, witness is not None)
     if verdict == "inconclusive" and out.stop == "max-time" and n == 0:

@@ -9,6 +9,7 @@ whenever both one-sided bounds hold; a union bound over every certified bound gi
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 from scipy import optimize, special, stats
@@ -127,7 +128,9 @@ def detectable_epsilon(
     return detectable(k_den, n, a, PointClaim(epsilon, delta), cap)
 
 
-def detectable(k_den: int, n: int, a: float, claim, cap: float = 50.0) -> float:
+def detectable(
+    k_den: int, n: int, a: float, claim, cap: float = 50.0, k_num: int | None = None
+) -> float:
     """The smallest true strength (epsilon for a point claim, mu for a GDP one) this audit's
     event and sample size would have certified above ``claim`` with probability at least 1/2.
 
@@ -136,17 +139,37 @@ def detectable(k_den: int, n: int, a: float, claim, cap: float = 50.0) -> float:
     most a mechanism of that strength allows (``claim.numerator``: ``e^eps' q + delta``, or
     ``Phi(Phi^-1(q) + mu')``). With each count at its quantile ``1 - sqrt(1/2)`` on the
     unfavourable side, both hold together with probability 1/2, and the certified statistic at
-    the audit's per-bound level ``a`` must exceed the claim's threshold. Returns ``inf`` when
-    not even ``cap`` is detectable (the event is too rare for this sample size)."""
+    the audit's per-bound level ``a`` must exceed the claim's threshold. Given ``k_num``, the
+    mirror family counts too (the numerator's probability kept, the denominator's the least the
+    strength allows): an event already near probability 1 under the numerator, where no
+    stronger mechanism could raise it, is still detected by a rarer denominator (randomized
+    response at a tight epsilon 5: inf, and inconclusive, with the first family alone). Returns
+    ``inf`` when not even ``cap`` is detectable (the event is too rare for this sample size)."""
     q = min((k_den + 0.5) / n, 1.0)
     k_d = float(stats.binom.ppf(EACH_SIDE, n, q))
     hi = float(cp_upper(k_d, n, a))
 
-    def certified(strength: float) -> bool:
+    def raised(strength: float) -> bool:
         p = claim.numerator(q, strength)
         k_n = float(stats.binom.ppf(1 - EACH_SIDE, n, p))
         return float(claim.statistic(cp_lower(k_n, n, a), hi)) > claim.threshold
 
+    best = _smallest(raised, cap)
+    lower = getattr(claim, "denominator", None)
+    if k_num is not None and lower is not None:
+        p = min((k_num + 0.5) / n, 1.0)
+        lo = float(cp_lower(float(stats.binom.ppf(1 - EACH_SIDE, n, p)), n, a))
+
+        def lowered(strength: float) -> bool:
+            k_d = float(stats.binom.ppf(EACH_SIDE, n, lower(p, strength)))
+            return float(claim.statistic(lo, cp_upper(k_d, n, a))) > claim.threshold
+
+        best = min(best, _smallest(lowered, cap))
+    return best
+
+
+def _smallest(certified: Callable[[float], bool], cap: float) -> float:
+    """The least strength in [0, cap] at which ``certified`` holds (monotone), or inf."""
     if not certified(cap):
         return math.inf
     lo_s, hi_s = 0.0, cap

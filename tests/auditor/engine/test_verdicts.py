@@ -42,6 +42,26 @@ def test_at_the_detectable_epsilon_half_of_the_audits_certify_above_the_claim(k_
     assert share(eps + 0.9 * (d - eps)) < share(d)
 
 
+def test_an_event_near_certain_under_the_numerator_is_detected_by_a_rarer_denominator():
+    """Randomized response at a tight epsilon 5: the witness holds 99.3% of the numerator's
+    outputs, so no stronger mechanism raises that side; a stronger one lowers the other side,
+    and the audit is strong (it certifies 4.9 of 5), not inconclusive."""
+    a, n = 0.0125, 10**5
+    assert detectable_epsilon(670, n, a, 5.0, 0.0) == math.inf  # the raising family alone
+    from auditor.engine.claims import PointClaim
+    from auditor.engine.stats import detectable
+
+    d = detectable(670, n, a, PointClaim(5.0), k_num=99_330)
+    assert 5.0 < d < 5.3
+    p = math.exp(5) / (1 + math.exp(5))
+
+    def rr(data, size, rng):
+        return np.where(rng.random(size) < p, data, 1 - data)
+
+    r = audit(rr, [(0, 1)], epsilon=5.0, samples=100_000, seed=0, workers=1, progress=False)
+    assert r.verdict == "no violation found" and r.detectable_epsilon < 5.3
+
+
 def test_a_weak_audit_is_inconclusive_and_a_tight_one_is_not():
     weak = get("laplace_parallel20")
     r = audit(weak.sampler(), weak.pairs, epsilon=0.1, samples=5_000, seed=2, progress=False)
