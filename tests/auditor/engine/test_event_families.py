@@ -125,3 +125,26 @@ def test_float_family_catches_textbook_laplace():
         families=("float",),
     )
     assert r.violation and r.unbounded_witness
+
+
+def test_no_prefix_set_is_the_whole_output_space():
+    """The whole space's prediction (about 0) beat every shrunk prediction of a weak signal:
+    3-ary randomized response at a tight 0.1 certified 'y in {0, 2, 1}' and eps_lb 0."""
+    from auditor.engine.claims import PointClaim
+    from auditor.engine.events import KeyFn
+    from auditor.engine.select import Scorer, keyset_candidates
+
+    rng = np.random.default_rng(0)
+    p = np.exp(0.1) / (np.exp(0.1) + 2)
+    yx = rng.choice(3, 5000, p=[p, (1 - p) / 2, (1 - p) / 2])
+    yy = rng.choice(3, 5000, p=[(1 - p) / 2, p, (1 - p) / 2])
+    cands = keyset_candidates(KeyFn(), yx, yy, Scorer(5000, 45_000, 0.025, PointClaim(0.1)))
+    assert cands and all(len(c.event.keys) < 3 for c in cands)
+
+    def krr(data, size, rng):
+        keep = rng.random(size) < p
+        other = rng.integers(0, 2, size)
+        return np.where(keep, data, np.where(other >= data, other + 1, other))
+
+    r = audit(krr, [(0, 1)], epsilon=0.1, samples=100_000, seed=14, workers=1, progress=False)
+    assert r.epsilon_lower_bound > 0 and len(r.witness.event_spec["values"]) < 3
