@@ -15,6 +15,7 @@ from proofs.errors import InputError
 
 __all__ = [
     "SCHEMA_VERSION",
+    "check_outputs",
     "check_writable",
     "finite_or_none",
     "number_or_text",
@@ -42,6 +43,22 @@ def check_writable(path: str | os.PathLike) -> Path:
     ):
         raise InputError(f"output {str(target)!r} is not writable; choose another path.")
     return target
+
+
+def check_outputs(**paths: str | os.PathLike | None) -> None:
+    """:func:`check_writable` for each output given (flag name -> path), and no two naming
+    one file: the second written would silently replace the first."""
+    seen: dict[Path, str] = {}
+    for flag, path in paths.items():
+        if not path:
+            continue
+        resolved = check_writable(path).resolve()
+        name = "--" + flag.replace("_", "-")
+        if resolved in seen:
+            raise InputError(
+                f"{seen[resolved]} and {name} both name {str(path)!r}; give each its own file."
+            )
+        seen[resolved] = name
 
 
 def _temp_copy(target: Path, text: str) -> str:

@@ -245,11 +245,10 @@ def run(args: argparse.Namespace) -> int:
     """Run one audit from parsed arguments; return the exit code (0 no violation found, 1
     violation, 4 inconclusive)."""
     from auditor.engine.run import audit
-    from proofs.io import check_writable
+    from proofs.io import check_outputs
 
-    for out in (args.json, args.report, args.junit_xml):
-        if out:
-            check_writable(out)  # an unwritable output fails before the audit runs
+    # an unwritable output, or two outputs on one file, fails before the audit runs
+    check_outputs(json=args.json, report=args.report, junit_xml=args.junit_xml)
     if args.report:
         from auditor.reports.audit import report_kind
 
@@ -261,7 +260,14 @@ def run(args: argparse.Namespace) -> int:
     pairs = _given_pairs(args)
     if entry is not None:
         # the catalogue mechanism as calibrated for the claim (for a profile: its own claim)
-        func = entry.sampler(args.epsilon if args.profile is None else entry.claimed_epsilon)
+        built_at = args.epsilon if args.profile is None else entry.claimed_epsilon
+        try:
+            func = entry.sampler(built_at)
+        except InputError as e:
+            raise InputError(
+                f"--epsilon {built_at:g}: the catalogue entry {args.target!r} is built at the "
+                f"claimed epsilon and cannot be at this one ({e}); give --epsilon > 0."
+            ) from None
         if pairs is None and args.relation is None:
             pairs = list(entry.pairs)
     result = audit(

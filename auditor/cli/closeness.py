@@ -11,7 +11,7 @@ import argparse
 
 from auditor.closeness.names import DISTANCES
 from proofs.errors import EXIT_FOUND, EXIT_OK, InputError
-from proofs.io import write_json_atomic
+from proofs.io import check_writable, write_json_atomic
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -77,6 +77,8 @@ def _columns(text: str) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from auditor.closeness import closeness, load_table
 
+    if args.json:
+        check_writable(args.json)  # before the work, not after it
     table = load_table(args.table, _columns(args.qi), args.sensitive.strip(), args.ordered)
     if not args.time_limit > 0:
         raise InputError(f"--time-limit {args.time_limit} must be > 0 seconds, e.g. 120.")

@@ -54,14 +54,12 @@ def _print_progress(result) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from auditor.reports.proofs import report_kind, write_proof_report
-    from proofs.io import check_writable, write_json_atomic, write_text_atomic
+    from proofs.io import check_outputs, write_json_atomic, write_text_atomic
     from proofs.prove import load_baseline, prove, regressions
 
     if args.report:
         report_kind(args.report)  # reject a bad suffix before the work
-    for out in (args.json, args.report, args.junit_xml):
-        if out:
-            check_writable(out)
+    check_outputs(json=args.json, report=args.report, junit_xml=args.junit_xml)
     baseline = load_baseline(args.baseline) if args.baseline else None  # before the work
     run_result = prove(args.files, progress=None if args.quiet else _print_progress)
     print(("" if args.quiet else "\n") + run_result.summary().splitlines()[-1])

@@ -82,8 +82,8 @@ def check_reference_distance(distance: str) -> None:
 def check_reference_size(n: int, rows: int) -> None:
     if not 1 <= n <= rows:
         raise InputError(
-            f"n={n} must be between 1 and the table's {rows} rows; no larger "
-            "reference set exists; choose a smaller --n."
+            f"n={n} must be between 1 and the table's {rows} rows (the size of the reference "
+            f"set); choose an --n in that range."
         )
 
 

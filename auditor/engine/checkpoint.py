@@ -70,7 +70,10 @@ class Checkpoint:
     def __init__(self, path: str | os.PathLike, identity: dict[str, Any]):
         self.path = Path(path)
         self.identity = json.loads(json.dumps(identity, sort_keys=True, default=repr))
+        self._order = list(identity)  # as given: the settings a user chooses come first
         self.state: dict[str, Any] = {}
+        if self.path.is_dir():
+            raise InputError(f"checkpoint {str(self.path)!r} is a folder; give a file path.")
         if self.path.exists():
             self._load()
         elif not self.path.parent.exists():
@@ -95,7 +98,10 @@ class Checkpoint:
                 "delete it to start over."
             )
         saved = doc["identity"]
-        for key in sorted(set(saved) | set(self.identity)):
+        # the first difference in the identity's own order (target, pairs, claim, ...; derived
+        # settings such as the chunk plan last), then keys only the saved one has
+        keys = [*self._order, *sorted(set(saved) - set(self._order))]
+        for key in keys:
             if saved.get(key) != self.identity.get(key):
                 raise InputError(
                     f"checkpoint {where!r} belongs to another audit ({key}="

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sys
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator
@@ -269,6 +270,11 @@ def _dask(scheduler: str | None) -> tuple[Executor, int, Callable[[], None]]:
         raise InputError(
             "executor 'dask' needs the dask extra; install it with pip install 'dpaudit[dask]'."
         ) from None
+    if not re.fullmatch(r"([a-z]+://)?[\w.\-\[\]:]+:\d+/?", scheduler.strip()):
+        # (checked here: a Client half-built on a bad address hangs in its finaliser)
+        raise InputError(
+            f"scheduler {scheduler!r} is not an address; give one like tcp://HOST:8786."
+        )
     try:
         client = Client(scheduler, timeout=SCHEDULER_TIMEOUT, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:

@@ -234,6 +234,11 @@ def test_generated_pairs_under_relation(mechfile):
         (["audit", "laplace", "--epsilon", "1", "--confidence", "1.5"], "confidence=1.5"),
         (["audit", "laplace"], "--epsilon"),
         (["audit", "laplace", "--epsilon", "1", "--report", "out.txt"], ".html"),
+        (["audit", "laplace", "--epsilon", "0", "--samples", "2000"], "--epsilon 0: the catalog"),
+        (
+            ["audit", "laplace", "--epsilon", "1", "--json", "same.md", "--report", "same.md"],
+            "--json and --report both name 'same.md'",
+        ),
     ],
 )
 def test_bad_input_is_one_line_exit_2(argv, needle, capsys):

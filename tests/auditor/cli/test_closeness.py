@@ -86,6 +86,15 @@ def test_bad_input_is_one_line_and_exit_2(case, tmp_path, capsys):
     assert needle in err
 
 
+def test_a_json_output_that_cannot_be_written_fails_before_the_work(tmp_path, capsys):
+    table = tmp_path / "t.csv"
+    table.write_text("a,b\n1,2\n")
+    args = ["closeness", str(table), "--qi", "a", "--sensitive", "b", "--json", str(tmp_path)]
+    assert main(args) == 2
+    out, err = capsys.readouterr()
+    assert not out and "is a folder" in err  # nothing computed and printed first
+
+
 def test_unreadable_paths_exit_2(tmp_path, capsys):
     for path in (tmp_path / "missing.csv", tmp_path):
         assert main(["closeness", str(path), "--qi", "a", "--sensitive", "b"]) == 2

@@ -269,6 +269,11 @@ def test_a_checkpoint_of_another_audit_is_refused(tmp_path):
         audit(_rr(1.0), [(0, 1)], epsilon=2.0, samples=5_000, seed=9, checkpoint=ck)
     with pytest.raises(InputError, match=r"belongs to another audit.*seed"):
         audit(_rr(1.0), [(0, 1)], epsilon=1.0, samples=5_000, seed=8, checkpoint=ck)
+    # another target changes the chunk plan too: the message names the target
+    with pytest.raises(InputError, match=r"belongs to another audit \(target="):
+        audit(_rr(0.5), [(0, 1)], epsilon=1.0, samples=5_000, seed=9, checkpoint=ck, name="x")
+    with pytest.raises(InputError, match="is a folder; give a file path"):
+        audit(_rr(1.0), [(0, 1)], epsilon=1.0, samples=5_000, seed=9, checkpoint=tmp_path)
 
 
 @pytest.mark.parametrize("text", ["", "{", "[]", '{"format": "dpaudit-checkpoint/1"}', "\x00\xff"])
