@@ -594,10 +594,17 @@ class Session:
         show = self.cfg.progress or getattr(sys.stderr, "isatty", lambda: False)()
         if secs >= WARN_SECONDS or (show and secs >= SAY_SECONDS):
             warn = "warning: " if secs >= WARN_SECONDS else ""
+            limit = self.cfg.max_time
+            advice = (
+                f"; the time limit ({_duration(limit)}) will end it first"
+                if limit is not None and limit < secs
+                else "; consider a time limit or fewer samples"
+                if warn and limit is None
+                else ""
+            )
             print(
                 f"dpaudit: {warn}probe: {self.probe.rate:.3g} samples/s per worker; projected "
-                f"{_duration(secs)} on {self.runner.workers} worker(s)"
-                + ("; consider a time limit or fewer samples" if warn else ""),
+                f"{_duration(secs)} on {self.runner.workers} worker(s)" + advice,
                 file=sys.stderr,
                 flush=True,
             )
