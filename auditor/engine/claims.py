@@ -258,7 +258,7 @@ class ProfileTable(_MarginClaim):
     deltas: tuple[float, ...]
     spec: str = ""
     delta: float = REFERENCE_DELTA
-    unit = "trade-off margin"
+    unit = "probit margin"
     kind = "pld"
     _e: np.ndarray = field(init=False, repr=False, compare=False)
 
@@ -272,8 +272,17 @@ class ProfileTable(_MarginClaim):
         return np.maximum(np.max(f, axis=-1), 0.0)
 
     def statistic(self, lo, hi) -> np.ndarray:
+        """``Phi^-1(f(alpha)) - Phi^-1(beta)`` at the certified point (alpha = hi, beta =
+        1 - lo): positive exactly when beta < f(alpha), as the plain margin ``f(alpha) - beta``
+        is, but on the probit scale, where an event near-empty or near-whole under both
+        datasets is not near 0. On the plain scale such an event (margin about 0) outranked
+        every informative one of a correct mechanism (whose margins are negative), and an
+        audit of randomized response at its exact profile certified an empty event,
+        inconclusive, on 8 of 10 seeds."""
         lo, hi = _arrays(lo, hi)
-        return self.tradeoff(hi) - (1 - lo)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = special.ndtri(self.tradeoff(hi)) + special.ndtri(lo)
+        return np.nan_to_num(out, nan=-np.inf, posinf=np.inf, neginf=-np.inf)
 
     @property
     def epsilon(self) -> float:
