@@ -162,8 +162,8 @@ def replay(
     eps = _number(d, "claimed_epsilon", 0, math.inf)
     delta = _number(d, "delta", 0, 1)
     conf = _number(d, "confidence", 0, 1) if confidence is None else float(confidence)
-    if not 0 < conf < 1:
-        raise InputError(f"confidence={confidence!r} must be in (0, 1); use e.g. 0.95.")
+    if not 0.5 <= conf < 1:  # as an audit's
+        raise InputError(f"confidence={conf!r} must be in [0.5, 1), e.g. 0.95.")
     n = samples if samples is not None else witness.get("counts", {}).get("samples_each")
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise InputError(f"samples={n!r} must be a positive integer; use e.g. samples=1000000.")

@@ -62,6 +62,11 @@ def test_replay_bad_input_is_one_line(doc, message, tmp_path):
     assert main(["replay", str(path)]) == 2
 
 
+def test_replay_takes_the_confidences_an_audit_takes(broken_result):
+    with pytest.raises(InputError, match=r"confidence=0.3 must be in \[0.5, 1\)"):
+        auditor.replay(broken_result, confidence=0.3)
+
+
 def test_version_did_you_mean_and_inconclusive_exit(capsys):
     with pytest.raises(SystemExit):  # argparse's own exit, as for --help
         raise SystemExit(main(["--version"]))
