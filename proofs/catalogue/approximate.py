@@ -440,7 +440,8 @@ def _estimators() -> list[Theorem]:
             "estimator.rr.variance_exact",
             Variance(rr, (1 - a**2) / (4 * a**2 * N), "=="),
             "derived: Var(y_i) = (1 - alpha^2)/4 for both values of x_i",
-            "Var[p_hat] = (1 - alpha^2)/(4 alpha^2 n) exactly",
+            "Var[p_hat] = (1 - alpha^2)/(4 alpha^2 n) exactly, the inputs fixed (with inputs "
+            "drawn i.i.d. Bernoulli(p), as notes 003 model them, add p(1 - p)/n)",
         ),
         Theorem(
             "estimator.rr.variance_quarter",

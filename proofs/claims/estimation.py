@@ -168,7 +168,9 @@ class Unbiased(Claim):
 @dataclass(frozen=True, slots=True)
 class Variance(Claim):
     """Claim: Var[estimator] `relation` bound, relation '==' (exact) or '<=' (upper bound),
-    for every population and parameter in the domain."""
+    for every population and parameter in the domain. The population is fixed: the variance
+    is the mechanism's alone. (Inputs drawn i.i.d. Bernoulli(p), as some texts model them, add
+    their own sampling variance: for randomized response p(1 - p)/n more.)"""
 
     estimator: LinearEstimator
     bound: Any
@@ -182,7 +184,10 @@ class Variance(Claim):
 
     def statement(self) -> str:
         e = self.estimator
-        return f"Var[{e.name}] {self.relation} {self.bound} under {type(e.mechanism).__name__}"
+        return (
+            f"Var[{e.name}] {self.relation} {self.bound} under {type(e.mechanism).__name__}, "
+            "the inputs fixed (n_1 ones of n)"
+        )
 
 
 @dataclass(frozen=True, slots=True)
