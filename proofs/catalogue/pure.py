@@ -81,6 +81,20 @@ def theorems() -> list[Theorem]:
             "mean of n bits + Lap(1/(eps n)) is eps-DP",
         ),
         Theorem(
+            "laplace.counting",
+            PureDP(Laplace.calibrated(eps, 1), eps, exact=True),
+            "notes 000 'Example: Counting queries': a count has sensitivity 1",
+            "a count + Lap(1/eps) has epsilon exactly eps",
+        ),
+        Theorem(
+            "laplace.counting.notes_2dp",
+            PureDP(Laplace.calibrated(eps, 1), 2),
+            "notes 000 'Example: Counting queries' calls count + Lap(1/eps) the '2-DP version "
+            "of counting': its epsilon is eps, above 2 once eps > 2",
+            "a count + Lap(1/eps) is 2-DP for every eps > 0",
+            expect="refuted",
+        ),
+        Theorem(
             "geometric.two_sided",
             PureDP(TwoSidedGeometric.calibrated(), eps),
             "Ghosh, Roughgarden, Sundararajan (2009), Universally utility-maximizing privacy "
