@@ -69,9 +69,9 @@ def record(name: str, samples: int, seed: int) -> Recorded:
 
     conclude = run_module._conclude
 
-    def concluded(mech, pairs, out, cfg, selection, t0):
+    def concluded(mech, pairs, out, cfg, *rest):
         seen["out"], seen["k_max"] = out, cfg.max_certified
-        return conclude(mech, pairs, out, cfg, selection, t0)
+        return conclude(mech, pairs, out, cfg, *rest)
 
     with (
         mock.patch.object(session_module, "choose", ranked),

@@ -71,9 +71,9 @@ def certified_events(name: str, samples: int, seed: int) -> tuple[float, Outcome
     seen: dict = {}
     conclude = run_module._conclude
 
-    def record(mech, pairs, out, cfg, selection, t0):
+    def record(mech, pairs, out, cfg, *rest):
         seen["out"] = out
-        return conclude(mech, pairs, out, cfg, selection, t0)
+        return conclude(mech, pairs, out, cfg, *rest)
 
     with mock.patch.object(run_module, "_conclude", record):
         result = audit_entry(name, samples, seed)
