@@ -104,25 +104,37 @@ def class_distances(table: SensitiveTable, distance: str) -> np.ndarray:
 
 
 def _ordered_emd(cells: Cells, sizes: np.ndarray, totals: np.ndarray, n_total: int) -> np.ndarray:
-    """EMD = 1/(m-1) sum_i |F_L(i) - F_Q(i)|, summed segment by segment over each class's support.
+    """EMD = 1/(m-1) sum_i |F_L(i) - F_Q(i)|, summed segment by segment over each class's support,
+    in exact integers: times n_c N, each term is |c N - n_c T(i)| with c the class's and T(i) the
+    table's cumulative count (a float sum of the CDFs put a round EMD such as 0.25 one ulp above
+    itself, and a table exactly t-close failed at t).
 
-    Between two consecutive support points of a class its CDF F_L is a constant v; the sum of
-    |v - F_Q(i)| over a segment splits where the (monotone) table CDF crosses v.
+    Between two consecutive support points of a class its cumulative count is a constant c; the
+    sum over a segment splits where the (monotone) table count crosses it.
     """
     m = totals.size
     if m == 1:
         return np.zeros(sizes.size)
-    cdf = np.cumsum(totals) / n_total
-    cdf[-1] = 1.0
-    prefix = np.r_[0.0, np.cumsum(cdf)]
+    # int64 while the largest sum fits (n_c * sum_i T(i) <= m N^2), Python integers beyond
+    exact = object if m * n_total**2 >= 2**62 else np.int64
+    t_count = np.cumsum(totals).astype(exact)
+    prefix = np.r_[np.zeros(1, dtype=exact), np.cumsum(t_count)]
     running = np.cumsum(cells.count)
     earlier = np.r_[0, running[cells.starts[1:] - 1]]  # records of the classes before each one
     lengths = cells.ends - cells.starts
-    v = (running - np.repeat(earlier, lengths)) / sizes[cells.cls]  # class CDF at its support
+    c = (running - np.repeat(earlier, lengths)).astype(exact)  # class's cumulative count
+    n_c = sizes[cells.cls].astype(exact)
     a = cells.val
     last = np.r_[cells.cls[1:] != cells.cls[:-1], True]
     b = np.where(last, m, np.r_[cells.val[1:], 0])
-    k = np.clip(np.searchsorted(cdf, v, side="left"), a, b)
-    seg = v * (k - a) - (prefix[k] - prefix[a]) + (prefix[b] - prefix[k]) - v * (b - k)
-    head = prefix[cells.val[cells.starts]]
-    return (np.add.reduceat(seg, cells.starts) + head) / (m - 1)
+    # the first i with n_c T(i) >= c N (a float search: at a tie the term is 0 on either side)
+    cross = c.astype(float) * n_total / n_c.astype(float)
+    k = np.clip(np.searchsorted(t_count.astype(float), cross, side="left"), a, b)
+    cn = c * n_total
+    seg = (
+        cn * (k - a) - n_c * (prefix[k] - prefix[a]) + n_c * (prefix[b] - prefix[k]) - cn * (b - k)
+    )
+    head = n_c[cells.starts] * prefix[cells.val[cells.starts]]
+    total = np.add.reduceat(seg, cells.starts) + head
+    scale = (m - 1) * n_total
+    return np.array([int(t) / (int(n) * scale) for t, n in zip(total, sizes)], dtype=float)

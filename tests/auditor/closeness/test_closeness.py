@@ -83,7 +83,7 @@ def test_worst_class_and_closeness_match_brute_force(rows, distance, ordered):
     assert result.classes == len(brute)
     assert result.closeness == pytest.approx(best, rel=1e-9, abs=1e-12)
     worst = result.worst[0]
-    if distance in ("tv", "l1") or (distance == "emd" and not ordered):
+    if distance in ("tv", "l1", "emd"):
         # computed in exact integer arithmetic: the worst class is an exact argmax, and exact
         # ties go to the class that appears first
         top = max(d for d, _ in brute.values())
@@ -94,6 +94,17 @@ def test_worst_class_and_closeness_match_brute_force(rows, distance, ordered):
         assert float(brute[worst.qi_values][0]) == pytest.approx(best, rel=1e-9, abs=1e-12)
     for w in result.worst:
         assert w.distance == pytest.approx(float(brute[w.qi_values][0]), rel=1e-9, abs=1e-12)
+        if distance in ("tv", "l1", "emd"):  # the correctly rounded exact value
+            assert w.distance == float(brute[w.qi_values][0])
+
+
+def test_a_table_exactly_t_close_under_the_ordered_emd_is_t_close(tmp_path):
+    """Float sums of CDFs put this EMD (exactly 1/4) at 0.2500000000000001, so the table
+    failed at t = 0.25."""
+    rows = [("0", "5"), ("1", "3"), ("1", "6"), ("0", "5"), ("1", "4"), ("0", "5"), ("1", "2")]
+    table = table_from_columns({"q": [q for q, _ in rows]}, [v for _, v in rows], ordered=True)
+    result = closeness(table, "emd", t=0.25)
+    assert result.closeness == 0.25 and not result.violation
 
 
 def test_li_2007_ordered_emd_known_answers():
