@@ -87,9 +87,10 @@ def _violation_message(result: Any) -> str:
         lines.append(f"witness: {w.pair.get('a')!r} vs {w.pair.get('b')!r}, event {w.event}")
         if w.simple_event:
             lines.append(f"in words: {w.simple_event}")
+        num, den = (w.pair.get("a"), w.pair.get("b"))[:: 1 if w.numerator == "a" else -1]
         lines.append(
-            f"counts: {w.count_numerator} vs {w.count_denominator} of "
-            f"{w.certification_samples} samples each (seed {result.seed})"
+            f"counts: {w.count_numerator} under {num!r} vs {w.count_denominator} under {den!r} "
+            f"of {w.certification_samples} samples each (seed {result.seed})"
         )
     lines.append("replay: auditor.replay(error.result, mechanism) on fresh samples")
     return "\n".join(lines)

@@ -71,3 +71,19 @@ def test_an_inconclusive_audit_fails_unless_allowed():
     assert "allow_inconclusive=True" in str(info.value)
     result = assert_dp(entry.sampler(0.1), _pairs(entry), allow_inconclusive=True, **kwargs)
     assert result.verdict == "inconclusive" and result.detectable_epsilon > 0.2
+
+
+def test_the_message_says_which_dataset_each_count_is_under():
+    """Counts were printed numerator first after the pair in its own order: with the numerator
+    dataset b, '1 vs 0 ... counts 3593 vs 491' put b's count under a's name."""
+
+    def flag(data, size, rng):  # a flag raised far more often on data 1 than on data 0
+        return (rng.random(size) < (0.2 if data else 0.002)).astype(int)
+
+    with pytest.raises(DPViolation) as info:
+        assert_dp(flag, [(0, 1)], epsilon=1.0, samples=20_000, seed=3)
+    w = info.value.result.witness
+    under = {w.numerator: w.count_numerator, "ab".replace(w.numerator, ""): w.count_denominator}
+    line = next(x for x in str(info.value).splitlines() if x.startswith("counts:"))
+    assert w.numerator == "b"  # the witness event is likelier under the second dataset
+    assert f"{under['a']} under 0" in line and f"{under['b']} under 1" in line
