@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import random
 import sys
+import time
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -237,6 +240,7 @@ def draw(mech: Mechanism, data: Any, n: int, rng: np.random.Generator) -> np.nda
 
 
 _MAX_NODES = 2000  # objects looked at per mechanism (a model's weights are not walked into)
+_WIDE = 200  # items looked at per container
 _LEAVES = (str, bytes, int, float, complex, bool, type(None), np.ndarray, np.generic, type)
 
 
@@ -244,9 +248,8 @@ def held_generators(func: Any) -> list[Any]:
     """The random generators a mechanism holds: NumPy ``Generator`` and ``RandomState``,
     ``random.Random`` and ``torch.Generator`` objects reachable from the callable through its
     bound instance, attributes, closure, defaults, ``functools.partial`` arguments and the
-    module globals its code names (a bounded walk)."""
-    import types
-
+    module globals its code names (a bounded walk, in a fixed order; an object that will not
+    show its attributes is passed over)."""
     torch = sys.modules.get("torch")
     kinds: tuple[type, ...] = (np.random.Generator, np.random.RandomState, random.Random)
     if torch is not None:
@@ -259,33 +262,49 @@ def held_generators(func: Any) -> list[Any]:
         seen.add(id(obj))
         if isinstance(obj, kinds):
             found.append(obj)
-            continue
-        if torch is not None and isinstance(obj, torch.Tensor):
-            continue
-        if isinstance(obj, types.MethodType):
-            todo += [obj.__self__, obj.__func__]
-        elif isinstance(obj, types.FunctionType):
-            todo += [c.cell_contents for c in obj.__closure__ or () if _filled(c)]
-            todo += list(obj.__defaults__ or ()) + list((obj.__kwdefaults__ or {}).values())
-            names = obj.__code__.co_names
-            todo += [obj.__globals__[k] for k in names if k in obj.__globals__]
-        elif isinstance(obj, functools.partial):
-            todo += [obj.func, *obj.args, *obj.keywords.values()]
-        elif isinstance(obj, (list, tuple, set, frozenset)):
-            todo += list(obj)[:200]
-        elif isinstance(obj, dict):
-            todo += list(obj.values())[:200]
-        else:
-            todo += list(getattr(obj, "__dict__", {}).values())
-            for slot in getattr(type(obj), "__slots__", ()):
-                if isinstance(slot, str) and hasattr(obj, slot):
-                    todo.append(getattr(obj, slot))
-            call = next(
-                (vars(k)["__call__"] for k in type(obj).__mro__ if "__call__" in vars(k)), 0
-            )
-            if isinstance(call, types.FunctionType):
-                todo.append(call)
+        elif torch is None or not isinstance(obj, torch.Tensor):
+            try:
+                todo += _inside(obj)
+            except Exception:  # a proxy or a lazy object that answers oddly: not walked
+                continue
     return found
+
+
+def _inside(obj: Any) -> list[Any]:
+    """What a generator could hide in, one step down (at most _WIDE items of a container;
+    sets are skipped: their order changes between runs, and so would the seeds)."""
+    if isinstance(obj, types.MethodType):
+        return [obj.__self__, obj.__func__]
+    if isinstance(obj, types.FunctionType):
+        out = [c.cell_contents for c in obj.__closure__ or () if _filled(c)]
+        out += list(obj.__defaults__ or ()) + list((obj.__kwdefaults__ or {}).values())
+        return out + [obj.__globals__[k] for k in obj.__code__.co_names if k in obj.__globals__]
+    if isinstance(obj, functools.partial):
+        return [obj.func, *obj.args, *obj.keywords.values()]
+    if isinstance(obj, (list, tuple)):
+        return list(itertools.islice(obj, _WIDE))
+    if isinstance(obj, dict):
+        return list(itertools.islice(obj.values(), _WIDE))
+    if isinstance(obj, (set, frozenset)):
+        return []
+    out = []
+    try:
+        attrs = object.__getattribute__(obj, "__dict__")
+    except AttributeError:
+        attrs = None
+    if isinstance(attrs, dict):
+        out += list(itertools.islice(attrs.values(), _WIDE))
+    for k in type(obj).__mro__:
+        for slot in vars(k).get("__slots__", ()) if isinstance(k, type) else ():
+            if isinstance(slot, str):
+                try:
+                    out.append(object.__getattribute__(obj, slot))
+                except AttributeError:
+                    pass
+    call = next((vars(k)["__call__"] for k in type(obj).__mro__ if "__call__" in vars(k)), 0)
+    if isinstance(call, types.FunctionType):
+        out.append(call)
+    return out
 
 
 def _filled(cell: Any) -> bool:
@@ -296,22 +315,35 @@ def _filled(cell: Any) -> bool:
     return True
 
 
-def copies_repeat(mech: Mechanism, data: Any, seed: int, size: int) -> bool:
-    """Do two copies of the mechanism (as workers get it) draw the same outputs from different
-    chunk streams, while one copy's next draw differs? Then its randomness lives in state that
-    :func:`reseed_held` cannot reach (a hand-written generator, an extension object), and a
-    worker pool would reuse noise across phases and datasets."""
+def copies_repeat(mech: Mechanism, data: Any, seed: int, budget: float = 1.0) -> bool:
+    """Do two copies of the mechanism (as workers get it) repeat each other's draws from
+    different chunk streams? Then its randomness lives in state that :func:`reseed_held`
+    cannot reach (a hand-written generator, an extension object), and a worker pool would
+    reuse noise across phases and datasets.
+
+    Draws grow until two draws of one copy differ in at least 16 outputs, enough that a chance
+    match of the other copy's draw is negligible, even for outputs that rarely vary; a
+    mechanism that varies less than that within ``budget`` seconds (4,096 outputs at most) is
+    taken as not repeating."""
     import cloudpickle
 
     try:
         blob = cloudpickle.dumps(mech.func)
     except Exception:  # the pool cannot ship it either; it says so itself
         return False
-    one = Mechanism(cloudpickle.loads(blob), mech.name, mech.batched, mech.wants_rng)
-    two = Mechanism(cloudpickle.loads(blob), mech.name, mech.batched, mech.wants_rng)
+    copy = lambda: Mechanism(cloudpickle.loads(blob), mech.name, mech.batched, mech.wants_rng)
     gen = lambda k: np.random.default_rng(np.random.SeedSequence([seed, 0xC0B1E5, k]))
-    a, b = draw(one, data, size, gen(0)), draw(two, data, size, gen(1))
-    return bool(np.array_equal(a, b) and not np.array_equal(a, draw(one, data, size, gen(2))))
+    t0, size, k = time.perf_counter(), 16, 0
+    while True:
+        one, two = copy(), copy()  # fresh copies, as each worker starts from the pickled state
+        a, b, c = (draw(m, data, size, gen(k + j)) for j, m in enumerate((one, two, one)))
+        k += 3
+        differ = lambda x, y, n=size: np.asarray(x != y).reshape(n, -1).any(axis=1)
+        if int(np.count_nonzero(differ(a, c))) >= 16:
+            return not differ(a, b).any()
+        if size >= 4096 or time.perf_counter() - t0 > budget:
+            return False
+        size *= 4
 
 
 def reseed_held(func: Any, rng: np.random.Generator) -> None:
@@ -321,11 +353,14 @@ def reseed_held(func: Any, rng: np.random.Generator) -> None:
     the event chosen on it would be certified on it (false alarms)."""
     for g in held_generators(func):
         s = int(rng.integers(2**63))
-        if isinstance(g, np.random.Generator):
-            g.bit_generator.state = type(g.bit_generator)(s).state
-        elif isinstance(g, np.random.RandomState):
-            g.seed(s % 2**32)
-        elif isinstance(g, random.Random):
-            g.seed(s)
-        else:  # torch.Generator
-            g.manual_seed(s)
+        try:
+            if isinstance(g, np.random.Generator):
+                g.bit_generator.state = type(g.bit_generator)(s).state
+            elif isinstance(g, np.random.RandomState):
+                g.seed(s % 2**32)
+            elif isinstance(g, random.Random):
+                g.seed(s)
+            else:  # torch.Generator
+                g.manual_seed(s)
+        except Exception:  # a bit generator that cannot be built from a seed: left as it is
+            continue

@@ -28,7 +28,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from auditor.engine.events import KeyFn, KeySet
+from auditor.engine.events import KeyFn, KeySet, matched
 from auditor.engine.select import (
     MAX_KEYS,
     Candidate,
@@ -60,8 +60,8 @@ def add_tallies(t1: KeyTally, t2: KeyTally) -> KeyTally:
 def count_keys(event: KeySet, t: KeyTally) -> np.ndarray:
     """How many outputs of the tallied sample fall in a key-set event: (under the pair's first
     dataset, under its second)."""
-    wanted = np.asarray(event.keys, dtype=t.keys.dtype)
-    hit = np.isin(t.keys, wanted)
+    have, wanted = matched(t.keys, event.keys)
+    hit = np.isin(have, wanted)
     return t.counts[hit].sum(axis=0).astype(np.int64)
 
 

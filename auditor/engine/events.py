@@ -31,6 +31,7 @@ __all__ = [
     "Vote",
     "event_from_state",
     "event_state",
+    "matched",
 ]
 
 _MULT = np.uint64(0x9E3779B97F4A7C15)
@@ -266,6 +267,21 @@ class KeyFn:
         return f"cells of a histogram over y[{list(self.cols)}]"
 
 
+def matched(values: np.ndarray, keys: tuple[Any, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Key values and an event's keys in one dtype to compare them in: strings as strings,
+    integers in the values' own type, and anything with a real number in float64. (Cast to an
+    integer chunk's dtype, a key 0.5 chosen where fractions occurred became 0, and every 0 of
+    that chunk counted as 0.5.)"""
+    if values.dtype.kind == "U":
+        return values, np.asarray(keys, dtype=str)
+    k = np.asarray(keys)
+    if k.dtype == values.dtype or (k.dtype.kind in "iub" and values.dtype.kind in "iub"):
+        return values, k.astype(values.dtype, copy=False)
+    if k.size == 0:
+        return values, np.empty(0, dtype=values.dtype)
+    return values.astype(np.float64, copy=False), k.astype(np.float64, copy=False)
+
+
 @dataclass(frozen=True, slots=True)
 class KeySet:
     """The output (or the listed columns of a vector output) is one of ``keys``.
@@ -278,8 +294,7 @@ class KeySet:
     labels: tuple[str, ...]
 
     def contains(self, y: np.ndarray) -> np.ndarray:
-        k = self.key(y)
-        keys = np.asarray(self.keys, dtype=str if k.dtype.kind == "U" else k.dtype)
+        k, keys = matched(self.key(y), self.keys)
         return np.isin(k, keys)
 
     def describe(self) -> str:

@@ -68,7 +68,7 @@ def count_events(
     """How many rows of ``y`` each event contains (hash keys computed and tallied once per key
     function, scores once per score: a pair's candidates share them). ``tables``: key
     functions' (distinct values, counts) on ``y`` already computed."""
-    from auditor.engine.events import KeySet, ScoreInterval
+    from auditor.engine.events import KeySet, ScoreInterval, matched
 
     keys: dict[Any, tuple[np.ndarray, np.ndarray]] = dict(tables or {})
     scores: dict[Any, np.ndarray] = {}
@@ -78,8 +78,8 @@ def count_events(
             table = keys.get(ev.key)
             if table is None:
                 table = keys[ev.key] = np.unique(ev.key(y), return_counts=True)
-            u, c = table
-            values = np.unique(np.asarray(ev.keys, dtype=str if u.dtype.kind == "U" else u.dtype))
+            u, values = matched(table[0], ev.keys)
+            c, values = table[1], np.unique(values)
             at = np.minimum(np.searchsorted(u, values), max(u.size - 1, 0))
             hit = u[at] == values if u.size else np.zeros(values.size, dtype=bool)
             out.append(int(c[at[hit]].sum()))

@@ -336,7 +336,9 @@ def run(
     ckpt = Checkpoint(cfg.checkpoint, _identity(mech, pairs, cfg, plan)) if cfg.checkpoint else None
     runner = open_runner(cfg.executor, cfg.workers, cfg.scheduler, plan.serial_seconds(pr.rate))
     notes = []
-    if not runner.inline and copies_repeat(mech, pairs[0].a, seed, int(min(64, max(8, pr.rate)))):
+    # (the check may take up to 1% of the projected work, between 1 s and a minute)
+    budget = min(60.0, max(1.0, 0.01 * plan.serial_seconds(pr.rate)))
+    if not runner.inline and copies_repeat(mech, pairs[0].a, seed, budget):
         runner.close()
         runner = Runner(None, 1, "inline")
         notes.append(

@@ -35,6 +35,7 @@ from auditor.engine.events import (
     Score,
     ScoreInterval,
     Vote,
+    matched,
 )
 from auditor.engine.scores import (
     block_bayes,
@@ -450,7 +451,8 @@ def labelled(event: KeySet, counted: KeyTally, cache: dict[int, str] | None = No
     """``event`` with the labels of its keys, from the rows of a tally that holds them
     (``cache``: labels already made, by position in the tally)."""
     cache = {} if cache is None else cache
-    at = np.searchsorted(counted.keys, np.asarray(event.keys, dtype=counted.keys.dtype))
+    have, wanted = matched(counted.keys, event.keys)
+    at = np.minimum(np.searchsorted(have, wanted), max(have.size - 1, 0))
     names = []
     for i in at.tolist():
         if i not in cache:

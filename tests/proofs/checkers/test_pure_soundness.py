@@ -160,6 +160,11 @@ MUTANTS = {
         PureDP(Laplace(scale=1 / (2 * eps * n), sensitivity=1 / n), eps),
         PureDP(Laplace(scale=1 / (eps * n), sensitivity=2 / n), eps),
     ],
+    "laplace.counting": [
+        PureDP(Laplace(scale=r910 / eps, sensitivity=1), eps, exact=True),
+        PureDP(Laplace(scale=1 / eps, sensitivity=1), r910 * eps, exact=True),
+        PureDP(Laplace(scale=1 / eps, sensitivity=1), 2 * eps, exact=True),  # tightness: too loose
+    ],
     **_oracle_mutants(),
 }
 CASES = [(entry, i, claim) for entry, claims in MUTANTS.items() for i, claim in enumerate(claims)]
