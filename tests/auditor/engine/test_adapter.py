@@ -190,20 +190,38 @@ def test_messages_name_what_is_wrong():
         audit(lap, [([1], [0])], epsilon=1.0, samples=20000, selection_samples=19999)
 
 
+def _twelve_responses(gen, data, size):
+    """Twelve randomized responses at 1/12 each, drawn from ``gen``: exactly 1-DP on all-zeros
+    vs all-ones; slow enough (5 us an output) for the audit to use the process pool."""
+    import time
+
+    time.sleep(size * 5e-6)
+    x = np.asarray(data, dtype=np.int64)
+    return np.where(gen.random((size, 12)) >= 1 / (1 + np.exp(-1 / 12)), 1 - x, x)
+
+
 class _OwnGenerator:
-    """Twelve randomized responses at 1/12 each (exactly 1-DP on all-zeros vs all-ones),
-    drawn from a generator the object holds, like a library wrapper with its own."""
+    """The twelve responses from a generator the object holds, like a library wrapper."""
 
     def __init__(self):
         self.gen = np.random.default_rng()
 
     def __call__(self, data, size):
-        import time
+        return _twelve_responses(self.gen, data, size)
 
-        time.sleep(size * 5e-6)  # slow enough for the audit to use the process pool
-        x = np.asarray(data, dtype=np.int64)
-        flip = self.gen.random((size, 12)) >= 1 / (1 + np.exp(-1 / 12))
-        return np.where(flip, 1 - x, x)
+
+def _on_the_pool(mech, seed):
+    from auditor import audit
+
+    return audit(
+        mech,
+        [([0] * 12, [1] * 12)],
+        epsilon=1.0,
+        samples=200_000,
+        seed=seed,
+        workers=2,
+        progress=False,
+    )
 
 
 def test_held_generators_are_found_and_reseeded_per_chunk():
@@ -232,64 +250,26 @@ def test_held_generators_are_found_and_reseeded_per_chunk():
 def test_a_mechanism_with_its_own_generator_is_no_false_alarm_on_the_pool():
     """Every worker unpickled the same generator state, so selection and certification drew
     the same noise: 13 of 20 seeds were violations with two workers, none with one."""
-    from auditor import audit
-
-    for seed in (0, 1):
-        r = audit(
-            _OwnGenerator(),
-            [([0] * 12, [1] * 12)],
-            epsilon=1.0,
-            samples=200_000,
-            seed=seed,
-            workers=2,
-            progress=False,
-        )
-        assert not r.violation
+    assert not any(_on_the_pool(_OwnGenerator(), seed).violation for seed in (0, 1))
 
 
 class _CountedSeed:
-    """The same twelve responses, its randomness in a plain counter (a fresh generator from
-    it on each call): nothing dpaudit could reseed."""
+    """The twelve responses, their randomness in a plain counter (a fresh generator from it on
+    each call): nothing dpaudit could reseed."""
 
     def __init__(self):
         self.calls = 0
 
     def __call__(self, data, size):
-        import time
-
-        time.sleep(size * 5e-6)
         self.calls += 1
-        gen = np.random.default_rng(self.calls)
-        x = np.asarray(data, dtype=np.int64)
-        return np.where(gen.random((size, 12)) >= 1 / (1 + np.exp(-1 / 12)), 1 - x, x)
+        return _twelve_responses(np.random.default_rng(self.calls), data, size)
 
 
 def test_copies_that_repeat_each_other_are_audited_in_this_process():
-    from auditor import audit
-
     for seed in (0, 2):
-        r = audit(
-            _CountedSeed(),
-            [([0] * 12, [1] * 12)],
-            epsilon=1.0,
-            samples=200_000,
-            seed=seed,
-            workers=2,
-            progress=False,
-        )
+        r = _on_the_pool(_CountedSeed(), seed)
         assert not r.violation and any("copies of the mechanism repeat" in n for n in r.notes)
-    assert not any(
-        "copies" in n
-        for n in audit(
-            _OwnGenerator(),
-            [([0] * 12, [1] * 12)],
-            epsilon=1.0,
-            samples=200_000,
-            seed=0,
-            workers=2,
-            progress=False,
-        ).notes
-    )
+    assert not any("copies" in n for n in _on_the_pool(_OwnGenerator(), 0).notes)
 
 
 def test_a_fractional_key_is_never_truncated_on_an_integer_chunk():
