@@ -321,6 +321,9 @@ def float_value(f: sp.Float) -> sp.Rational:
     mpf, prec = f._mpf_, f._prec
     if not f.is_finite:
         raise InputError(f"{f} is not a finite number.")
+    if prec == 53:  # a double: Python's own repr (the nearest of the shortest, as for floats)
+        q = Fraction(repr(float(f)))
+        return sp.Rational(q.numerator, q.denominator)
     for digits in range(1, libmp.libmpf.repr_dps(prec) + 1):
         text = libmp.to_str(mpf, digits)
         if libmp.from_str(text, prec, libmp.round_nearest) == mpf:

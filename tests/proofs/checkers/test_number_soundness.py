@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 import sympy as sp
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from mpmath import libmp
 
@@ -59,6 +59,7 @@ def test_a_float_is_the_shortest_decimal_that_rounds_back_to_it():
 
 @settings(max_examples=300, deadline=None)
 @given(st.floats(allow_nan=False, allow_infinity=False), st.integers(2, 200))
+@example(562949953421312.2, 2)  # two shortest decimals round to it: Python takes the nearer
 def test_float_values_round_trip_and_agree_with_python_floats(x, prec):
     if x == 0 or abs(x) >= sys.float_info.min:  # (a subnormal double has fewer than 53 bits)
         # a Python float reads the same whether it comes in bare or as a SymPy Float
