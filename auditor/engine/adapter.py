@@ -132,11 +132,11 @@ def _convert(mech: Mechanism, raw: Any, n: int) -> np.ndarray:
         arr = _fast_array(values)
         if arr is None or (arr.dtype.kind == "U" and arr.ndim == 1):
             return _slow_convert(mech, values)
-        if arr.dtype.kind == "U" and not all(
-            isinstance(x, str) for v in values for x in np.ravel(np.asarray(v, dtype=object))
-        ):
-            i = _first_bad(values, lambda v: not all(isinstance(x, str) for x in v))
-            raise _bad_output(mech, i, values[i], "it mixes strings and numbers")
+        if arr.dtype.kind == "U":  # rows of strings: numpy would have made text of numbers
+            strings = lambda v: all(isinstance(x, str) for x in np.ravel(np.asarray(v, object)))
+            i = _first_bad(values, lambda v: not strings(v))
+            if i >= 0:
+                raise _bad_output(mech, i, values[i], "it mixes strings and numbers")
     if arr.shape[:1] != (n,):
         raise InputError(
             f"mechanism {mech.name} returned an array of shape {arr.shape} for size={n}; "
