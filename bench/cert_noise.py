@@ -1,14 +1,15 @@
-"""How far certification noise alone moves a certified bound: a perfect auditor, which knows
-the oracle's event in advance, certifies it on fresh samples (section 10 of ``make bench``).
+"""How far certification noise alone moves a certified bound: a perfect auditor, which knows the
+oracle's event in advance, certifies it on fresh samples (section 10 of ``make bench``).
 
-An audit's bound on one seed is the Clopper-Pearson bound of the counts of its event on the
-certification sample, and those counts are random. The oracle bound (:mod:`bench.oracle`) is
-what the best event certifies at its *expected* counts; on a real sample it lands above or
-below. Here the oracle's event is certified by an auditor that needs no selection (one event,
-the whole failure probability on it), and the law of its bound is computed exactly: the chance
-that one seed reaches a given fraction of the oracle, and that the median of several seeds
-does. Where a perfect auditor's median misses 0.95x the oracle one time in three, a real
-audit's median below it on five seeds says little about its selection.
+An audit's bound on one seed is the exact bound of the counts of its event on the certification
+sample (for a pure claim, the better of the joint ratio bound on the Poisson prefix and the
+split Clopper-Pearson bound), and those counts are random. The oracle bound
+(:mod:`bench.oracle`) is what the best event certifies at its *expected* counts; on a real
+sample it lands above or below. Here the oracle's event is certified by an auditor that needs no
+selection (one event, the whole failure probability on it), and the law of its bound is computed
+exactly: the chance that one seed reaches a given fraction of the oracle, and that the median of
+several seeds does. Where a perfect auditor's median misses 0.95x the oracle one time in three,
+a real audit's median below it on five seeds says little about its selection.
 """
 
 from __future__ import annotations
@@ -18,7 +19,15 @@ from scipy import stats
 
 from auditor.catalogue import CATALOGUE
 from auditor.engine.config import AuditConfig
-from auditor.engine.stats import cp_lower, cp_upper, epsilon_bound
+from auditor.engine.stats import (
+    JOINT_SHARE,
+    cp_lower,
+    cp_upper,
+    epsilon_bound,
+    prefix_mean,
+    ratio_lower,
+    simulate_certified,
+)
 from bench.oracle import oracle_event
 
 CONFIDENCE = 0.95
@@ -27,22 +36,16 @@ WIDTH = 10.0  # standard deviations of each count summed over (the rest is below
 DRAWS = 200_000  # Monte Carlo draws for the mean and spread of the bound (fixed seed)
 
 
-def _support(n: int, p: float) -> np.ndarray:
-    sd = np.sqrt(n * p * (1 - p)) + 1.0
-    lo, hi = max(0, int(n * p - WIDTH * sd)), min(n, int(np.ceil(n * p + WIDTH * sd)))
-    return np.arange(lo, hi + 1)
+def _support(mean: float, sd: float, top: float) -> np.ndarray:
+    sd += 1.0
+    return np.arange(max(0, int(mean - WIDTH * sd)), int(min(top, np.ceil(mean + WIDTH * sd))) + 1)
 
 
-def reach(p: float, q: float, n: int, a: float, delta: float, target: float) -> float:
-    """P[the bound certified from X ~ Bin(n, p), Y ~ Bin(n, q) is >= target], exactly (up to
-    the WIDTH-sigma truncation). The bound rises with X and falls with Y, so for each x the
+def _reach(xs, pmf_x, ys, cdf_y, bound, target: float) -> float:
+    """P[bound(X, Y) >= target] for independent X (values ``xs``, pmf ``pmf_x``) and Y
+    (values ``ys``, CDF ``cdf_y``). The bound rises with X and falls with Y, so for each x the
     counts y that reach the target are those up to a cut, found by bisection."""
-    xs, ys = _support(n, p), _support(n, q)
-    lo = cp_lower(xs, n, a)
-    hi = cp_upper(ys, n, a)
-    ok = lambda i: (
-        np.asarray(epsilon_bound(lo, hi[np.clip(i, 0, ys.size - 1)], delta), dtype=float) >= target
-    )
+    ok = lambda i: np.asarray(bound(xs, ys[np.clip(i, 0, ys.size - 1)]), dtype=float) >= target
     # for each x: the number of y values (from the smallest) that reach the target
     left, right = np.zeros(xs.size, dtype=int), np.full(xs.size, ys.size)
     while np.any(left < right):
@@ -50,8 +53,40 @@ def reach(p: float, q: float, n: int, a: float, delta: float, target: float) -> 
         good = ok(mid) & (left < right)
         left = np.where(good, mid + 1, left)
         right = np.where(~good & (left < right), mid, right)
-    below = np.where(left > 0, stats.binom.cdf(ys[np.maximum(left - 1, 0)], n, q), 0.0)
-    return float(np.clip(np.sum(stats.binom.pmf(xs, n, p) * below), 0.0, 1.0))  # rounding
+    below = np.where(left > 0, cdf_y(ys[np.maximum(left - 1, 0)]), 0.0)
+    return float(np.clip(np.sum(pmf_x(xs) * below), 0.0, 1.0))  # rounding
+
+
+def reach(p: float, q: float, n: int, a: float, delta: float, target: float) -> float:
+    """P[the bound certified is >= target], exactly (up to the WIDTH-sigma truncation), for
+    one event certified alone, ``a`` the level of each of its bounds: the split bound of
+    X ~ Bin(n, p), Y ~ Bin(n, q) for a claim with delta > 0; for a pure claim, the joint ratio
+    bound of the Poisson prefix counts at its share of the level (the split bound it also
+    certifies, at the rest of the level, is left out: this is then a lower bound)."""
+    if delta != 0:
+        xs = _support(n * p, np.sqrt(n * p * (1 - p)), n)
+        ys = _support(n * q, np.sqrt(n * q * (1 - q)), n)
+        bound = lambda x, y: epsilon_bound(cp_lower(x, n, a), cp_upper(y, n, a), delta)
+        return _reach(
+            xs,
+            lambda x: stats.binom.pmf(x, n, p),
+            ys,
+            lambda y: stats.binom.cdf(y, n, q),
+            bound,
+            target,
+        )
+    lam = prefix_mean(n)
+    xs = _support(lam * p, np.sqrt(lam * p), np.inf)
+    ys = _support(lam * q, np.sqrt(lam * q), np.inf)
+    bound = lambda x, y: ratio_lower(x, y, 2 * a * JOINT_SHARE)
+    return _reach(
+        xs,
+        lambda x: stats.poisson.pmf(x, lam * p),
+        ys,
+        lambda y: stats.poisson.cdf(y, lam * q),
+        bound,
+        target,
+    )
 
 
 def median_reaches(r: float, seeds: int = SEEDS) -> float:
@@ -77,11 +112,9 @@ def row(name: str, reference: float, samples: int = 1_000_000) -> tuple[list[str
     if found is None:
         return None
     oracle, p, q = found
-    rng = np.random.default_rng(0)
-    (ux, ix), (uy, iy) = (np.unique(rng.binomial(n, r, DRAWS), return_inverse=True) for r in (p, q))
-    lb = np.maximum(
-        np.asarray(epsilon_bound(cp_lower(ux, n, a)[ix], cp_upper(uy, n, a)[iy], delta), float), 0.0
-    )
+    joint = None if delta else 2 * a * JOINT_SHARE
+    split = a if delta else a * (1 - JOINT_SHARE)
+    lb = simulate_certified([[p, q]], n, split, delta, DRAWS, joint, seed=0)
     target = min(0.9 * reference, 0.95 * oracle)
     r95, rt = (reach(p, q, n, a, delta, t) for t in (0.95 * oracle, target))
     cells = [

@@ -157,13 +157,15 @@ def replay(name: str, rec: Recorded, seed: int, truth: int) -> dict[str, tuple[f
     at = dict(zip((_key(c) for c in pool), probs))
     n, k0, delta = rec.out.samples, max(len(rec.out.chosen), 1), CATALOGUE[name].delta
     level = rec.out.level * k0  # the level of one certified event; K events split it
+    joint = None if rec.out.joint is None else float(rec.out.joint["level"]) * k0
     out = {}
     for rule, cs in ranked.items():
         picked = choose([c for c in cs if _key(c) in at], rec.k_max)
         p = np.array([at[_key(c)] for c in picked]).reshape(-1, 2)
-        b = simulate(p, n, level / max(len(picked), 1), delta, SIMS)
+        k = max(len(picked), 1)
+        b = simulate(p, n, level / k, delta, SIMS, joint_level=None if joint is None else joint / k)
         out[rule] = (float(b.mean()) if b.size else 0.0, len(picked))
-    single = [float(simulate(p, n, level, delta, SIMS).mean()) for p in probs]
+    single = [float(simulate(p, n, level, delta, SIMS, joint_level=joint).mean()) for p in probs]
     out["best single"] = (max(single, default=0.0), 1)
     return out
 

@@ -37,7 +37,7 @@ from auditor.catalogue import CATALOGUE
 from auditor.engine import run as run_module
 from auditor.engine.choice import Outcome
 from auditor.engine.select import Candidate
-from auditor.engine.stats import cp_lower, cp_upper, epsilon_bound
+from auditor.engine.stats import simulate_certified
 from bench.selection_loss import _count, audit_entry
 
 CHUNK = 200_000  # truth outputs drawn at a time per dataset
@@ -102,25 +102,24 @@ def true_probabilities(name: str, chosen: list[Candidate], seed: int, truth: int
 
 
 def simulate(
-    probs: np.ndarray, n: int, a: float, delta: float, sims: int, seed: int = 1
+    probs: np.ndarray,
+    n: int,
+    a: float,
+    delta: float,
+    sims: int,
+    seed: int = 1,
+    joint_level: float | None = None,
 ) -> np.ndarray:
-    """Certified epsilon of ``sims`` simulated certifications: each event's counts binomial on
-    ``n`` samples per dataset with its probabilities ``probs`` (K, 2), the best of the K
-    events' bounds at level ``a``, floored at 0."""
-    probs = np.asarray(probs, dtype=float).reshape(-1, 2)
-    if probs.shape[0] == 0 or n <= 0:
-        return np.zeros(0)
-    rng = np.random.default_rng(seed)
-    kn = rng.binomial(n, probs[:, 0], size=(sims, probs.shape[0]))
-    kd = rng.binomial(n, probs[:, 1], size=(sims, probs.shape[0]))
-    bound = epsilon_bound(cp_lower(kn, n, a), cp_upper(kd, n, a), delta)
-    return np.maximum(np.max(bound, axis=1), 0.0)
+    """Certified epsilon of ``sims`` simulated certifications (the best of the K events'
+    bounds, floored at 0; :func:`auditor.engine.stats.simulate_certified`)."""
+    return simulate_certified(probs, n, a, delta, sims, joint_level, seed)
 
 
 def expected(name: str, seed: int, samples: int, truth: int, sims: int = 4000) -> Expected:
     certified, out = certified_events(name, samples, seed)
     probs = true_probabilities(name, out.chosen, seed, truth)
-    bounds = simulate(probs, out.samples, out.level, CATALOGUE[name].delta, sims)
+    joint = None if out.joint is None else float(out.joint["level"])
+    bounds = simulate(probs, out.samples, out.level, CATALOGUE[name].delta, sims, joint_level=joint)
     return Expected(name, seed, certified, out.chosen, probs, out.samples, out.level, bounds)
 
 

@@ -1,18 +1,19 @@
 """The oracle bound of the benchmark table (`python -m bench`, `make bench`).
 
 The *oracle bound* is the best epsilon lower bound any sampling audit could certify with the
-same certification sample size and the same Clopper-Pearson split, if it knew the optimal event
-in advance and observed exactly the expected counts: ``max_E ln((CP_lo(n P_D(E), n, a) - delta) /
-CP_hi(n P_D'(E), n, a))``. It is computed from exact distributions (closed-form CDFs and pmfs)
-over a family that contains the optimal event for these mechanisms: thresholds and intervals
-for monotone-likelihood-ratio scalars, likelihood-ordered sets for discrete outputs (report
-noisy max's index, by quadrature over the winning answer; the sparse
-vector variants with cutoff 1 or none, by quadrature over the threshold noise, and numerical
-sparse vector's patterns times its fresh answers' likelihood-ratio cells, SVT34Parallel's Alg. 3
-patterns times value cells of its compared answers times Alg. 4's patterns; RAPPOR's bits;
-table mechanisms), products of coordinate thresholds for product distributions, and
-likelihood-ordered sets of the sufficient statistic of shifted Laplace vectors (a k-fold
-convolution on a grid: parallel Laplace, prefix sums).
+same certification sample size and the same statistics, if it knew the optimal event in advance
+and observed exactly the expected counts: ``max_E ln((CP_lo(n P_D(E), n, a) - delta) / CP_hi(n
+P_D'(E), n, a))``, and for a pure claim the better of that (at its share of the level) and the
+joint ratio bound on the Poisson prefix (:func:`certified_at`). It is computed from exact
+distributions (closed-form CDFs and pmfs) over a family that contains the optimal event for
+these mechanisms: thresholds and intervals for monotone-likelihood-ratio scalars, likelihood-
+ordered sets for discrete outputs (report noisy max's index, by quadrature over the winning
+answer; the sparse vector variants with cutoff 1 or none, by quadrature over the threshold
+noise, and numerical sparse vector's patterns times its fresh answers' likelihood-ratio cells,
+SVT34Parallel's Alg. 3 patterns times value cells of its compared answers times Alg. 4's
+patterns; RAPPOR's bits; table mechanisms), products of coordinate thresholds for product
+distributions, and likelihood-ordered sets of the sufficient statistic of shifted Laplace
+vectors (a k-fold convolution on a grid: parallel Laplace, prefix sums).
 """
 
 from __future__ import annotations
@@ -24,7 +25,14 @@ import numpy as np
 from scipy import special, stats
 
 from auditor.catalogue import entries as samplers
-from auditor.engine.stats import cp_lower, cp_upper, epsilon_bound
+from auditor.engine.stats import (
+    JOINT_SHARE,
+    cp_lower,
+    cp_upper,
+    epsilon_bound,
+    prefix_mean,
+    ratio_lower,
+)
 
 __all__ = ["ORACLES", "oracle_bound", "oracle_event"]
 
@@ -33,12 +41,26 @@ __all__ = ["ORACLES", "oracle_bound", "oracle_event"]
 _witness: list[tuple[float, float, float]] | None = None
 
 
+def certified_at(px, py, n: int, a: float, delta: float) -> np.ndarray:
+    """What one event certifies at its expected counts on ``n`` samples, ``a`` the level of
+    each of its bounds when it alone is certified: the split bound and, for a pure claim,
+    the joint ratio bound on the Poisson prefix, each at its share of the level (as the
+    auditor spends it: auditor.engine.session.Session._look)."""
+    if delta != 0:
+        return epsilon_bound(cp_lower(n * px, n, a), cp_upper(n * py, n, a), delta)
+    split = epsilon_bound(
+        cp_lower(n * px, n, a * (1 - JOINT_SHARE)), cp_upper(n * py, n, a * (1 - JOINT_SHARE)), 0.0
+    )
+    lam = prefix_mean(n)
+    return np.maximum(split, ratio_lower(lam * px, lam * py, 2 * a * JOINT_SHARE))
+
+
 def _bound(px: np.ndarray, py: np.ndarray, n: int, a: float, delta: float) -> float:
     px, py = np.broadcast_arrays(
         np.clip(np.asarray(px, dtype=float), 0, 1), np.clip(np.asarray(py, dtype=float), 0, 1)
     )
-    fwd = epsilon_bound(cp_lower(n * px, n, a), cp_upper(n * py, n, a), delta)
-    bwd = epsilon_bound(cp_lower(n * py, n, a), cp_upper(n * px, n, a), delta)
+    fwd = certified_at(px, py, n, a, delta)
+    bwd = certified_at(py, px, n, a, delta)
     if _witness is not None:
         for num, den, v in ((px, py, fwd), (py, px, bwd)):
             v = np.broadcast_to(np.asarray(v, dtype=float), num.shape).ravel()

@@ -33,7 +33,7 @@ __all__ = [
     "counts_state",
 ]
 
-FORMAT = "dpaudit-checkpoint/1"
+FORMAT = "dpaudit-checkpoint/2"  # 2: certification counts Poisson prefixes too
 
 
 def candidate_state(c: Candidate) -> dict[str, Any]:

@@ -85,6 +85,8 @@ class Outcome:
     look: int  # 1-based index of the reported look (0: none)
     looks: int
     simple: list = field(default_factory=list)  # per chosen event: a simpler one, or None
+    # a pure claim's joint ratio bounds at that look (auditor.engine.session.Session._joint)
+    joint: dict | None = None
 
 
 SIMPLE_FAMILIES = ("coordinate", "threshold", "threshold tails", "atoms")

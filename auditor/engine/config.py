@@ -12,7 +12,14 @@ import numpy as np
 
 from auditor.engine.claims import PointClaim
 from auditor.engine.select import FAMILIES
-from auditor.engine.stats import cp_lower, cp_upper, epsilon_bound
+from auditor.engine.stats import (
+    JOINT_SHARE,
+    cp_lower,
+    cp_upper,
+    epsilon_bound,
+    prefix_mean,
+    ratio_lower,
+)
 from proofs.errors import InputError
 
 __all__ = ["AuditConfig", "check_number", "minimum_samples", "validate"]
@@ -172,7 +179,17 @@ def validate(config: AuditConfig) -> None:
 
 
 def _perfect_bound(n: int, a: float, delta: float) -> float:
-    return float(epsilon_bound(cp_lower(n, n, a), cp_upper(0, n, a), delta))
+    """What an event seen in every sample of one dataset and never in the other certifies on
+    ``n`` samples, ``a`` the level of each bound when it alone is certified (a pure claim: the
+    better of the joint ratio bound, its count at the Poisson prefix's mean, and the split
+    bounds at their share; auditor.engine.session.Session._look)."""
+    if delta != 0:
+        return float(epsilon_bound(cp_lower(n, n, a), cp_upper(0, n, a), delta))
+    split = a * (1 - JOINT_SHARE)
+    return max(
+        float(epsilon_bound(cp_lower(n, n, split), cp_upper(0, n, split), 0.0)),
+        float(ratio_lower(math.floor(prefix_mean(n)), 0, 2 * a * JOINT_SHARE)),
+    )
 
 
 MAX_SAMPLES = 10**15

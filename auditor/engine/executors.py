@@ -24,6 +24,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -95,13 +96,15 @@ def count_events(
 
 @dataclass(frozen=True, slots=True)
 class Task:
-    """One chunk: draw ``size`` outputs on dataset number ``which`` and keep or count them."""
+    """One chunk: draw ``size`` outputs on dataset number ``which`` and keep or count them.
+    ``cuts``: row offsets at which event counts are also wanted (of the rows before each)."""
 
     which: int
     entropy: int
     stream: tuple[int, ...]
     index: int
     size: int
+    cuts: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +127,8 @@ def run_chunk(
 ) -> tuple[tuple[str, tuple[int, ...]], Any]:
     """((kind, shape), what was asked): the outputs when ``events`` is None, one tally per key
     function for a :class:`Tally`, (counts, tallies) for a :class:`CountTally`, else the
-    count of each event."""
+    count of each event (with the task's ``cuts``: that and the counts of the rows before each
+    cut, one row per cut)."""
     rng = chunk_rng(task.entropy, task.stream, task.index)
     y = draw(mech, datas[task.which], task.size, rng)
     shape = (kind_of(y), tuple(y.shape[1:]))
@@ -140,6 +144,10 @@ def run_chunk(
         parts = [tally(k, y) for k in events.keys]
         tables = {k: (p[0], p[1]) for k, p in zip(events.keys, parts)}
         return shape, (count_events(events.events, y, tables), parts)
+    if task.cuts:
+        edges = (0, *task.cuts, len(y))
+        parts = np.cumsum([count_events(events, y[i:j]) for i, j in pairwise(edges)], 0)
+        return shape, (parts[-1], parts[:-1])
     return shape, count_events(events, y)
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from proofs.io import SCHEMA_VERSION, finite_or_none
 
-__all__ = ["SCHEMA_VERSION", "VERDICTS", "AuditResult", "Witness"]
+__all__ = ["SCHEMA_VERSION", "VERDICTS", "AuditResult", "Witness", "ratio_words"]
 
 VERDICTS = ("violation", "no violation found", "inconclusive")
 FLOAT_NOTE = (
@@ -17,6 +17,16 @@ FLOAT_NOTE = (
     "snap outputs to a coarse grid or use a discrete sampler (e.g. OpenDP's); audit the "
     "ideal mechanism with --semantics ideal (semantics='ideal')."
 )
+
+
+def ratio_words(r: dict[str, Any]) -> str:
+    """A witness's joint ratio bound in words (a pure claim's: auditor.engine.stats)."""
+    value = r.get("epsilon_lower_bound")
+    return (
+        f"{r['count_numerator']} of the first {r['samples_numerator']} vs "
+        f"{r['count_denominator']} of the first {r['samples_denominator']} (Poisson prefixes): "
+        + ("no bound" if value is None else f"epsilon >= {value:.4f}")
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +48,9 @@ class Witness:
     selection_prediction: float
     event_state: Any = None  # the lossless form of the event (:func:`events.event_state`)
     simple_event: str = ""  # a simpler event within 5% of a learned one, in words (not certified)
+    # a pure claim's joint bound: counts on the Poisson prefixes, their sizes, ln of the ratio's
+    # certified lower bound (auditor.engine.stats.ratio_lower)
+    ratio: dict[str, Any] | None = None
 
     @property
     def other(self) -> str:
@@ -61,6 +74,7 @@ class Witness:
             "selection_prediction": finite_or_none(self.selection_prediction),
             "event_state": self.event_state,
             "simple_event": self.simple_event,
+            **({} if self.ratio is None else {"ratio_bound": self.ratio}),
         }
 
 
@@ -136,6 +150,8 @@ class AuditResult:
                 f"  counts: {w.count_numerator} vs {w.count_denominator} of "
                 f"{w.certification_samples} fresh samples each (numerator dataset {w.numerator})"
             )
+            if w.ratio is not None:
+                lines.append(f"  ratio bound: {ratio_words(w.ratio)}")
         used = self.selection_samples + self.certification_samples
         asked, drawn = ("", "") if used == self.samples else (" asked", " used")
         lines.append(

@@ -148,6 +148,19 @@ def _witness(c: Candidate, pair: Pair, counts: np.ndarray, n: int, lo: float, hi
     )
 
 
+def _ratio(joint: dict, k: int) -> dict[str, Any]:
+    """Event k's joint ratio bound for the witness (auditor.engine.session.Session._joint)."""
+    value = float(joint["statistic"][k])
+    return {
+        "count_numerator": int(joint["counts"][k, 0]),
+        "count_denominator": int(joint["counts"][k, 1]),
+        "samples_numerator": int(joint["sizes"][k, 0]),
+        "samples_denominator": int(joint["sizes"][k, 1]),
+        "level": float(joint["level"]),
+        "epsilon_lower_bound": value if math.isfinite(value) else None,
+    }
+
+
 STOPS = {
     "complete": "all certification samples drawn",
     "violation": "stopped early: a violation was certified",
@@ -170,17 +183,24 @@ def _conclude(
     kn = np.array([counts[k, 0 if c.forward else 1] for k, c in enumerate(chosen)], dtype=int)
     kd = np.array([counts[k, 1 if c.forward else 0] for k, c in enumerate(chosen)], dtype=int)
     lo = hi = np.zeros(0)
+    joint = out.joint
     if chosen and n > 0:
         lo, hi = cp_lower(kn, n, a), cp_upper(kd, n, a)
         stat = claim.statistic(lo, hi)
+        bounds = epsilon_bound(lo, hi, delta)
+        if joint is not None:  # both sets of bounds are certified: the better of each pair
+            stat = np.maximum(stat, joint["statistic"])
+            bounds = np.maximum(bounds, joint["statistic"])
         best = int(np.argmax(stat))
-        eps_lb = float(max(np.max(epsilon_bound(lo, hi, delta)), 0.0))
+        eps_lb = float(max(np.max(bounds), 0.0))
         if math.isfinite(eps):
             d_lb = float(max(np.max(delta_bound(lo, hi, eps)), 0.0))
         c = chosen[best]
         witness = _witness(
             c, pairs[c.pair_index], counts[best], n, float(lo[best]), float(hi[best])
         )
+        if joint is not None:
+            witness = replace(witness, ratio=_ratio(joint, best))
         simple = out.simple[best] if best < len(out.simple) else None
         if simple is not None:
             witness = replace(
@@ -192,7 +212,14 @@ def _conclude(
     violated = bool(best >= 0 and stat[best] > claim.threshold)
     judge = claim.detection((int(kd[best]) + 0.5) / n if best >= 0 and n > 0 else 0.5)
     detect = (
-        detectable(int(kd[best]), n, a, judge, k_num=int(kn[best]))
+        detectable(
+            int(kd[best]),
+            n,
+            a,
+            judge,
+            k_num=int(kn[best]),
+            joint_level=None if joint is None else float(joint["level"]),
+        )
         if best >= 0 and n > 0
         else math.inf
     )

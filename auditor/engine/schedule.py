@@ -12,9 +12,12 @@ boundary past ``LOOK_RATIO`` times the previous look, and the end. Look ``l`` ge
 the last look and the rest split evenly over the earlier ones, so ``sum alpha_l = alpha``.
 At look ``l`` each of the ``2K`` one-sided Clopper-Pearson bounds (K certified events, an upper
 and a lower bound each) is taken at level ``alpha_l / (2K)`` on the first ``n_l`` samples of each
-dataset. By the union bound over the ``L`` looks and the ``2K`` bounds, with probability at
-least ``confidence`` *every* bound at *every* look holds at once (the events, the looks and the
-levels were all fixed before the certification samples were drawn). On that event any
+dataset. For a pure claim (delta 0) the K joint ratio bounds on the Poisson prefixes
+(:func:`auditor.engine.stats.ratio_lower`; prefix sizes drawn from their own stream, at most
+``n_l``) get ``0.9 alpha_l / K`` each and the 2K split bounds ``0.1 alpha_l / (2K)``. By the union
+bound over the ``L`` looks and every bound, with probability at least ``confidence`` *every*
+bound at *every* look holds at once (the events, the looks, the prefix sizes and the levels were
+all fixed before the certification samples were drawn). On that event any
 quantity computed at any look is valid, whichever rule picks the look that is reported: the
 first look whose bound exceeds the claim (early stopping), the last look completed before a time
 limit, or the final look. So a reported ``violation`` is false with probability at most

@@ -84,16 +84,24 @@ PER_FAMILY = 6  # candidates each family proposes per pair (key-set families: fo
 @dataclass(frozen=True, slots=True)
 class Scorer:
     """What a prediction needs: selection size m, certification size n, per-bound level a,
-    and the claim whose certified statistic is predicted (auditor.engine.claims)."""
+    and the claim whose certified statistic is predicted (auditor.engine.claims); ``joint``:
+    the claim is pure, certified by joint ratio bounds (auditor.engine.stats.ratio_lower)."""
 
     m: int
     n: int
     a: float
     claim: Any
     shrink: float = 0.01
+    joint: bool = False
 
     def __call__(self, cx, cy):
-        return predicted(cx, cy, self.m, self.n, self.a, self.claim.statistic, self.shrink)
+        return predicted(
+            cx, cy, self.m, self.n, self.a, self.claim.statistic, self.shrink, joint=self.joint
+        )
+
+    def expect(self, px, py):
+        """What certification gives on ``n`` samples when the probabilities are px, py."""
+        return expected_certified(px, py, self.n, self.a, self.claim.statistic, self.joint)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1003,7 +1011,7 @@ def flukes(
     if not rare.any():
         return rare
     z = normal_quantile(FLUKE_LEVEL / max(num.size, rivals)) / math.sqrt(2)
-    strict = Scorer(m2, scorer.n, scorer.a, scorer.claim, shrink=float(special.ndtr(-z)))
+    strict = replace(scorer, m=m2, shrink=float(special.ndtr(-z)))
     return rare & ~(np.asarray(strict(num, den), dtype=float) > MIN_GAIN)
 
 
@@ -1026,13 +1034,13 @@ def _judged_scores(
     best-of-many, so both at the milder shrink, in standard errors of the tail's log-ratio
     (each count moved z sigmas moves the log-ratio about sqrt(2) z of them)."""
     shrunk, plain = (
-        np.asarray(Scorer(m2, scorer.n, scorer.a, scorer.claim, shrink=lv)(num, den), dtype=float)
+        np.asarray(replace(scorer, m=m2, shrink=lv)(num, den), dtype=float)
         for lv in (JUDGE_SHRINK, PLAIN_SHRINK)
     )
     models = count_tails.fit_groups(cands, num, den, m2) if model else {}
     fitted = np.zeros(len(cands), dtype=bool)
     if models:
-        at = lambda px, py: expected_certified(px, py, scorer.n, scorer.a, scorer.claim.statistic)
+        at = scorer.expect
         z = np.sqrt(2) * normal_quantile(PLAIN_SHRINK)
         for i, v in count_tails.modelled(cands, models, z, at).items():
             shrunk[i] = plain[i] = v
@@ -1069,7 +1077,15 @@ def survivors(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Score
     ranked = sorted(best.values(), key=lambda i: -rank[i])
     heads = set(ranked[: -(-len(ranked) // 2)])
     hope = predicted(
-        num, den, m2, scorer.n, scorer.a, scorer.claim.statistic, HALVING_LEVEL, favourable=True
+        num,
+        den,
+        m2,
+        scorer.n,
+        scorer.a,
+        scorer.claim.statistic,
+        HALVING_LEVEL,
+        favourable=True,
+        joint=scorer.joint,
     )
     keep = np.asarray(hope, dtype=float) >= leader
     keep[list(heads)] = True

@@ -58,7 +58,15 @@ from auditor.engine.select import (
     vector_keys,
 )
 from auditor.engine.session_state import restore_session, session_state
-from auditor.engine.stats import cp_lower, cp_upper, p_value
+from auditor.engine.stats import (
+    JOINT_SHARE,
+    cp_lower,
+    cp_upper,
+    p_value,
+    prefix_mean,
+    ratio_lower,
+    ratio_p_value,
+)
 from proofs.errors import InputError
 
 __all__ = ["Session"]
@@ -67,6 +75,7 @@ BUILD = 0
 JUDGE = 1
 CERTIFY = 2
 KEYS = 4  # (3 seeds the event families' own randomness)
+PREFIX = 5  # the Poisson prefix sizes of the certification streams (auditor.engine.stats)
 ROUND_PHASES = 8  # round r > 0 of selection draws from phases 8r + BUILD, JUDGE, KEYS
 WARN_SECONDS = 3600.0
 SAY_SECONDS = 10.0
@@ -116,6 +125,9 @@ class Session:
         self.chosen: list[Candidate] | None = None
         self.cert: dict[str, Any] | None = None
         self.levels = look_levels(len(plan.looks), 1.0 - float(cfg.confidence))
+        # a pure point claim is certified by joint ratio bounds on Poisson prefixes too
+        self.joint = cfg.profile is None and float(cfg.delta) == 0.0
+        self._prefixes: dict[tuple[int, int], np.ndarray] = {}
         if checkpoint is not None and checkpoint.state:
             self._restore(checkpoint.state)
 
@@ -180,6 +192,12 @@ class Session:
     def _task(self, phase: int, pair: int, side: int, plan: ChunkPlan, j: int) -> Task:
         return Task(2 * pair + side, self.entropy, (phase, pair, side), j, plan.size(j))
 
+    def _scorer(self, m: int) -> Scorer:
+        """Predictions from a selection sample of ``m``, for the certification sample."""
+        return Scorer(
+            m, self.plan.certify.n, self.cfg.alpha_per_bound, self.cfg.claim, joint=self.joint
+        )
+
     @staticmethod
     def _phase(phase: int, r: int) -> int:
         """Stream id of a selection phase in round r (round 0 keeps the plain ids)."""
@@ -218,7 +236,7 @@ class Session:
         if self.probe.kind == "vector":
             keys = vector_keys(ya, yb, set(self.cfg.families))
         tallies = self._tally(r, i, ya, yb, bar, keys)
-        scorer = Scorer(plan.n, self.plan.certify.n, self.cfg.alpha_per_bound, self.cfg.claim)
+        scorer = self._scorer(plan.n)
         found = build(
             self.probe.kind,
             ya,
@@ -308,12 +326,7 @@ class Session:
         phase = self._phase(JUDGE, r)
         stops = set(looks(plan, True)) if self.cfg.early_stop else set()
         screens = family_looks(plan)
-        scorer = Scorer(
-            self.plan.rounds[r].build.n,
-            self.plan.certify.n,
-            self.cfg.alpha_per_bound,
-            self.cfg.claim,
-        )
+        scorer = self._scorer(self.plan.rounds[r].build.n)
         while state["done"] < total and not state["early"]:  # type: ignore[index]
             start = state["done"]  # type: ignore[index]
             end = 2 * next((t for t in screens if 2 * t > start), plan.count)
@@ -365,7 +378,7 @@ class Session:
         on, at the first look's level? Then judging more only delays the verdict. (Selection
         data never enter a bound, so any rule on them keeps certification valid.)"""
         a = self.levels[0] / (2 * self.cfg.max_certified)
-        sc = Scorer(m2, m2, a, self.cfg.claim, shrink=JUDGE_SHRINK)
+        sc = Scorer(m2, m2, a, self.cfg.claim, shrink=JUDGE_SHRINK, joint=self.joint)
         return bool(np.max(sc(*oriented(cands, counts))) > self.cfg.claim.threshold)
 
     def _early(self) -> bool:
@@ -377,7 +390,7 @@ class Session:
         their cross-fitted versions (:mod:`auditor.engine.crossfit`), judged on the building
         and judging samples both."""
         rnd = self.plan.rounds[r]
-        scorer = Scorer(rnd.build.n, self.plan.certify.n, self.cfg.alpha_per_bound, self.cfg.claim)
+        scorer = self._scorer(rnd.build.n)
         out: list[Candidate] = []
         for i, (cs, state) in enumerate(zip(self.cands[r], self.judged[r])):
             if cs and state is not None and state["done"] > 0:
@@ -457,6 +470,7 @@ class Session:
             self.cert = {
                 "done": 0,
                 "counts": np.zeros((len(chosen), 2), dtype=np.int64),
+                "prefix": np.zeros((len(self.plan.looks), len(chosen), 2), dtype=np.int64),
                 "next_look": 0,
                 "p": 1.0,
                 "reported": None,
@@ -465,7 +479,10 @@ class Session:
         self.save()
 
     def _look(self, t: int) -> None:
-        """Evaluate look ``next_look`` after ``t`` chunks per stream (see the schedule)."""
+        """Evaluate look ``next_look`` after ``t`` chunks per stream (see the schedule). A pure
+        claim spends JOINT_SHARE of the look's level on the joint ratio bounds of the Poisson
+        prefixes and the rest on the split bounds (which also give the witness's probability
+        bounds and the delta needed); the union bound covers both."""
         cert, chosen = self.cert, self.chosen or []
         assert cert is not None
         idx = cert["next_look"]
@@ -473,7 +490,8 @@ class Session:
         k = len(chosen)
         alpha = 1.0 - float(self.cfg.confidence)
         share = self.levels[idx] / alpha
-        a = self.levels[idx] / (2 * max(k, 1))
+        split = 1.0 - JOINT_SHARE if self.joint else 1.0
+        a = self.levels[idx] * split / (2 * max(k, 1))
         counts = cert["counts"]
         kn = np.array([counts[j, 0 if c.forward else 1] for j, c in enumerate(chosen)])
         kd = np.array([counts[j, 1 if c.forward else 0] for j, c in enumerate(chosen)])
@@ -481,18 +499,51 @@ class Session:
         # with early stopping the audit ends at the first look that rejects, so the minimum
         # over the looks taken is its p-value; without, the reported look's p-value
         pv = min(
-            (p_value(int(kn[j]), int(kd[j]), n, n, claim, 2 * k, share=share) for j in range(k)),
+            (
+                p_value(int(kn[j]), int(kd[j]), n, n, claim, 2 * k, share=share * split)
+                for j in range(k)
+            ),
             default=1.0,
         )
+        joint = self._joint(idx, cert["prefix"][idx], n) if self.joint and k else None
+        if joint is not None:
+            x, y = joint["counts"][:, 0], joint["counts"][:, 1]
+            pj = np.where(joint["valid"], ratio_p_value(x, y, claim.epsilon), 1.0)
+            pv = min(pv, float(np.min(pj)) * k / (share * JOINT_SHARE), 1.0)
         cert["p"] = min(cert["p"], pv) if self.cfg.early_stop else pv
-        cert["reported"] = {"look": idx + 1, "samples": n, "level": a, "counts": counts.copy()}
+        cert["reported"] = {
+            "look": idx + 1,
+            "samples": n,
+            "level": a,
+            "counts": counts.copy(),
+            "prefix": cert["prefix"][idx].copy(),
+        }
         cert["next_look"] = idx + 1
         if idx + 1 == len(self.plan.looks):
             cert["stop"] = "complete"
         elif self.cfg.early_stop and k:
             bound = claim.statistic(cp_lower(kn, n, a), cp_upper(kd, n, a))
+            if joint is not None:
+                bound = np.maximum(bound, joint["statistic"])
             if float(np.max(bound)) > claim.threshold:
                 cert["stop"] = "violation"
+
+    def _joint(self, idx: int, prefix: np.ndarray, n: int) -> dict[str, Any]:
+        """The joint ratio bounds at look ``idx`` (``n`` samples per stream) from the chosen
+        events' prefix counts (K, 2): per event its (numerator, denominator) counts and prefix
+        sizes, whether both prefixes fit in the samples drawn, the level, the statistic."""
+        chosen = self.chosen or []
+        k = len(chosen)
+        level = self.levels[idx] * JOINT_SHARE / max(k, 1)
+        counts = np.zeros((k, 2), dtype=np.int64)
+        sizes = np.zeros((k, 2), dtype=np.int64)
+        for j, c in enumerate(chosen):
+            order = (0, 1) if c.forward else (1, 0)
+            counts[j] = [prefix[j, s] for s in order]
+            sizes[j] = [self.prefix_sizes(c.pair_index, s)[idx] for s in order]
+        valid = (sizes <= n).all(axis=1)
+        stat = np.where(valid, ratio_lower(counts[:, 0], counts[:, 1], level), -np.inf)
+        return {"counts": counts, "sizes": sizes, "valid": valid, "level": level, "statistic": stat}
 
     def _certify(self) -> None:
         cert, chosen = self.cert, self.chosen or []
@@ -512,17 +563,26 @@ class Session:
 
         def task(g: int) -> Task:
             j, r = divmod(g, per)
-            return self._task(CERTIFY, pair_ids[r // 2], r % 2, plan, j)
+            t = self._task(CERTIFY, pair_ids[r // 2], r % 2, plan, j)
+            if not self.joint:
+                return t
+            sizes = self.prefix_sizes(pair_ids[r // 2], r % 2)
+            start_j, end_j = plan.end(j), plan.end(j + 1)
+            cuts = sorted({int(x) - start_j for x in sizes if start_j < x < end_j})
+            return replace(t, cuts=tuple(cuts))
 
         try:
             tasks = (task(g) for g in range(start, total))
             results = self.runner.results(self.mech, events, self.datas, tasks)
-            for g, (shape, counts) in enumerate(results, start):
+            for g, (shape, got) in enumerate(results, start):
                 j, r = divmod(g, per)
                 self._check(shape, pair_ids[r // 2], r % 2)
+                counts, parts = got if isinstance(got, tuple) else (got, None)
                 with self._atomic():
                     for k in rows[r // 2]:
                         cert["counts"][k, r % 2] += counts[k]
+                    if self.joint:
+                        self._add_prefix(pair_ids[r // 2], r % 2, j, rows[r // 2], counts, parts)
                     cert["done"] = g + 1
                     if r == per - 1 and j + 1 == self.plan.looks[cert["next_look"]]:
                         self._look(j + 1)
@@ -532,6 +592,39 @@ class Session:
                 self._tick()
         finally:
             bar.close()
+
+    def prefix_sizes(self, pair: int, side: int) -> np.ndarray:
+        """The Poisson prefix of each look on the certification stream of (pair, side): a
+        Poisson process at the looks' means (:func:`~auditor.engine.stats.prefix_mean`), drawn
+        from a stream of its own (fixed by the seed, independent of every sample)."""
+        got = self._prefixes.get((pair, side))
+        if got is None:
+            gen = np.random.default_rng(
+                np.random.SeedSequence(self.entropy, spawn_key=(PREFIX, pair, side))
+            )
+            means = [prefix_mean(self.plan.certify.end(t)) for t in self.plan.looks]
+            steps = np.diff(np.maximum.accumulate([0.0, *means]))
+            got = self._prefixes[(pair, side)] = np.cumsum(gen.poisson(steps))
+        return got
+
+    def _add_prefix(
+        self, pair: int, side: int, j: int, rows: list[int], counts: np.ndarray, parts: Any
+    ) -> None:
+        """Add chunk j's counts to each look's prefix that holds the chunk (its rows before the
+        cut where the prefix ends inside it)."""
+        plan, prefix = self.plan.certify, self.cert["prefix"]  # type: ignore[index]
+        start_j, end_j = plan.end(j), plan.end(j + 1)
+        sizes = self.prefix_sizes(pair, side)
+        cuts = sorted({int(x) - start_j for x in sizes if start_j < x < end_j})
+        for look, size in enumerate(sizes):
+            if size >= end_j:
+                part = counts
+            elif size > start_j:
+                part = parts[cuts.index(int(size) - start_j)]
+            else:
+                continue
+            for k in rows:
+                prefix[look, k, side] += part[k]
 
     def run(self) -> Outcome:
         """Go through the phases (skipping what the checkpoint holds); return the outcome."""
@@ -575,6 +668,9 @@ class Session:
                 0,
                 len(self.plan.looks),
             )
+        joint = None
+        if self.joint and chosen:
+            joint = self._joint(int(rep["look"]) - 1, rep["prefix"], int(rep["samples"]))
         return Outcome(
             chosen,
             rep["counts"],
@@ -584,6 +680,7 @@ class Session:
             stop or cert["stop"],
             int(rep["look"]),
             len(self.plan.looks),
+            joint=joint,
         )
 
     def _say(self) -> None:

@@ -28,9 +28,11 @@ def session_state(self) -> dict[str, Any]:
     if self.cert is not None:
         cert = dict(self.cert)
         cert["counts"] = counts_state(cert["counts"])
+        cert["prefix"] = counts_state(cert["prefix"])
         if cert["reported"] is not None:
             rep = dict(cert["reported"])
             rep["counts"] = counts_state(rep["counts"])
+            rep["prefix"] = counts_state(rep["prefix"])
             cert["reported"] = rep
     return {
         "candidates": [
@@ -165,9 +167,11 @@ def restore_session(self, st: dict[str, Any]) -> None:
             k = len(self.chosen or ())
             cert = dict(cert)
             cert["counts"] = counts_from_state(cert["counts"], (k, 2))
+            cert["prefix"] = counts_from_state(cert["prefix"], (len(self.plan.looks), k, 2))
             if cert["reported"] is not None:
                 rep = dict(cert["reported"])
                 rep["counts"] = counts_from_state(rep["counts"], (k, 2))
+                rep["prefix"] = counts_from_state(rep["prefix"], (k, 2))
                 cert["reported"] = rep
             cert["done"], cert["next_look"] = int(cert["done"]), int(cert["next_look"])
             cert["p"] = float(cert["p"])

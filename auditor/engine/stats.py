@@ -4,6 +4,18 @@ Clopper-Pearson one-sided bounds (Clopper and Pearson 1934) via ``scipy.stats.be
 with ``k`` successes in ``n`` trials, ``P[p < lower(k, n, a)] <= a`` and ``P[p > upper] <= a``.
 For an event E and datasets D, D' the bound ``epsilon_lb = ln((p_lo(D) - delta) / p_hi(D'))`` holds
 whenever both one-sided bounds hold; a union bound over every certified bound gives the level.
+
+A pure claim (delta = 0) is about the ratio ``P_D(E) / P_D'(E)`` alone, and one joint bound on
+the ratio is tighter than two bounds on its terms (each at half the level, each taking its
+worst case). With Poisson counts ``X ~ Poisson(t p)`` and ``Y ~ Poisson(t q)``, given
+``X + Y = k`` the count ``X`` is ``Binomial(k, p / (p + q))`` (for every ``k``), so a
+Clopper-Pearson lower bound ``theta`` on that proportion bounds the ratio exactly:
+``p / q >= theta / (1 - theta)`` (:func:`ratio_lower`; the conditional test of two Poisson
+rates, Przyborowski and Wilenski 1940). The counts are made Poisson by counting the event on
+the first ``N ~ Poisson(lambda)`` of the ``n`` samples drawn (:func:`prefix_mean`: ``lambda``
+six standard deviations below ``n``), ``N`` drawn from a stream of its own. For weak signals
+the joint bound's margin is about ``1.6 sqrt(1/X + 1/Y)`` against ``2 (1/sqrt(X) + 1/sqrt(Y))``
+for the split: SVT1's best event at 7e5 samples certifies 0.069 instead of 0.057.
 """
 
 from __future__ import annotations
@@ -26,6 +38,10 @@ __all__ = [
     "normal_quantile",
     "p_value",
     "predicted",
+    "prefix_mean",
+    "ratio_lower",
+    "ratio_p_value",
+    "simulate_certified",
     "wilson_lower",
     "wilson_upper",
 ]
@@ -50,6 +66,64 @@ def cp_interval(k: int, n: int, confidence: float) -> tuple[float, float]:
     scipy's ``binomtest(k, n).proportion_ci(method="exact")``."""
     ci = stats.binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence, method="exact")
     return float(ci.low), float(ci.high)
+
+
+PREFIX_SIGMAS = 6.0  # the Poisson prefix's mean sits this many sds below the samples drawn
+JOINT_SHARE = 0.9  # of a pure claim's level, the share of the joint ratio bounds
+
+
+def prefix_mean(n: int) -> float:
+    """The mean ``lambda`` of the Poisson prefix of ``n`` samples: ``N > n`` has probability
+    about 1e-9 (the joint bound then claims nothing) and the prefix loses ``6 / sqrt(n)`` of
+    the samples (0.7% at 7e5)."""
+    return max(float(n) - PREFIX_SIGMAS * math.sqrt(n), 0.0)
+
+
+def ratio_lower(kx, ky, a):
+    """Exact lower bound at failure probability ``a`` on ``p / q`` from independent counts
+    ``kx ~ Poisson(t p)`` and ``ky ~ Poisson(t q)`` (the conditional test: see the module);
+    0 when ``kx`` is 0. Returned as its logarithm (``-inf`` for 0)."""
+    kx = np.asarray(kx, dtype=float)
+    ky = np.asarray(ky, dtype=float)
+    pos = kx > 0
+    x = np.where(pos, kx, 1.0)
+    # theta = Beta^-1(a; kx, ky + 1) and 1 - theta = Beta^-1(1 - a; ky + 1, kx), each exact
+    with np.errstate(divide="ignore"):
+        out = np.log(stats.beta.ppf(a, x, ky + 1)) - np.log(stats.beta.isf(a, ky + 1, x))
+    return np.where(pos, out, -np.inf)
+
+
+def ratio_p_value(kx, ky, epsilon: float) -> np.ndarray:
+    """Exact p-value of ``p <= e^epsilon q`` from the counts of :func:`ratio_lower`: under it,
+    ``P[Binomial(kx + ky, e^eps / (1 + e^eps)) >= kx]`` bounds the chance of counts this far
+    out, and ``ratio_lower(kx, ky, a) > e^eps`` exactly when this is below ``a``."""
+    kx = np.asarray(kx, dtype=float)
+    ky = np.asarray(ky, dtype=float)
+    theta = special.expit(epsilon) if math.isfinite(epsilon) else 1.0
+    return np.where(kx > 0, stats.binom.sf(kx - 1, kx + ky, theta), 1.0)
+
+
+def simulate_certified(
+    probs, n: int, a: float, delta: float, sims: int, joint_level: float | None, seed: int = 1
+) -> np.ndarray:
+    """The certified epsilon (floored at 0) of ``sims`` simulated certifications of K events
+    with probabilities ``probs`` (K, 2: numerator, denominator) on ``n`` samples per dataset:
+    the best event's split bound at per-bound level ``a`` and, given ``joint_level`` (a pure
+    claim), its joint ratio bound on the Poisson prefix, counted on the same samples (a
+    prefix of ``N ~ Poisson(prefix_mean(n))``, the rest up to ``n``)."""
+    probs = np.asarray(probs, dtype=float).reshape(-1, 2)
+    if probs.shape[0] == 0 or n <= 0:
+        return np.zeros(0)
+    rng = np.random.default_rng(seed)
+    shape = (sims, probs.shape[0], 2)
+    size = np.broadcast_to(rng.poisson(prefix_mean(n), size=(sims, 1, 2)), shape)
+    head = rng.binomial(np.minimum(size, n), np.broadcast_to(probs, shape))
+    full = head + rng.binomial(np.maximum(n - size, 0), np.broadcast_to(probs, shape))
+    bound = epsilon_bound(cp_lower(full[..., 0], n, a), cp_upper(full[..., 1], n, a), delta)
+    if joint_level is not None:
+        joint = ratio_lower(head[..., 0], head[..., 1], joint_level)
+        bound = np.maximum(bound, np.where((size <= n).all(axis=2), joint, -np.inf))
+    return np.maximum(np.max(bound, axis=1), 0.0)
 
 
 def normal_quantile(a: float) -> float:
@@ -93,7 +167,15 @@ def wilson_upper(k, n, a):
 
 
 def predicted(
-    cx, cy, m: int, n: int, a: float, statistic, shrink: float = 0.01, favourable: bool = False
+    cx,
+    cy,
+    m: int,
+    n: int,
+    a: float,
+    statistic,
+    shrink: float = 0.01,
+    favourable: bool = False,
+    joint: bool = False,
 ):
     """The ``statistic(lo, hi)`` (auditor.engine.claims: the certified epsilon, mu, ...) we
     expect to certify on ``n`` fresh samples from selection counts on ``m``.
@@ -101,19 +183,34 @@ def predicted(
     Counts are first shrunk toward the unfavourable side (a Wilson bound at one-sided level
     ``shrink`` on the selection sample) so rare events seen a few times by luck do not win the
     selection. ``favourable``: moved to the favourable side instead (the most the event could
-    plausibly certify).
+    plausibly certify). ``joint``: a pure claim's joint ratio bound is predicted instead (see
+    :func:`expected_certified`).
     """
     if favourable:
         px, py = wilson_upper(cx, m, shrink), wilson_lower(cy, m, shrink)
     else:
         px, py = wilson_lower(cx, m, shrink), wilson_upper(cy, m, shrink)
-    return expected_certified(px, py, n, a, statistic)
+    return expected_certified(px, py, n, a, statistic, joint)
 
 
-def expected_certified(px, py, n: int, a: float, statistic):
+def expected_certified(px, py, n: int, a: float, statistic, joint: bool = False):
     """The ``statistic(lo, hi)`` certification on ``n`` samples gives when the event's
-    probabilities are ``px`` and ``py`` and the counts land on them (Wilson bounds at ``a``)."""
-    return statistic(wilson_lower(np.asarray(px) * n, n, a), wilson_upper(np.asarray(py) * n, n, a))
+    probabilities are ``px`` and ``py`` and the counts land on them (Wilson bounds at ``a``).
+    ``joint``: the joint ratio bound of a pure claim instead (:func:`ratio_lower`), at the
+    level it gets when the split bounds are at ``a`` (a Wilson bound on the conditional
+    proportion: this only ranks events)."""
+    if not joint:
+        return statistic(
+            wilson_lower(np.asarray(px) * n, n, a), wilson_upper(np.asarray(py) * n, n, a)
+        )
+    lam = prefix_mean(n)
+    x, y = np.broadcast_arrays(np.asarray(px, dtype=float) * lam, np.asarray(py, dtype=float) * lam)
+    pos = x > 0
+    total = np.where(pos, x + y, 1.0)
+    theta = wilson_lower(np.where(pos, x, 1.0), total, 2 * a * JOINT_SHARE)
+    theta = np.where(pos, np.minimum(theta, 1.0 - 1e-16), 0.0)
+    with np.errstate(divide="ignore"):
+        return np.log(theta) - np.log1p(-theta)
 
 
 EACH_SIDE = math.sqrt(0.5)  # two independent counts each on their good side: probability 1/2
@@ -129,7 +226,13 @@ def detectable_epsilon(
 
 
 def detectable(
-    k_den: int, n: int, a: float, claim, cap: float = 50.0, k_num: int | None = None
+    k_den: int,
+    n: int,
+    a: float,
+    claim,
+    cap: float = 50.0,
+    k_num: int | None = None,
+    joint_level: float | None = None,
 ) -> float:
     """The smallest true strength (epsilon for a point claim, mu for a GDP one) this audit's
     event and sample size would have certified above ``claim`` with probability at least 1/2.
@@ -143,16 +246,26 @@ def detectable(
     mirror family counts too (the numerator's probability kept, the denominator's the least the
     strength allows): an event already near probability 1 under the numerator, where no
     stronger mechanism could raise it, is still detected by a rarer denominator (randomized
-    response at a tight epsilon 5: inf, and inconclusive, with the first family alone). Returns
-    ``inf`` when not even ``cap`` is detectable (the event is too rare for this sample size)."""
+    response at a tight epsilon 5: inf, and inconclusive, with the first family alone). With
+    ``joint_level`` (a pure claim) the joint ratio bound on Poisson prefix counts at that level
+    certifies too (:func:`ratio_lower`). Returns ``inf`` when not even ``cap`` is detectable
+    (the event is too rare for this sample size)."""
     q = min((k_den + 0.5) / n, 1.0)
     k_d = float(stats.binom.ppf(EACH_SIDE, n, q))
     hi = float(cp_upper(k_d, n, a))
+    lam = prefix_mean(n)
+
+    def joint(p: float, q: float) -> bool:
+        if joint_level is None:
+            return False
+        x = float(stats.poisson.ppf(1 - EACH_SIDE, lam * p))
+        y = float(stats.poisson.ppf(EACH_SIDE, lam * q))
+        return float(ratio_lower(x, y, joint_level)) > claim.threshold
 
     def raised(strength: float) -> bool:
         p = claim.numerator(q, strength)
         k_n = float(stats.binom.ppf(1 - EACH_SIDE, n, p))
-        return float(claim.statistic(cp_lower(k_n, n, a), hi)) > claim.threshold
+        return float(claim.statistic(cp_lower(k_n, n, a), hi)) > claim.threshold or joint(p, q)
 
     best = _smallest(raised, cap)
     lower = getattr(claim, "denominator", None)
@@ -161,8 +274,11 @@ def detectable(
         lo = float(cp_lower(float(stats.binom.ppf(1 - EACH_SIDE, n, p)), n, a))
 
         def lowered(strength: float) -> bool:
-            k_d = float(stats.binom.ppf(EACH_SIDE, n, lower(p, strength)))
-            return float(claim.statistic(lo, cp_upper(k_d, n, a))) > claim.threshold
+            q_s = lower(p, strength)
+            k_d = float(stats.binom.ppf(EACH_SIDE, n, q_s))
+            return float(claim.statistic(lo, cp_upper(k_d, n, a))) > claim.threshold or joint(
+                p, q_s
+            )
 
         best = min(best, _smallest(lowered, cap))
     return best

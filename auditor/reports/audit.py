@@ -14,7 +14,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from auditor.engine.result import FLOAT_NOTE
+from auditor.engine.result import FLOAT_NOTE, ratio_words
 from proofs.errors import InputError
 from proofs.io import write_files_atomic
 
@@ -328,6 +328,7 @@ def _facts(d: dict[str, Any]) -> list[tuple[str, str]]:
             f"{counts.get('numerator')} vs {counts.get('denominator')} "
             f"of {counts.get('samples_each')} fresh samples each",
         ),
+        *([("joint ratio bound", ratio_words(w["ratio_bound"]))] if w.get("ratio_bound") else []),
         (
             "samples per dataset",
             f"{d['samples']} ({d.get('selection_samples')} selection + "

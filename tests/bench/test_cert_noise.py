@@ -7,7 +7,14 @@ import itertools
 import numpy as np
 import pytest
 
-from auditor.engine.stats import cp_lower, cp_upper, epsilon_bound
+from auditor.engine.stats import (
+    JOINT_SHARE,
+    cp_lower,
+    cp_upper,
+    epsilon_bound,
+    prefix_mean,
+    ratio_lower,
+)
 from bench import cert_noise, oracle
 
 
@@ -17,25 +24,46 @@ def test_the_oracle_event_certifies_the_oracle_bound_at_its_expected_counts(name
     bound, p, q = oracle.oracle_event(name, 0.1, n, a)
     assert bound == pytest.approx(oracle.oracle_bound(name, 0.1, n, a), rel=1e-12)
     assert 0 < q < p < 1
-    again = float(np.ravel(epsilon_bound(cp_lower(n * p, n, a), cp_upper(n * q, n, a), 0.0))[0])
-    assert again == pytest.approx(bound, rel=1e-9)
+    # a pure claim: the joint ratio bound on the Poisson prefix at 0.9 of the level, or the
+    # split bound at the rest, whichever is larger (here the joint one)
+    lam = prefix_mean(n)
+    joint = float(ratio_lower(lam * p, lam * q, 2 * a * JOINT_SHARE))
+    split = float(
+        np.ravel(
+            epsilon_bound(
+                cp_lower(n * p, n, a * (1 - JOINT_SHARE)),
+                cp_upper(n * q, n, a * (1 - JOINT_SHARE)),
+                0.0,
+            )
+        )[0]
+    )
+    assert max(joint, split) == pytest.approx(bound, rel=1e-9) and joint > split
 
 
 def test_no_oracle_no_event():
     assert oracle.oracle_event("svt5", 0.1, 700_000, 0.025) is None  # no closed form
 
 
-@pytest.mark.parametrize(("p", "q", "target"), [(0.05, 0.04, 0.1), (0.3, 0.28, 0.035)])
-def test_reach_matches_sampling(p, q, target):
+@pytest.mark.parametrize(
+    ("p", "q", "target", "delta"),
+    [(0.05, 0.04, 0.1, 1e-4), (0.3, 0.28, 0.035, 1e-3), (0.05, 0.04, 0.17, 0.0)],
+)
+def test_reach_matches_sampling(p, q, target, delta):
+    """The exact reach against sampled counts: binomial counts and the split bound for a
+    claim with delta; for a pure one Poisson counts and the joint ratio bound."""
     n, a = 50_000, 0.025
     rng = np.random.default_rng(11)
     m = 400_000
-    (ux, ix), (uy, iy) = (
-        np.unique(rng.binomial(n, r, m), return_inverse=True) for r in (p, q)
-    )  # Clopper-Pearson of each distinct count once
-    lb = epsilon_bound(cp_lower(ux, n, a)[ix], cp_upper(uy, n, a)[iy], 0.0)
+    if delta:
+        (ux, ix), (uy, iy) = (
+            np.unique(rng.binomial(n, r, m), return_inverse=True) for r in (p, q)
+        )  # Clopper-Pearson of each distinct count once
+        lb = epsilon_bound(cp_lower(ux, n, a)[ix], cp_upper(uy, n, a)[iy], delta)
+    else:
+        lam = prefix_mean(n)
+        lb = ratio_lower(rng.poisson(lam * p, m), rng.poisson(lam * q, m), 2 * a * JOINT_SHARE)
     sampled = float(np.mean(np.asarray(lb) >= target))
-    exact = cert_noise.reach(p, q, n, a, 0.0, target)
+    exact = cert_noise.reach(p, q, n, a, delta, target)
     assert 0.05 < exact < 0.95  # a target the bound reaches sometimes, not always
     assert abs(exact - sampled) < 5 * np.sqrt(exact * (1 - exact) / m)
 

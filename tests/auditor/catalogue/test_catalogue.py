@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from scipy import stats
 
 from auditor import audit
 from auditor.catalogue import CATALOGUE
@@ -93,9 +94,11 @@ def test_broken_mechanisms_get_violation(name):
 @pytest.mark.parametrize("name", CORRECT)
 def test_no_false_alarm_on_correct_mechanisms(name):
     """The headline guarantee at confidence 0.95 is a rate (at most 5% of audits flag a
-    correct mechanism): of 20 seeded runs each for the cheap ones, 5 for the others, at most
-    one may flag (ldp.grr flags at seed 0 by chance: 1 of its first 200 seeds; `python -m
-    bench` counts the rate over 20 seeds for every correct entry)."""
+    correct mechanism), and an exact test of a tight claim comes near it (rr.alpha_coin, whose
+    claim is its true epsilon: 7 of 200 seeds at 10,000 samples). Of 20 seeded runs each for
+    the cheap ones, 5 for the others, more than 4 (of 20) or 2 (of 5) flagged has probability
+    below 0.003 at a 5% rate (`python -m bench` counts the rate over 20 seeds for
+    every correct entry)."""
     seeds = range(5) if name in VECTOR_OR_MANY_PAIRS else range(20)
     flagged = [seed for seed in seeds if _run(name, 10_000, seed=seed).violation]
-    assert len(flagged) <= 1, (name, flagged)
+    assert stats.binom.sf(len(flagged) - 1, len(seeds), 0.05) >= 0.01, (name, flagged)

@@ -73,10 +73,17 @@ def test_vector_family_catches_deterministic(family):
     assert r.epsilon_lower_bound > 5
 
 
+# A correct mechanism audited at its exact epsilon is flagged on up to 1 - confidence of the
+# seeds (the certified bounds are exact: the calibration tests count that rate); one seed of a
+# family is checked on a mechanism with some slack, true epsilon 0.8 against the claim 1, which
+# a sound family flags with a far smaller probability.
+SLACK = 0.8
+
+
 @pytest.mark.parametrize("family", SCALAR_FAMILIES)
 def test_scalar_family_passes_correct_laplace(family):
     r = audit(
-        sampler("laplace.scalar", 1.0),
+        sampler("laplace.scalar", SLACK),
         [(0.0, 1.0)],
         epsilon=1.0,
         samples=50_000,
@@ -91,7 +98,7 @@ def test_scalar_family_passes_correct_laplace(family):
 def test_vector_family_passes_correct_laplace(family):
     pairs = [([0.0] * 5, [1.0, 0, 0, 0, 0]), ([0.0] * 5, [0.5, -0.5, 0, 0, 0])]
     r = audit(
-        sampler("laplace.vector_l1", 1.0),
+        sampler("laplace.vector_l1", SLACK),
         pairs,
         epsilon=1.0,
         samples=20_000,

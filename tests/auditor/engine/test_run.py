@@ -45,7 +45,8 @@ def test_p_value_agrees_with_verdict():
 
 
 def test_result_is_frozen_and_serialisable():
-    r = audit(sampler("laplace.scalar", 1.0), [(0.0, 1.0)], epsilon=1.0, samples=10_000, seed=7)
+    # a claim above the true epsilon 1: no violation (a tight claim is flagged up to 5% of seeds)
+    r = audit(sampler("laplace.scalar", 1.0), [(0.0, 1.0)], epsilon=1.2, samples=10_000, seed=7)
     assert isinstance(r, AuditResult)
     with pytest.raises(AttributeError):
         r.violation = True  # type: ignore[misc]

@@ -8,12 +8,12 @@ from auditor.reports.demo_audit import ESCALATE, point_estimate, staged_audit
 
 
 def test_a_violation_out_of_the_first_stages_reach_is_caught_by_the_second():
-    # GeoSample's true epsilon ln(9/8) = 0.118 against 0.1: too close for 40k samples
+    # GeoSample's true epsilon ln(9/8) = 0.118 against 0.1: too close for 30k samples
     entry = CATALOGUE["truncated_geometric.balcer_vadhan"]
-    result, _ = staged_audit(entry, 40_000, seed=0)
+    result, _ = staged_audit(entry, 30_000, seed=0)
     assert result.violation
     assert any("escalated" in n for n in result.notes)
-    assert result.samples == ESCALATE * 40_000
+    assert result.samples == ESCALATE * 30_000
     assert result.confidence == 0.975  # each stage at half the failure probability
 
 
