@@ -131,7 +131,7 @@ def table() -> None:
     _print_table(rows, head)
     print(
         "\n`*`: zero-probability witness (event never seen under one dataset). oracle: best bound"
-        " any sampling audit could certify with the same certification samples and CP split"
+        " any sampling audit could certify with the same certification samples and statistics"
         " (exact distributions, expected counts); '-' where no closed form is implemented."
         " samples/s counts every output drawn (selection over all candidate pairs +"
         " certification, both datasets).\n"

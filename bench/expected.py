@@ -66,8 +66,9 @@ class Expected:
         return float(np.median(self.bounds)) if self.bounds.size else 0.0
 
 
-def certified_events(name: str, samples: int, seed: int) -> tuple[float, Outcome]:
-    """Run the audit of a catalogue entry; its bound and what its certification ended with."""
+def recorded(name: str, samples: int, seed: int):
+    """Run the audit of a catalogue entry as the bench does; the result and what its
+    certification ended with (its :class:`~auditor.engine.choice.Outcome`)."""
     seen: dict = {}
     conclude = run_module._conclude
 
@@ -77,7 +78,13 @@ def certified_events(name: str, samples: int, seed: int) -> tuple[float, Outcome
 
     with mock.patch.object(run_module, "_conclude", record):
         result = audit_entry(name, samples, seed)
-    return result.epsilon_lower_bound, seen["out"]
+    return result, seen["out"]
+
+
+def certified_events(name: str, samples: int, seed: int) -> tuple[float, Outcome]:
+    """Run the audit of a catalogue entry; its bound and what its certification ended with."""
+    result, out = recorded(name, samples, seed)
+    return result.epsilon_lower_bound, out
 
 
 def true_probabilities(name: str, chosen: list[Candidate], seed: int, truth: int) -> np.ndarray:

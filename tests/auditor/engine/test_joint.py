@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from unittest import mock
 
 import numpy as np
 import pytest
@@ -14,12 +13,12 @@ from hypothesis import strategies as st
 
 from auditor import audit
 from auditor.catalogue import CATALOGUE
-from auditor.engine import run as run_module
 from auditor.engine.adapter import as_mechanism, draw
 from auditor.engine.executors import Task, chunk_rng, count_events, run_chunk
 from auditor.engine.schedule import ChunkPlan
 from auditor.engine.session import CERTIFY
 from auditor.engine.stats import prefix_mean, ratio_lower, ratio_p_value, simulate_certified
+from bench.expected import recorded
 
 DRAWS = 40_000
 
@@ -95,36 +94,13 @@ def test_a_chunk_with_cuts_counts_the_rows_before_each_cut():
         assert list(part) == list(count_events(events, y[:cut]))
 
 
-def _outcome(name: str, samples: int, seed: int):
-    seen: dict = {}
-    conclude = run_module._conclude
-
-    def record(mech, pairs, out, cfg, *rest):
-        seen["out"] = out
-        return conclude(mech, pairs, out, cfg, *rest)
-
-    e = CATALOGUE[name]
-    with mock.patch.object(run_module, "_conclude", record):
-        result = audit(
-            e.sampler(),
-            e.pairs,
-            epsilon=e.claimed_epsilon,
-            delta=e.delta,
-            samples=samples,
-            seed=seed,
-            name=name,
-            early_stop=False,
-            progress=False,
-        )
-    return e, result, seen["out"]
-
-
 @pytest.mark.parametrize("name", ["rr.alpha_coin", "svt1"])
 def test_prefix_counts_are_the_counts_of_the_first_rows_of_each_stream(name):
     """Recount every certified event on the first N outputs of its certification streams
     (N the prefix sizes the audit reports), drawn again chunk by chunk: the counts agree, and
     the witness reports the best event's."""
-    e, result, out = _outcome(name, 60_000, seed=5)
+    e = CATALOGUE[name]
+    result, out = recorded(name, 60_000, seed=5)
     joint = out.joint
     assert joint is not None and joint["valid"].all()
     mech = as_mechanism(e.sampler())
