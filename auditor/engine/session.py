@@ -566,10 +566,7 @@ class Session:
             t = self._task(CERTIFY, pair_ids[r // 2], r % 2, plan, j)
             if not self.joint:
                 return t
-            sizes = self.prefix_sizes(pair_ids[r // 2], r % 2)
-            start_j, end_j = plan.end(j), plan.end(j + 1)
-            cuts = sorted({int(x) - start_j for x in sizes if start_j < x < end_j})
-            return replace(t, cuts=tuple(cuts))
+            return replace(t, cuts=tuple(self._cuts(pair_ids[r // 2], r % 2, j)))
 
         try:
             tasks = (task(g) for g in range(start, total))
@@ -607,6 +604,12 @@ class Session:
             got = self._prefixes[(pair, side)] = np.cumsum(gen.poisson(steps))
         return got
 
+    def _cuts(self, pair: int, side: int, j: int) -> list[int]:
+        """Offsets in chunk j of (pair, side) where a look's prefix ends inside the chunk."""
+        start_j, end_j = self.plan.certify.end(j), self.plan.certify.end(j + 1)
+        sizes = self.prefix_sizes(pair, side)
+        return sorted({int(x) - start_j for x in sizes if start_j < x < end_j})
+
     def _add_prefix(
         self, pair: int, side: int, j: int, rows: list[int], counts: np.ndarray, parts: Any
     ) -> None:
@@ -614,9 +617,8 @@ class Session:
         cut where the prefix ends inside it)."""
         plan, prefix = self.plan.certify, self.cert["prefix"]  # type: ignore[index]
         start_j, end_j = plan.end(j), plan.end(j + 1)
-        sizes = self.prefix_sizes(pair, side)
-        cuts = sorted({int(x) - start_j for x in sizes if start_j < x < end_j})
-        for look, size in enumerate(sizes):
+        cuts = self._cuts(pair, side, j)
+        for look, size in enumerate(self.prefix_sizes(pair, side)):
             if size >= end_j:
                 part = counts
             elif size > start_j:
