@@ -2,22 +2,28 @@
 
 Prints the summary (table closeness, verdict, worst classes); ``--json OUT`` writes
 :meth:`auditor.closeness.ClosenessResult.to_dict` atomically. Exit 0 when no ``--epsilon`` was
-given or the table is within it, 1 when some class exceeds it, 2 on bad input.
+given or the table is within it, 1 when some class exceeds it, 2 on bad input, 4 when the (n, t)
+verdict is undetermined (every class above t ran out of search time with a lower bound <= t).
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 
 from auditor.closeness.names import DISTANCES
-from proofs.errors import EXIT_FOUND, EXIT_OK, InputError
+from proofs.errors import EXIT_FOUND, EXIT_INCONCLUSIVE, EXIT_OK, InputError
 from proofs.io import check_writable, write_json_atomic
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("table", metavar="TABLE.csv", help="CSV file with a header row")
     parser.add_argument(
-        "--qi", required=True, metavar="COL1,COL2", help="comma-separated quasi-identifier columns"
+        "--qi",
+        required=True,
+        metavar="COL1,COL2",
+        help="comma-separated quasi-identifier columns (CSV quoting for a name with a comma: "
+        "--qi '\"city, state\",age')",
     )
     parser.add_argument(
         "--sensitive", required=True, metavar="COL", help="the sensitive attribute column"
@@ -65,8 +71,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _columns(text: str) -> list[str]:
-    names = [name.strip() for name in text.split(",")]
-    if not all(names):
+    """The column names of ``--qi``, read as one CSV row (a quoted name may hold commas)."""
+    try:
+        rows = list(csv.reader([text], skipinitialspace=True, strict=True))
+    except csv.Error as exc:
+        raise InputError(
+            f"--qi {text!r} is not a CSV list of column names ({exc}); quote a name that "
+            "holds a comma, e.g. --qi '\"city, state\",age'."
+        ) from None
+    names = [name.strip() for name in rows[0]] if rows else []
+    if not names or not all(names):
         raise InputError(
             f"--qi {text!r} has an empty column name; give names separated by "
             "commas, e.g. --qi age,zip."
@@ -88,4 +102,6 @@ def run(args: argparse.Namespace) -> int:
     print(result.summary())
     if args.json:
         write_json_atomic(args.json, result.to_dict())
-    return EXIT_FOUND if result.violation else EXIT_OK
+    if result.violation:
+        return EXIT_FOUND
+    return EXIT_INCONCLUSIVE if result.verdict == "undetermined" else EXIT_OK

@@ -67,6 +67,8 @@ BAD = {
         ["--qi", "a", "--sensitive", "b", "--n", "1", "--distance", "kl"],
         "tv/l1/emd",
     ),
+    "unclosed quote in --qi": ("a,b\n1,2\n", ["--qi", '"a,b', "--sensitive", "b"], "quote a name"),
+    "empty --qi": ("a,b\n1,2\n", ["--qi", "", "--sensitive", "b"], "empty column name"),
     "negative t": ("a,b\n1,2\n", ["--qi", "a", "--sensitive", "b", "--epsilon", "-1"], "t=-1"),
     "not utf-8": (None, ["--qi", "a", "--sensitive", "b"], "not UTF-8"),
 }
@@ -100,3 +102,29 @@ def test_unreadable_paths_exit_2(tmp_path, capsys):
         assert main(["closeness", str(path), "--qi", "a", "--sensitive", "b"]) == 2
         err = capsys.readouterr().err.strip()
         assert "cannot be read" in err and "\n" not in err
+
+
+def test_qi_is_read_as_a_csv_row_so_a_quoted_name_may_hold_commas(tmp_path, capsys):
+    path = _csv(tmp_path, '"city, state",age,disease\n"a, b",1,flu\n"a, b",1,hiv\n"c, d",1,flu\n')
+    out = tmp_path / "r.json"
+    args = ["closeness", path, "--qi", '"city, state", age', "--sensitive", "disease"]
+    assert main([*args, "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["qi"] == ["city, state", "age"] and data["classes"] == 2
+    # unquoted, the same text names two columns that are not in the header
+    assert main(["closeness", path, "--qi", "city, state", "--sensitive", "disease"]) == 2
+    assert "'city' is not in the header" in capsys.readouterr().err
+
+
+def test_an_undetermined_n_t_verdict_exits_4_not_0(tmp_path, monkeypatch, capsys):
+    import auditor.closeness.reference as mod
+
+    # As in the library test: every exact search "runs out of time" with a useless dual bound.
+    monkeypatch.setattr(mod, "_continuous_start", lambda spec, n: (0.0, spec.big.copy()))
+    monkeypatch.setattr(mod, "_milp_step", lambda spec, n, lam, limit: (None, -1e9))
+    rows = "".join(f"{g},{s}\n" for g, s in [("a", "hiv"), ("a", "flu")] + [("b", "flu")] * 8)
+    path, out = _csv(tmp_path, "g,s\n" + rows), tmp_path / "r.json"
+    args = ["closeness", path, "--qi", "g", "--sensitive", "s", "-t", "0.3", "--n", "5"]
+    assert main([*args, "--json", str(out)]) == 4
+    assert json.loads(out.read_text())["verdict"] == "undetermined"
+    assert "undetermined" in capsys.readouterr().out
