@@ -26,6 +26,7 @@ __all__ = [
     "Linear",
     "MinBox",
     "NaiveBayes",
+    "NegativeZero",
     "Score",
     "ScoreInterval",
     "Vote",
@@ -330,7 +331,30 @@ class FloatMultiple:
         return f"{what} {verb} a multiple of {power}"
 
 
-Event = ScoreInterval | KeySet | FloatMultiple
+@dataclass(frozen=True, slots=True)
+class NegativeZero:
+    """The output is (``negate`` False) or is not the double -0.0.
+
+    IEEE 754 has two zeros that compare equal, so no threshold, interval or key set tells them
+    apart; a mechanism whose zero's sign depends on its input (rounding a noisy value that is
+    negative more often under one dataset, a product with the sign of a private value) leaks
+    through it, and its -0.0 may be an event of probability 0 under the other dataset.
+    """
+
+    negate: bool = False
+    coord: int | None = None
+
+    def contains(self, y: np.ndarray) -> np.ndarray:
+        v = y if self.coord is None else y[:, self.coord]
+        is_nz = (v == 0) & np.signbit(v)
+        return ~is_nz if self.negate else is_nz
+
+    def describe(self) -> str:
+        what = "y" if self.coord is None else f"y[{self.coord}]"
+        return f"{what} {'is not' if self.negate else 'is'} -0.0 (the negative zero)"
+
+
+Event = ScoreInterval | KeySet | FloatMultiple | NegativeZero
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
@@ -344,6 +368,8 @@ def event_to_dict(event: Event) -> dict[str, Any]:
         d.update(columns=None if event.key.cols is None else list(event.key.cols))
         d.update(bin_edges=None if event.key.edges is None else [list(e) for e in event.key.edges])
         d.update(values=list(event.labels))
+    elif isinstance(event, NegativeZero):
+        d.update(negate=event.negate, coordinate=event.coord)
     else:
         d.update(k=event.k, negate=event.negate, coordinate=event.coord)
     return d
@@ -363,6 +389,7 @@ _STATE_TYPES = {
         KeyFn,
         KeySet,
         FloatMultiple,
+        NegativeZero,
     )
 }
 

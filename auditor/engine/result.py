@@ -7,7 +7,7 @@ from typing import Any
 
 from proofs.io import SCHEMA_VERSION, finite_or_none
 
-__all__ = ["SCHEMA_VERSION", "VERDICTS", "AuditResult", "Witness", "ratio_words"]
+__all__ = ["SCHEMA_VERSION", "VERDICTS", "AuditResult", "Witness", "float_note", "ratio_words"]
 
 VERDICTS = ("violation", "no violation found", "inconclusive")
 FLOAT_NOTE = (
@@ -17,6 +17,19 @@ FLOAT_NOTE = (
     "snap outputs to a coarse grid or use a discrete sampler (e.g. OpenDP's); audit the "
     "ideal mechanism with --semantics ideal (semantics='ideal')."
 )
+ZERO_NOTE = (
+    "  float-representation violation: the witness is the negative zero, a double that "
+    "compares equal to 0.0 but whose sign bit depends on the input (0.0 * x, rounding a "
+    "negative value): the real-number mechanism may be private, its floating-point "
+    "implementation is not. Fix: normalise zeros before release (y + 0.0 turns -0.0 into "
+    "0.0); audit the ideal mechanism with --semantics ideal (semantics='ideal')."
+)
+
+
+def float_note(event_type: str | None) -> str:
+    """The explanation of a float-representation violation whose witness event has this type
+    (its ``event_spec["type"]``)."""
+    return ZERO_NOTE if event_type == "NegativeZero" else FLOAT_NOTE
 
 
 def ratio_words(r: dict[str, Any]) -> str:
@@ -160,7 +173,8 @@ class AuditResult:
             f"{self.seconds:.2f} s"
         )
         if "float-representation" in self.violation_kinds:
-            lines.append(FLOAT_NOTE)
+            spec = self.witness.event_spec if self.witness is not None else {}
+            lines.append(float_note(spec.get("type")))
         if len(self.violation_kinds) > 1:
             lines.append(
                 "  the mechanism also violates the claim as a distribution (not only in its bits)"

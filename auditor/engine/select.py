@@ -32,6 +32,7 @@ from auditor.engine.events import (
     KeySet,
     MinBox,
     NaiveBayes,
+    NegativeZero,
     Score,
     ScoreInterval,
     Vote,
@@ -690,10 +691,15 @@ def _min_k(v: np.ndarray) -> np.ndarray:
     return k
 
 
+def _negative_zero(v: np.ndarray) -> np.ndarray:
+    return (v == 0) & np.signbit(v)
+
+
 def float_candidates(
     yx: np.ndarray, yy: np.ndarray, scorer: Scorer, coord: int | None = None, keep: int = 1
 ) -> list[Candidate]:
-    """Is / is not a multiple of 2^-k, for every k in FLOAT_KS, from one pass over the bits."""
+    """Is / is not a multiple of 2^-k, for every k in FLOAT_KS, from one pass over the bits;
+    is / is not -0.0."""
     vx = yx if coord is None else yx[:, coord]
     vy = yy if coord is None else yy[:, coord]
     kx, ky = np.sort(_min_k(vx)), np.sort(_min_k(vy))
@@ -702,7 +708,12 @@ def float_candidates(
     my = np.searchsorted(ky, ks, side="right").astype(float)
     cx = np.stack([mx, kx.size - mx], axis=1).ravel()
     cy = np.stack([my, ky.size - my], axis=1).ravel()
-    evs = [FloatMultiple(int(k), neg, coord) for k in ks for neg in (False, True)]
+    evs: list[Event] = [FloatMultiple(int(k), neg, coord) for k in ks for neg in (False, True)]
+    # the negative zero, which compares equal to 0.0 and so escapes every other family
+    zx, zy = int(np.count_nonzero(_negative_zero(vx))), int(np.count_nonzero(_negative_zero(vy)))
+    cx = np.concatenate([cx, [zx, vx.size - zx]])
+    cy = np.concatenate([cy, [zy, vy.size - zy]])
+    evs += [NegativeZero(neg, coord) for neg in (False, True)]
     off = _degenerate(cx, cy, kx.size, ky.size)
     return _best(lambda i: evs[i], scorer(cx, cy) + off, scorer(cy, cx) + off, keep)
 

@@ -14,7 +14,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from auditor.engine.result import FLOAT_NOTE, ratio_words
+from auditor.engine.result import float_note, ratio_words
 from proofs.errors import InputError
 from proofs.io import write_files_atomic
 
@@ -52,7 +52,8 @@ def verdict_sentence(d: dict[str, Any]) -> str:
         kinds = d.get("violation_kinds") or []
         why = ""
         if "float-representation" in kinds:
-            why = " " + FLOAT_NOTE.strip()
+            spec = (d.get("witness") or {}).get("event_spec") or {}
+            why = " " + float_note(spec.get("type")).strip()
             if "distributional" in kinds:
                 why += " It also violates the claim as a distribution, not only in its bits."
         return (

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from auditor.engine.adapter import Mechanism, as_mechanism, draw
-from auditor.engine.events import FloatMultiple, KeySet, ScoreInterval
+from auditor.engine.events import FloatMultiple, KeySet, NegativeZero, ScoreInterval
 from auditor.engine.stats import cp_lower, cp_upper, epsilon_bound
 from proofs.io import number_or_text
 
@@ -133,7 +133,12 @@ def _label(value: Any, event) -> str:
 
 
 def _float_data(
-    event: FloatMultiple, ya: np.ndarray, yb: np.ndarray, eps: float, delta: float, a: float
+    event: FloatMultiple | NegativeZero,
+    ya: np.ndarray,
+    yb: np.ndarray,
+    eps: float,
+    delta: float,
+    a: float,
 ) -> dict[str, Any]:
     ina, inb = event.contains(ya), event.contains(yb)
     n = len(ina)
@@ -211,7 +216,7 @@ def collect_plot_data(
     a = (1 - confidence) / 2
     if isinstance(event, ScoreInterval):
         data = _score_data(event, ya, yb, epsilon, delta, a)
-    elif isinstance(event, FloatMultiple):
+    elif isinstance(event, (FloatMultiple, NegativeZero)):
         data = _float_data(event, ya, yb, epsilon, delta, a)
     else:
         data = _atom_data(event, ya, yb, epsilon, delta, a)

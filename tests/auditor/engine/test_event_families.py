@@ -134,6 +134,36 @@ def test_float_family_catches_textbook_laplace():
     assert r.violation and r.unbounded_witness
 
 
+def suppressed_with_signed_zero(data, size, rng):
+    """Laplace at sensitivity 0.5 and scale 1 (epsilon 0.5) that suppresses small answers as
+    ``0.0 * data``: for a negative input the suppressed answer is -0.0, which compares equal
+    to 0.0 yet is never produced for a positive one (infinite privacy loss)."""
+    noisy = data + rng.laplace(0.0, 1.0, size)
+    return np.where(np.abs(noisy) > 1.0, noisy, 0.0 * data)
+
+
+@pytest.mark.parametrize("families", [("float",), None])
+def test_a_signed_zero_leak_is_caught(families):
+    kw = {} if families is None else {"families": families}
+    r = audit(
+        suppressed_with_signed_zero, [(-0.25, 0.25)], epsilon=1.0, samples=20_000, seed=7, **kw
+    )
+    assert r.violation and r.unbounded_witness
+    assert "-0.0" in r.witness.event and r.violation_kind == "float-representation"
+    assert "normalise zeros" in r.summary()  # the fix for this leak, not a coarse grid's
+
+
+def test_a_signed_zero_is_no_witness_when_both_zeros_agree():
+    """The same mechanism suppressing to +0.0 on both inputs is 0.5-DP: no violation of 1."""
+
+    def suppressed(data, size, rng):
+        noisy = data + rng.laplace(0.0, 1.0, size)
+        return np.where(np.abs(noisy) > 1.0, noisy, 0.0)
+
+    r = audit(suppressed, [(-0.25, 0.25)], epsilon=1.0, samples=20_000, seed=8)
+    assert not r.violation and r.epsilon_lower_bound < 1.0
+
+
 def test_no_prefix_set_is_the_whole_output_space():
     """The whole space's prediction (about 0) beat every shrunk prediction of a weak signal:
     3-ary randomized response at a tight 0.1 certified 'y in {0, 2, 1}' and eps_lb 0."""
