@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from auditor.engine.claims import PointClaim
 from auditor.engine.events import KeyFn
@@ -135,3 +137,29 @@ def test_monotone_order_finds_better_events_than_own_counts(m):
         )
     assert np.mean(fitted) > np.mean(raw) * 1.05
     assert np.mean(fitted) > 0.8 * ideal
+
+
+@settings(max_examples=150, deadline=None)
+@given(sizes=st.lists(st.integers(1, 12), min_size=1, max_size=8), seed=st.integers(0, 2**32 - 1))
+def test_all_segments_fitted_at_once_are_each_segments_best_monotone_fit(sizes, seed):
+    """The two isotonic fits over every segment at once (shifted so no block crosses a
+    boundary) give each segment the better of its own increasing and decreasing fits."""
+    from scipy.optimize import isotonic_regression
+
+    from auditor.engine.select import _monotone_logits
+
+    rng = np.random.default_rng(seed)
+    seg = np.repeat(np.arange(len(sizes)), sizes)
+    a, b = rng.integers(0, 40, seg.size).astype(float), rng.integers(0, 40, seg.size).astype(float)
+    got = _monotone_logits(seg, a, b)
+    for s in range(len(sizes)):
+        i = seg == s
+        w, p = a[i] + b[i] + 1, (a[i] + 0.5) / (a[i] + b[i] + 1)
+        fit = 1 / (1 + np.exp(-got[i]))
+        sse = float(np.sum(w * (fit - p) ** 2))
+        best = min(
+            float(np.sum(w * (isotonic_regression(p, weights=w, increasing=up).x - p) ** 2))
+            for up in (True, False)
+        )
+        assert np.all(np.diff(fit) >= -1e-12) or np.all(np.diff(fit) <= 1e-12)
+        assert sse == pytest.approx(best, rel=1e-9, abs=1e-12)
