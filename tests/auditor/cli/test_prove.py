@@ -109,14 +109,29 @@ def test_json_into_missing_folder_is_bad_input_and_leaves_nothing(tmp_path, caps
 
 
 def test_baseline_detects_a_changed_verdict(tmp_path, capsys):
+    # (`make test` compares the whole catalogue with reports/proofs.json; here, two claims)
+    claims = _write(
+        tmp_path,
+        "claims.py",
+        """
+        import sympy as sp
+        from proofs import AlphaCoinRR, Laplace, PureDP, Theorem, sym
+        eps = sym("epsilon")
+        CLAIMS = [PureDP(AlphaCoinRR(0.5), sp.log(3), exact=True),
+                  Theorem("my.laplace", PureDP(Laplace.calibrated(eps, 2), eps), source="DR14")]
+    """,
+    )
     base = tmp_path / "base.json"
-    assert main(["prove", "--quiet", "--json", str(base)]) == 0
-    assert main(["prove", "--quiet", "--baseline", str(base)]) == 0
+    assert main(["prove", claims, "--quiet", "--json", str(base)]) == 0
+    assert main(["prove", claims, "--quiet", "--baseline", str(base)]) == 0
     data = json.loads(base.read_text())
+    assert [r["verdict"] for r in data["results"]] == ["proved", "proved"]
     data["results"][0]["verdict"] = "unknown"
     base.write_text(json.dumps(data))
-    assert main(["prove", "--quiet", "--baseline", str(base)]) == 1
-    assert "regression" in capsys.readouterr().err
+    capsys.readouterr()
+    assert main(["prove", claims, "--quiet", "--baseline", str(base)]) == 1
+    err = capsys.readouterr().err
+    assert "regression" in err and data["results"][0]["id"] in err
 
 
 def test_unknown_option_is_bad_input(capsys):
