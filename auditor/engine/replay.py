@@ -5,8 +5,11 @@ dict or the path of its JSON file, draws ``samples`` fresh outputs on each datas
 witness pair (default: as many as the audit certified on) and certifies
 ``ln((lower(P[M(numerator) in E]) - delta) / upper(P[M(other) in E]))`` with exact one-sided
 Clopper-Pearson bounds, each at level ``(1 - confidence)/2``: one event, chosen before these
-samples were drawn, so no union bound is needed. The seed defaults to the audit's seed + 1, so
-the samples are not the audit's own.
+samples were drawn, so no union bound is needed. A pure point claim (delta 0) is certified as
+the audit certifies it: also by the exact joint bound on the ratio of the event's probabilities,
+from its counts on Poisson prefixes of the samples (:func:`auditor.engine.stats.ratio_lower`),
+which gets ``JOINT_SHARE`` of the level and the split bounds the rest. The seed defaults to the
+audit's seed + 1, so the samples are not the audit's own.
 """
 
 from __future__ import annotations
@@ -51,6 +54,8 @@ class ReplayResult:
     statistic: str = "epsilon"
     certified: float = math.nan
     threshold: float = math.nan
+    # a pure claim's joint ratio bound (as the audit's witness reports it), or None
+    ratio: dict | None = None
 
     @property
     def violation(self) -> bool:
@@ -73,18 +78,21 @@ class ReplayResult:
             else f"epsilon >= {self.epsilon_lower_bound:.4f} (the audit certified "
             f"{self.audited_bound:.4f})"
         )
-        return "\n".join(
-            [
-                f"{self.mechanism}: replayed witness: {verdict} "
-                + ("of" if self.violation else "for")
-                + f" {claim}",
-                f"  certified at confidence {self.confidence:g} on {self.samples} fresh samples "
-                f"each (seed {self.seed}): {value}",
-                f"  event {self.event} on pair {self.pair.get('a')!r} vs {self.pair.get('b')!r}:"
-                f" {self.count_numerator} under {self.numerator}, {self.count_denominator} under "
-                f"{other}",
-            ]
-        )
+        lines = [
+            f"{self.mechanism}: replayed witness: {verdict} "
+            + ("of" if self.violation else "for")
+            + f" {claim}",
+            f"  certified at confidence {self.confidence:g} on {self.samples} fresh samples "
+            f"each (seed {self.seed}): {value}",
+            f"  event {self.event} on pair {self.pair.get('a')!r} vs {self.pair.get('b')!r}:"
+            f" {self.count_numerator} under {self.numerator}, {self.count_denominator} under "
+            f"{other}",
+        ]
+        if self.ratio is not None:
+            from auditor.engine.result import ratio_words
+
+            lines.append(f"  ratio bound: {ratio_words(self.ratio)}")
+        return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
         from proofs.io import finite_or_none
@@ -155,7 +163,14 @@ def replay(
     handed a profile object, such as a dp_accounting privacy loss distribution)."""
     from auditor.engine.adapter import as_mechanism, draw
     from auditor.engine.executors import count_events
-    from auditor.engine.stats import cp_lower, cp_upper, epsilon_bound
+    from auditor.engine.stats import (
+        JOINT_SHARE,
+        cp_lower,
+        cp_upper,
+        epsilon_bound,
+        prefix_mean,
+        ratio_lower,
+    )
 
     d = _as_dict(result)
     witness, event = _witness_event(d)
@@ -179,18 +194,39 @@ def replay(
     pair = witness.get("pair") or {}
     if "a" not in pair or "b" not in pair:
         raise InputError("the witness has no pair {'a': ..., 'b': ...} to replay.")
-    rngs = np.random.default_rng(np.random.SeedSequence(s)).spawn(2)
-    counts = [0, 0]
+    rngs = np.random.default_rng(np.random.SeedSequence(s)).spawn(2)  # spawn keys (0,), (1,)
+    joint = claim is None and delta == 0
+    # the Poisson prefix sizes come from a stream of their own (the seed's third child)
+    prefix_rng = np.random.default_rng(np.random.SeedSequence(s, spawn_key=(2,)))
+    cut = prefix_rng.poisson(prefix_mean(int(n)), 2) if joint else None
+    counts, heads = [0, 0], [0, 0]
     for side, data in enumerate((pair["a"], pair["b"])):
         done = 0
         while done < n:
             size = min(CHUNK, int(n) - done)
-            counts[side] += int(count_events([event], draw(mech, data, size, rngs[side]))[0])
+            y = draw(mech, data, size, rngs[side])
+            counts[side] += int(count_events([event], y)[0])
+            if cut is not None and done < cut[side]:
+                head = y[: int(min(cut[side] - done, size))]
+                heads[side] += int(count_events([event], head)[0])
             done += size
     num = 0 if witness.get("numerator", "a") == "a" else 1
-    a = (1 - conf) / 2
+    a = (1 - conf) / 2 * ((1 - JOINT_SHARE) if joint else 1.0)
     lo, hi = cp_lower(counts[num], n, a), cp_upper(counts[1 - num], n, a)
     bound = float(epsilon_bound(lo, hi, delta))
+    ratio = None
+    if cut is not None:
+        fits = bool(np.all(cut <= n))  # else (probability ~1e-9) the joint bound claims nothing
+        value = float(ratio_lower(heads[num], heads[1 - num], (1 - conf) * JOINT_SHARE))
+        value = value if fits else -math.inf
+        bound = max(bound, value)
+        ratio = {
+            "count_numerator": heads[num],
+            "count_denominator": heads[1 - num],
+            "samples_numerator": int(cut[num]),
+            "samples_denominator": int(cut[1 - num]),
+            "epsilon_lower_bound": value if math.isfinite(value) else None,
+        }
     judged = {}
     if claim is not None:
         judged = dict(
@@ -216,6 +252,7 @@ def replay(
         seed=s,
         epsilon_lower_bound=max(bound, 0.0),
         audited_bound=float(audited or 0.0),
+        ratio=ratio,
         **judged,
     )
 

@@ -97,3 +97,58 @@ def test_a_catalogue_profile_audit_replays_the_mechanism_it_audited(tmp_path, ca
         assert abs(audited - replayed) < 600
     assert main(["replay", str(path)]) == (1 if again.violation else 0)
     assert "the profile gdp:0.05" in capsys.readouterr().out
+
+
+def _rr(eps: float):
+    """Randomized response at ``eps`` (a bit kept with probability e^eps / (1 + e^eps))."""
+    import numpy as np
+
+    keep = float(np.exp(eps) / (1 + np.exp(eps)))
+
+    def mech(data, size, rng):
+        return np.where(rng.random(size) < keep, int(data), 1 - int(data))
+
+    return mech
+
+
+def test_a_pure_claim_replays_with_the_joint_ratio_bound_as_the_audit_certified_it():
+    import numpy as np
+
+    from auditor.engine.stats import JOINT_SHARE, cp_lower, cp_upper, epsilon_bound, ratio_lower
+
+    result = auditor.audit(_rr(1.3), [(0, 1)], epsilon=1.0, samples=40_000, seed=3)
+    assert result.violation and result.witness.ratio is not None
+    n = 30_000
+    again = auditor.replay(result, _rr(1.3), samples=n, seed=11)
+    r = again.ratio
+    assert r is not None and again.violation
+    for k in ("numerator", "denominator"):  # the prefixes: Poisson(n - 6 sqrt(n)), within n
+        assert abs(r[f"samples_{k}"] - (n - 6 * n**0.5)) < 6 * n**0.5
+        assert r[f"count_{k}"] <= min(r[f"samples_{k}"], n)
+    a = (1 - again.confidence) / 2
+    split = epsilon_bound(
+        cp_lower(again.count_numerator, n, a * (1 - JOINT_SHARE)),
+        cp_upper(again.count_denominator, n, a * (1 - JOINT_SHARE)),
+        0.0,
+    )
+    joint = ratio_lower(
+        r["count_numerator"], r["count_denominator"], (1 - again.confidence) * JOINT_SHARE
+    )
+    assert r["epsilon_lower_bound"] == pytest.approx(float(joint))
+    assert again.epsilon_lower_bound == pytest.approx(max(float(split), float(joint), 0.0))
+    assert float(joint) > float(split)  # a weak signal: the joint bound is the tighter one
+    assert "ratio bound:" in again.summary() and again.to_dict()["ratio"] == r
+    # the same seed gives the same replay; with delta > 0 there is no joint bound
+    assert auditor.replay(result, _rr(1.3), samples=n, seed=11) == again
+    approx = auditor.audit(_rr(1.3), [(0, 1)], epsilon=1.0, delta=1e-6, samples=40_000, seed=3)
+    assert auditor.replay(approx, _rr(1.3), samples=n, seed=11).ratio is None
+
+
+def test_replays_of_a_tight_pure_claim_flag_at_most_the_level():
+    """Randomized response audited at its exact epsilon: each replay is an exact test at level
+    1 - confidence (the joint and split bounds share it), so over 300 seeds the count of
+    violations is Binomial(300, <= 0.05); more than 27 has probability below 0.001."""
+    result = auditor.audit(_rr(1.0), [(0, 1)], epsilon=1.0, samples=20_000, seed=1)
+    d = result.to_dict()
+    flagged = sum(auditor.replay(d, _rr(1.0), samples=4_000, seed=s).violation for s in range(300))
+    assert flagged <= 27, flagged
