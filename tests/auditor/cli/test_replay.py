@@ -112,7 +112,6 @@ def _rr(eps: float):
 
 
 def test_a_pure_claim_replays_with_the_joint_ratio_bound_as_the_audit_certified_it():
-    import numpy as np
 
     from auditor.engine.stats import JOINT_SHARE, cp_lower, cp_upper, epsilon_bound, ratio_lower
 

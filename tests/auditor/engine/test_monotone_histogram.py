@@ -163,3 +163,20 @@ def test_all_segments_fitted_at_once_are_each_segments_best_monotone_fit(sizes, 
         )
         assert np.all(np.diff(fit) >= -1e-12) or np.all(np.diff(fit) <= 1e-12)
         assert sse == pytest.approx(best, rel=1e-9, abs=1e-12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    shape=st.tuples(st.integers(1, 60), st.integers(1, 5)),
+    levels=st.integers(1, 6),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_unique_rows_is_numpys_row_unique(shape, levels, seed):
+    from auditor.engine.select import unique_rows
+
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(-levels, levels, shape).astype(float) * 0.25
+    cells, inv = unique_rows(rows)
+    want, want_inv = np.unique(rows, axis=0, return_inverse=True)
+    assert np.array_equal(cells, want) and np.array_equal(inv, want_inv.ravel())
+    assert np.array_equal(cells[inv], rows)
