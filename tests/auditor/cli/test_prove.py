@@ -7,6 +7,14 @@ import pytest
 
 from auditor.cli import main
 
+TWO_TRUE_CLAIMS = """
+    import sympy as sp
+    from proofs import AlphaCoinRR, Laplace, PureDP, Theorem, sym
+    eps = sym("epsilon")
+    CLAIMS = [PureDP(AlphaCoinRR(0.5), sp.log(3), exact=True),
+              Theorem("my.laplace", PureDP(Laplace.calibrated(eps, 2), eps), source="DR14")]
+"""
+
 
 def _write(tmp_path, name, text):
     path = tmp_path / name
@@ -37,17 +45,7 @@ def test_catalogue_json_has_the_contract_fields_and_exits_zero(tmp_path, capsys,
 
 
 def test_user_claims_file_true_and_false(tmp_path, capsys):
-    ok = _write(
-        tmp_path,
-        "ok.py",
-        """
-        import sympy as sp
-        from proofs import AlphaCoinRR, Laplace, PureDP, Theorem, sym
-        eps = sym("epsilon")
-        CLAIMS = [PureDP(AlphaCoinRR(0.5), sp.log(3), exact=True),
-                  Theorem("my.laplace", PureDP(Laplace.calibrated(eps, 2), eps), source="DR14")]
-    """,
-    )
+    ok = _write(tmp_path, "ok.py", TWO_TRUE_CLAIMS)
     assert main(["prove", ok]) == 0
     bad = _write(
         tmp_path,
@@ -119,17 +117,7 @@ def test_json_into_missing_folder_is_bad_input_and_leaves_nothing(tmp_path, caps
 
 def test_baseline_detects_a_changed_verdict(tmp_path, capsys):
     # (`make test` compares the whole catalogue with reports/proofs.json; here, two claims)
-    claims = _write(
-        tmp_path,
-        "claims.py",
-        """
-        import sympy as sp
-        from proofs import AlphaCoinRR, Laplace, PureDP, Theorem, sym
-        eps = sym("epsilon")
-        CLAIMS = [PureDP(AlphaCoinRR(0.5), sp.log(3), exact=True),
-                  Theorem("my.laplace", PureDP(Laplace.calibrated(eps, 2), eps), source="DR14")]
-    """,
-    )
+    claims = _write(tmp_path, "claims.py", TWO_TRUE_CLAIMS)
     base = tmp_path / "base.json"
     assert main(["prove", claims, "--quiet", "--json", str(base)]) == 0
     assert main(["prove", claims, "--quiet", "--baseline", str(base)]) == 0
