@@ -60,6 +60,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --n: total time for the exact searches (default 120); classes "
         "left over get a lower and an upper bound",
     )
+    parser.add_argument(
+        "--shared",
+        action="store_true",
+        help="with --n: one reference set for every class (the notes' partition-level "
+        "(n, t)-closeness) instead of the best one per class",
+    )
     parser.add_argument("--json", metavar="OUT", help="write the result as JSON")
     parser.add_argument(
         "--top",
@@ -97,7 +103,13 @@ def run(args: argparse.Namespace) -> int:
     if not args.time_limit > 0:
         raise InputError(f"--time-limit {args.time_limit} must be > 0 seconds, e.g. 120.")
     result = closeness(
-        table, args.distance, t=args.epsilon, n=args.n, top=args.top, time_limit=args.time_limit
+        table,
+        args.distance,
+        t=args.epsilon,
+        n=args.n,
+        top=args.top,
+        time_limit=args.time_limit,
+        shared=args.shared,
     )
     print(result.summary())
     if args.json:

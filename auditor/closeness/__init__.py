@@ -22,6 +22,10 @@ Publishing", TKDE 2010):
   implemented here, lets ``M`` be any subset, so its distance is a lower bound on the paper's.
   Only the counts of each sensitive value in ``M`` matter, so the best ``M`` is found exactly over
   integer count vectors ``0 <= x_v <= N_v`` with ``sum x_v >= n`` (see :func:`best_reference_set`).
+* Partition-level (n, t)-closeness, also in the notes: a partitioning is (n, t)-close when *one*
+  subset ``M`` with ``|M| >= n`` has ``D(P_L, P_{Q|M}) <= t`` for *each* class; its closeness
+  ``min_M max_L D(P_L, P_{Q|M})`` lies between the largest class-level one and the whole
+  table's (:func:`shared_reference_set`, ``closeness(..., shared=True)``).
 
 With the whole table as reference every value seen in a class occurs in the table, so KL against
 the whole table is always finite; KL is infinite only against a reference with an empty bin,
@@ -29,7 +33,8 @@ which :func:`distribution_distance` reports as ``inf`` and results flag as ``inf
 
 Modules: :mod:`~auditor.closeness.table` (the CSV table, reduced to integer codes),
 :mod:`~auditor.closeness.distances` (the distances), :mod:`~auditor.closeness.reference` (the
-exact (n, t) reference-set search), :mod:`~auditor.closeness.result` (the result types) and
+exact (n, t) reference-set search), :mod:`~auditor.closeness.shared` (the one set of the
+partition-level variant), :mod:`~auditor.closeness.result` (the result types) and
 :mod:`~auditor.closeness.analysis` (:func:`closeness` itself). SciPy is imported only inside the
 reference-set solver.
 """
@@ -43,6 +48,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "auditor.closeness.names": ("DISTANCES", "EXACT_REFERENCE_DISTANCES"),
         "auditor.closeness.distances": ("distribution_distance",),
         "auditor.closeness.reference": ("ReferenceSet", "best_reference_set"),
+        "auditor.closeness.shared": ("SharedReference", "shared_reference_set"),
         "auditor.closeness.result": ("SCHEMA_VERSION", "ClassDistance", "ClosenessResult"),
         "auditor.closeness.table": ("SensitiveTable", "load_table", "table_from_columns"),
     },

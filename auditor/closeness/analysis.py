@@ -8,14 +8,16 @@ import time
 
 import numpy as np
 
-from auditor.closeness.distances import check_distance, class_distances
+from auditor.closeness.distances import check_distance, class_distances, effective_distance
 from auditor.closeness.reference import (
     ReferenceSet,
+    _Ratio,
     best_reference_set,
     check_reference_distance,
     check_reference_size,
 )
 from auditor.closeness.result import ClassDistance, ClosenessResult
+from auditor.closeness.shared import SharedReference, shared_reference_set
 from auditor.closeness.table import (
     SensitiveTable,
     class_sizes,
@@ -35,6 +37,7 @@ def closeness(
     n: int | None = None,
     top: int = 10,
     time_limit: float = 120.0,
+    shared: bool = False,
 ) -> ClosenessResult:
     """Distance of each class's sensitive distribution to the table's; the worst ``top`` classes.
 
@@ -43,16 +46,36 @@ def closeness(
     is the total budget (seconds) of the exact searches, shared evenly among the classes still to
     solve; once spent, the remaining classes get the whole table as reference (an upper bound) and
     the lower bound 0, unless a scaled copy of the class fits (distance 0).
+
+    ``shared`` (with ``n``): the notes' partition-level (n, t)-closeness instead, one reference
+    set for every class (:func:`auditor.closeness.shared.shared_reference_set`); each class's
+    distance is then its distance to that set, and ``time_limit`` bounds the one search.
     """
     started = time.perf_counter()
     _check_arguments(table, distance, t, n, top)
+    if shared and n is None:
+        raise InputError(
+            "shared=True (--shared) compares every class with one reference set of at least n "
+            "records; give n as well, e.g. --n 1000."
+        )
     table_d = class_distances(table, distance)
-    d, refs = (table_d, {}) if n is None else _reference_distances(table, distance, n, time_limit)
+    common = None
+    if n is None:
+        d, refs = table_d, {}
+    elif shared:
+        d, common = _shared_distances(table, distance, n, time_limit)
+        refs = {}
+    else:
+        d, refs = _reference_distances(table, distance, n, time_limit)
     order = np.lexsort((table.class_first_row, -d))
     sizes = class_sizes(table)
     worst = tuple(_class_entry(table, int(c), d, table_d, sizes, refs) for c in order[:top])
     infinite = int(np.isinf(d).sum())
     unproved, violating_unproved = _unproved(d, refs, t)
+    if common is not None and not common.optimal:  # one bound for the whole partition
+        unproved = table.classes
+        above = 0 if t is None else int(np.count_nonzero(~(d <= t)))
+        violating_unproved = above if t is not None and common.bound <= t else 0
     return ClosenessResult(
         source=table.source,
         qi=table.qi,
@@ -70,9 +93,10 @@ def closeness(
         worst=worst,
         reference_solves=len({id(r) for r in refs.values()}),
         seconds=time.perf_counter() - started,
-        notes=_notes(distance, table.ordered, infinite, unproved),
+        notes=_notes(distance, table.ordered, infinite, 0 if common else unproved),
         unproved_classes=unproved,
         violating_unproved=violating_unproved,
+        shared_reference=common,
     )
 
 
@@ -123,6 +147,26 @@ def _reference_distances(
         refs[int(c)] = solved[key]
         d[c] = solved[key].distance
     return d, refs
+
+
+def _shared_distances(
+    table: SensitiveTable, distance: str, n: int, time_limit: float
+) -> tuple[np.ndarray, SharedReference]:
+    """Each class's distance to the one reference set that is best for all of them."""
+    m = len(table.values)
+    cells = count_cells(table)
+    totals = value_totals(table)
+    rows = np.zeros((table.classes, m), dtype=np.int64)
+    for c, a, b in zip(cells.cls[cells.starts], cells.starts, cells.ends, strict=True):
+        rows[c, cells.val[a:b]] = cells.count[a:b]
+    common = shared_reference_set(
+        rows, totals, n, distance, table.ordered, table.values, time_limit
+    )
+    held = dict(common.counts)
+    x = np.array([held.get(v, 0) for v in table.values], dtype=np.int64)
+    kind = effective_distance(distance, table.ordered and m > 1)
+    d = np.array([float(_Ratio(r, totals, kind).exact(x)) for r in rows])
+    return d, common
 
 
 def _class_entry(

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from auditor.closeness.reference import ReferenceSet
+from auditor.closeness.shared import SharedReference
 from proofs.io import SCHEMA_VERSION, finite_or_none
 
 __all__ = ["SCHEMA_VERSION", "ClassDistance", "ClosenessResult"]
@@ -80,6 +81,8 @@ class ClosenessResult:
     notes: tuple[str, ...] = ()
     unproved_classes: int = 0
     violating_unproved: int = 0
+    # partition-level (n, t): the one reference set of every class (None: one per class)
+    shared_reference: SharedReference | None = None
 
     @property
     def verdict(self) -> str | None:
@@ -118,12 +121,17 @@ class ClosenessResult:
             "worst": [w.to_dict(self.qi) for w in self.worst],
             "reference_solves": self.reference_solves,
             "unproved_classes": self.unproved_classes,
+            "shared_reference": (
+                None if self.shared_reference is None else self.shared_reference.to_dict()
+            ),
             "seconds": self.seconds,
             "notes": list(self.notes),
         }
 
     def summary(self) -> str:
         kind = f"({self.n}, t)-closeness" if self.n is not None else "closeness"
+        if self.shared_reference is not None:
+            kind = f"partition-level {kind} (one reference set for every class)"
         head = (
             f"{self.source}: {self.rows} rows, {self.classes} classes on QI "
             f"{', '.join(self.qi)}; sensitive {self.sensitive!r} ({self.values} values"
@@ -136,6 +144,8 @@ class ClosenessResult:
                 f"({self.violating_classes} of {self.classes} classes exceed t)"
             )
         lines.extend(self.notes)
+        if self.shared_reference is not None:
+            lines.append(_reference_line(self.shared_reference, self.closeness).strip())
         lines.append(f"worst {len(self.worst)} class(es):")
         lines.extend(_class_line(w, self.qi) for w in self.worst)
         return "\n".join(lines)
@@ -153,7 +163,7 @@ def _class_line(w: ClassDistance, qi: Sequence[str]) -> str:
     return line + _reference_line(w.reference, w.distance)
 
 
-def _reference_line(ref: ReferenceSet, distance: float) -> str:
+def _reference_line(ref: ReferenceSet | SharedReference, distance: float) -> str:
     counts = ", ".join(f"{v}: {c}" for v, c in ref.counts[:_SHOWN_COUNTS])
     more = ", ..." if len(ref.counts) > _SHOWN_COUNTS else ""
     proved = (

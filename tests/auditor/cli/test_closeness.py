@@ -128,3 +128,46 @@ def test_an_undetermined_n_t_verdict_exits_4_not_0(tmp_path, monkeypatch, capsys
     assert main([*args, "--json", str(out)]) == 4
     assert json.loads(out.read_text())["verdict"] == "undetermined"
     assert "undetermined" in capsys.readouterr().out
+
+
+OPPOSITE = "g,s\n" + "a,flu\n" * 4 + "b,hiv\n" * 4 + "c,flu\nc,hiv\n" * 2
+
+
+def test_shared_asks_one_reference_set_for_every_class(tmp_path, capsys):
+    """Classes all-flu and all-hiv each have a reference set at distance 0 (n = 2), but one set
+    for both is at best 1/2 from each: (n, t)-close class by class, not as a partition."""
+    path, out = _csv(tmp_path, OPPOSITE), tmp_path / "r.json"
+    args = ["closeness", path, "--qi", "g", "--sensitive", "s", "-t", "0.1", "--n", "2"]
+    assert main(args) == 0
+    assert "(n,t)-close" in capsys.readouterr().out
+    assert main([*args, "--shared", "--json", str(out)]) == 1
+    text = capsys.readouterr().out
+    assert "partition-level" in text and "not (n,t)-close" in text
+    data = json.loads(out.read_text())
+    assert data["closeness"] == pytest.approx(0.5) and data["violating_classes"] == 2
+    ref = data["shared_reference"]
+    assert ref["optimal"] and ref["size"] >= 2 and ref["counts"]["flu"] == ref["counts"]["hiv"]
+    assert main([*args, "--shared", "-t", "0.5"]) == 0
+
+
+def test_shared_without_n_is_bad_input(tmp_path, capsys):
+    path = _csv(tmp_path, OPPOSITE)
+    assert main(["closeness", path, "--qi", "g", "--sensitive", "s", "--shared"]) == 2
+    err = capsys.readouterr().err
+    assert "--n" in err and "\n" not in err.strip()
+
+
+def test_a_shared_search_out_of_time_is_undetermined_unless_its_bound_decides(
+    tmp_path, monkeypatch, capsys
+):
+    import auditor.closeness.shared as mod
+
+    # no help from the continuous start either: the whole table, and the trivial lower bound
+    monkeypatch.setattr(mod, "_continuous_start", lambda specs, n: (0.0, specs[0].big.copy()))
+    monkeypatch.setattr(mod, "_milp_step", lambda specs, n, lam, limit: (None, -1e9))
+    path = _csv(tmp_path, OPPOSITE)
+    args = ["closeness", path, "--qi", "g", "--sensitive", "s", "--n", "2", "--shared"]
+    assert main([*args, "-t", "0.1"]) == 4  # the whole table (0.5) is above t, the bound 0 not
+    assert "undetermined" in capsys.readouterr().out
+    monkeypatch.setattr(mod, "_milp_step", lambda specs, n, lam, limit: (None, -0.1 * n))
+    assert main([*args, "-t", "0.1"]) == 1  # dual bound 0.5 - 0.1 = 0.4 > t: proved not close

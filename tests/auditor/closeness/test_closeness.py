@@ -275,13 +275,15 @@ def test_public_names():
         "ClosenessResult",
         "ReferenceSet",
         "SensitiveTable",
+        "SharedReference",
         "best_reference_set",
         "closeness",
         "distribution_distance",
         "load_table",
+        "shared_reference_set",
         "table_from_columns",
     }
-    assert len(pkg.__all__) == 12
+    assert len(pkg.__all__) == 14
     assert all(hasattr(pkg, name) for name in pkg.__all__)
 
 
