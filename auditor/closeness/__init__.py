@@ -48,7 +48,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "auditor.closeness.names": ("DISTANCES", "EXACT_REFERENCE_DISTANCES"),
         "auditor.closeness.distances": ("distribution_distance",),
         "auditor.closeness.reference": ("ReferenceSet", "best_reference_set"),
-        "auditor.closeness.shared": ("SharedReference", "shared_reference_set"),
+        "auditor.closeness.shared": ("shared_reference_set",),
         "auditor.closeness.result": ("SCHEMA_VERSION", "ClassDistance", "ClosenessResult"),
         "auditor.closeness.table": ("SensitiveTable", "load_table", "table_from_columns"),
     },

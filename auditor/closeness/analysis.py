@@ -17,7 +17,7 @@ from auditor.closeness.reference import (
     check_reference_size,
 )
 from auditor.closeness.result import ClassDistance, ClosenessResult
-from auditor.closeness.shared import SharedReference, shared_reference_set
+from auditor.closeness.shared import shared_reference_set
 from auditor.closeness.table import (
     SensitiveTable,
     class_sizes,
@@ -151,7 +151,7 @@ def _reference_distances(
 
 def _shared_distances(
     table: SensitiveTable, distance: str, n: int, time_limit: float
-) -> tuple[np.ndarray, SharedReference]:
+) -> tuple[np.ndarray, ReferenceSet]:
     """Each class's distance to the one reference set that is best for all of them."""
     m = len(table.values)
     cells = count_cells(table)

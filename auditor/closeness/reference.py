@@ -38,7 +38,7 @@ class ReferenceSet:
     attained by this M. ``method`` is ``"scaling"`` when a multiple of the class's own reduced
     counts fits (distance 0, optimal), ``"lp-rounding"`` when rounding the continuous optimum
     meets the continuous lower bound (optimal, to 1e-12), or ``"milp-dinkelbach"`` (optimal up to
-    HiGHS's tolerances).
+    HiGHS's tolerances); for the partition-level set, :data:`auditor.closeness.shared.METHOD`.
     ``optimal`` is False when the solver's time limit stopped it first: then ``distance`` is only
     an upper bound on the best reference set's distance (still attained by this M) and
     ``lower_bound`` a lower bound from HiGHS's dual bound (``lambda + LB / (k |c| n)``, since
@@ -298,9 +298,16 @@ def _milp_step(
 ) -> tuple[np.ndarray | None, float | None]:
     """One Dinkelbach step over integer sets: the counts x (or None), and None when HiGHS
     proved the step optimal, else its dual bound on the step's objective."""
+    return solve_step(_program(spec, n, lam), spec, time_limit)
+
+
+def solve_step(program, spec: _Ratio, time_limit: float) -> tuple[np.ndarray | None, float | None]:
+    """Solve one step's ``(cost, constraints, bounds, integrality)`` whose first variables are
+    ``spec``'s w: the counts x (or None), and None when HiGHS proved it optimal, else its dual
+    bound."""
     from scipy.optimize import milp
 
-    cost, constraints, bounds, integrality = _program(spec, n, lam)
+    cost, constraints, bounds, integrality = program
     res = milp(
         cost,
         constraints=constraints,

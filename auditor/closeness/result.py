@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from auditor.closeness.reference import ReferenceSet
-from auditor.closeness.shared import SharedReference
 from proofs.io import SCHEMA_VERSION, finite_or_none
 
 __all__ = ["SCHEMA_VERSION", "ClassDistance", "ClosenessResult"]
@@ -82,7 +81,7 @@ class ClosenessResult:
     unproved_classes: int = 0
     violating_unproved: int = 0
     # partition-level (n, t): the one reference set of every class (None: one per class)
-    shared_reference: SharedReference | None = None
+    shared_reference: ReferenceSet | None = None
 
     @property
     def verdict(self) -> str | None:
@@ -163,7 +162,7 @@ def _class_line(w: ClassDistance, qi: Sequence[str]) -> str:
     return line + _reference_line(w.reference, w.distance)
 
 
-def _reference_line(ref: ReferenceSet | SharedReference, distance: float) -> str:
+def _reference_line(ref: ReferenceSet, distance: float) -> str:
     counts = ", ".join(f"{v}: {c}" for v, c in ref.counts[:_SHOWN_COUNTS])
     more = ", ..." if len(ref.counts) > _SHOWN_COUNTS else ""
     proved = (

@@ -21,53 +21,26 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
 import numpy as np
 
 from auditor.closeness.distances import effective_distance
 from auditor.closeness.reference import (
     _MAX_STEPS,
+    ReferenceSet,
     _count_rows,
     _Ratio,
     check_reference_distance,
     check_reference_size,
+    solve_step,
 )
 from auditor.closeness.table import labelled_counts
 from proofs.errors import InputError
 
-__all__ = ["SharedReference", "shared_reference_set"]
+__all__ = ["METHOD", "shared_reference_set"]
 
-
-@dataclass(frozen=True, slots=True)
-class SharedReference:
-    """The one reference set M for every class: its counts, the largest class distance to it
-    (``distance``, exact for these counts), and whether the search proved it the best; if not,
-    ``lower_bound`` bounds the best M's largest distance from below (HiGHS's dual bound)."""
-
-    size: int
-    counts: tuple[tuple[str, int], ...]
-    distance: float
-    iterations: int
-    optimal: bool = True
-    lower_bound: float | None = None
-
-    @property
-    def bound(self) -> float:
-        return self.distance if self.optimal or self.lower_bound is None else self.lower_bound
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "size": self.size,
-            "counts": dict(self.counts),
-            "distance": self.distance,
-            "method": "milp-dinkelbach (one set for every class)",
-            "iterations": self.iterations,
-            "optimal": self.optimal,
-            "lower_bound": self.bound,
-        }
+METHOD = "milp-dinkelbach, one set for every class"
 
 
 def shared_reference_set(
@@ -78,11 +51,13 @@ def shared_reference_set(
     ordered: bool = False,
     values: Sequence[str] | None = None,
     time_limit: float = 60.0,
-) -> SharedReference:
+) -> ReferenceSet:
     """min over integer x with 0 <= x_v <= N_v, sum x >= n of max_L D(c_L / |c_L|, x / |x|):
     the partition-level (n, t)-closeness of classes with counts ``class_counts`` (one row per
-    class) in a table with counts ``table_counts``. ``time_limit`` (seconds) bounds the search;
-    past it the result says ``optimal=False`` and carries a lower bound."""
+    class) in a table with counts ``table_counts``, as a :class:`ReferenceSet` whose
+    ``distance`` is the largest class distance to it (exact for its counts). ``time_limit``
+    (seconds) bounds the search; past it the result says ``optimal=False`` and carries a lower
+    bound on the best set's largest distance."""
     check_reference_distance(distance)
     big = np.asarray(table_counts, dtype=np.int64)
     rows = np.asarray(class_counts, dtype=np.int64).reshape(-1, big.size)
@@ -99,9 +74,9 @@ def shared_reference_set(
     value = _largest(specs, x)
     counts = labelled_counts(values, x)
     if lower is None:
-        return SharedReference(int(x.sum()), counts, float(value), iterations)
+        return ReferenceSet(int(x.sum()), counts, float(value), METHOD, iterations)
     low = max(0.0, min(lower, float(value)))
-    return SharedReference(int(x.sum()), counts, float(value), iterations, False, low)
+    return ReferenceSet(int(x.sum()), counts, float(value), METHOD, iterations, False, low)
 
 
 def _distinct_distributions(rows: np.ndarray) -> list[np.ndarray]:
@@ -153,24 +128,9 @@ def _dinkelbach(
 def _milp_step(
     specs: list[_Ratio], n: int, lam: float, time_limit: float
 ) -> tuple[np.ndarray | None, float | None]:
-    """``min z - lam S`` over integer sets: the counts (or None), and None when HiGHS proved the
-    step optimal, else its dual bound (the program: :func:`_program`)."""
-    from scipy.optimize import milp
-
-    cost, constraints, bounds, integrality = _program(specs, n, lam)
-    res = milp(
-        cost,
-        constraints=constraints,
-        bounds=bounds,
-        integrality=integrality,
-        options={"mip_rel_gap": 0.0, "time_limit": max(time_limit, 0.1)},
-    )
-    dual = None if res.status == 0 else float(getattr(res, "mip_dual_bound", None) or -np.inf)
-    if res.x is None:
-        return None, dual if dual is not None else -np.inf
-    first = specs[0]
-    w = np.rint(res.x[: first.c.size]).astype(np.int64)
-    return np.clip(first.counts(w), 0, first.big), dual
+    """``min z - lam S`` over integer sets (:func:`_program`): the counts (or None), and None
+    when HiGHS proved the step optimal, else its dual bound."""
+    return solve_step(_program(specs, n, lam), specs[0], time_limit)
 
 
 def _continuous_start(specs: list[_Ratio], n: int) -> tuple[float, np.ndarray]:

@@ -275,7 +275,6 @@ def test_public_names():
         "ClosenessResult",
         "ReferenceSet",
         "SensitiveTable",
-        "SharedReference",
         "best_reference_set",
         "closeness",
         "distribution_distance",
@@ -283,7 +282,7 @@ def test_public_names():
         "shared_reference_set",
         "table_from_columns",
     }
-    assert len(pkg.__all__) == 14
+    assert len(pkg.__all__) == 13
     assert all(hasattr(pkg, name) for name in pkg.__all__)
 
 
