@@ -50,9 +50,9 @@ def write_table(path: str | os.PathLike, rows: int = 1_000_000, seed: int = 0) -
 _PRINT_RSS = "print('RSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)"
 
 
-def _child(code: str, *args: str) -> tuple[float, float, int]:
-    """Wall seconds, peak RSS (MiB) and exit code of ``python -c code *args``; ``code`` ends by
-    printing its peak RSS (:data:`_PRINT_RSS`) to stderr."""
+def _child(code: str, *args: str) -> tuple[float, float, int, str]:
+    """Wall seconds, peak RSS (MiB), exit code and standard output of ``python -c code *args``;
+    ``code`` ends by printing its peak RSS (:data:`_PRINT_RSS`) to stderr."""
     started = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-c", code, *args],
@@ -65,11 +65,11 @@ def _child(code: str, *args: str) -> tuple[float, float, int]:
     rss = next(
         (int(line.split()[1]) for line in proc.stderr.splitlines() if line.startswith("RSS_KB")), 0
     )
-    return seconds, rss / 1024, proc.returncode
+    return seconds, rss / 1024, proc.returncode, proc.stdout
 
 
-def _timed_cli(args: list[str]) -> tuple[float, float, int]:
-    """Wall seconds, child peak RSS (MiB) and exit code of one `dpaudit closeness` run."""
+def _timed_cli(args: list[str]) -> tuple[float, float, int, str]:
+    """Wall seconds, child peak RSS (MiB), exit code and output of one `dpaudit closeness`."""
     code = (
         "import resource, sys; from auditor.cli.main import main; rc = main(sys.argv[1:]); "
         f"{_PRINT_RSS}; sys.exit(rc)"
@@ -77,9 +77,20 @@ def _timed_cli(args: list[str]) -> tuple[float, float, int]:
     return _child(code, "closeness", *args)
 
 
+def _headline(out: str) -> str:
+    """The summary's closeness line (and a time-limited search's bracket), shortened."""
+    lines = out.splitlines()
+    head = next((ln for ln in lines if "(max over classes)" in ln), "?")
+    head = head.replace(" (max over classes)", "").replace(
+        " (one reference set for every class)", ""
+    )
+    limit = next((ln.strip() for ln in lines if "time limit:" in ln), "")
+    return head + (f"; {limit}" if limit else "")
+
+
 def _baseline() -> tuple[float, float]:
     """Seconds and peak RSS (MiB) of a child that only imports the CLI (start-up cost)."""
-    seconds, rss, _ = _child(
+    seconds, rss, _, _ = _child(
         f"import resource, sys, auditor.cli.main, auditor.closeness; {_PRINT_RSS}"
     )
     return seconds, rss
@@ -109,12 +120,16 @@ def run(rows: int = 1_000_000) -> list[str]:
                 ["--qi", "age,zip3", "--sensitive", "income", "--ordered", "--distance", "emd"],
             ),
             ("tv (n=1000)", ["--qi", "age,zip3,sex", "--sensitive", "disease", "--n", "1000"]),
+            (
+                "tv (n=1000, shared)",
+                ["--qi", "age,zip3,sex", "--sensitive", "disease", "--n", "1000", "--shared"],
+            ),
         ]
         for name, args in cases:
-            seconds, rss, rc = _timed_cli([path, *args, "--top", "3"])
+            seconds, rss, rc, out = _timed_cli([path, *args, "--top", "3"])
             lines.append(
                 f"  dpaudit closeness {name:<12} {seconds:6.2f} s wall (incl. start-up),"
-                f" peak RSS {rss:6.0f} MiB, exit {rc}"
+                f" peak RSS {rss:6.0f} MiB, exit {rc}; {_headline(out)}"
             )
     for line in lines:
         print(line)
