@@ -84,7 +84,7 @@ def _headline(out: str) -> str:
     head = head.replace(" (max over classes)", "").replace(
         " (one reference set for every class)", ""
     )
-    limit = next((ln.strip() for ln in lines if "time limit:" in ln), "")
+    limit = next((ln.strip() for ln in lines if "not proved optimal" in ln), "")
     return head + (f"; {limit}" if limit else "")
 
 

@@ -166,6 +166,9 @@ def _reference_line(ref: ReferenceSet, distance: float) -> str:
     counts = ", ".join(f"{v}: {c}" for v, c in ref.counts[:_SHOWN_COUNTS])
     more = ", ..." if len(ref.counts) > _SHOWN_COUNTS else ""
     proved = (
-        "" if ref.optimal else f" [time limit: best distance in [{ref.bound:.6g}, {distance:.6g}]]"
+        ""
+        if ref.optimal
+        else f" [not proved optimal (time limit or gap): best distance in [{ref.bound:.6g}, "
+        f"{distance:.6g}]]"
     )
     return f"\n      best reference M: {ref.size} records ({counts}{more}){proved}"

@@ -86,3 +86,21 @@ def test_bad_counts_are_one_line_input_errors():
         shared_reference_set([[5, 0]], [3, 3], 2)
     with pytest.raises(InputError, match="n=9"):
         shared_reference_set([[1, 1]], [3, 3], 9)
+
+
+def test_a_search_stopped_at_its_gap_brackets_the_optimum(monkeypatch):
+    """With a gap wide enough to stop at the start, the result is the best start, unproved,
+    and the bracket [lower bound, distance] holds the brute-force optimum."""
+    import auditor.closeness.shared as mod
+
+    monkeypatch.setattr(mod, "GAP", 1.0)
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        classes = rng.integers(0, 4, (3, 3))
+        classes[classes.sum(1) == 0, 0] = 1
+        big = classes.sum(0) + rng.integers(0, 3, 3)
+        n = int(rng.integers(1, big.sum() + 1))
+        ref = shared_reference_set(classes, big, n, "tv")
+        best = float(_brute(classes, big, n, "tv", False))
+        assert ref.bound - 1e-12 <= best <= ref.distance + 1e-12
+        assert ref.optimal or ref.iterations == 0
