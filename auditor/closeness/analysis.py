@@ -93,7 +93,7 @@ def closeness(
         worst=worst,
         reference_solves=len({id(r) for r in refs.values()}),
         seconds=time.perf_counter() - started,
-        notes=_notes(distance, table.ordered, infinite, 0 if common else unproved),
+        notes=_notes(distance, table.ordered, infinite, 0 if common is not None else unproved),
         unproved_classes=unproved,
         violating_unproved=violating_unproved,
         shared_reference=common,

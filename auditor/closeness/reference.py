@@ -216,7 +216,7 @@ def _continuous_start(spec: _Ratio, n: int) -> tuple[float, np.ndarray]:
     if res.x is None:
         return 0.0, whole
     nc, m = int(spec.c.sum()), spec.c.size
-    floor = max(0.0, float(res.fun) / (spec.k * nc * n) - 1e-12)
+    floor = max(0.0, float(res.fun) / (spec.k * nc * n) - 1e-12) if res.status == 0 else 0.0
     real = np.clip(spec.counts(res.x[:m]), 0, spec.big)
     x = _round_to_size(real, spec.big, n)
     return floor, x if spec.exact(x) < spec.exact(whole) else whole
@@ -315,7 +315,8 @@ def solve_step(program, spec: _Ratio, time_limit: float) -> tuple[np.ndarray | N
         integrality=integrality,
         options={"mip_rel_gap": 0.0, "time_limit": max(time_limit, 0.1)},
     )
-    dual = None if res.status == 0 else float(getattr(res, "mip_dual_bound", None) or -np.inf)
+    bound = getattr(res, "mip_dual_bound", None)
+    dual = None if res.status == 0 else (-np.inf if bound is None else float(bound))
     if res.x is None:
         return None, dual if dual is not None else -np.inf
     w = np.rint(res.x[: spec.c.size]).astype(np.int64)

@@ -112,7 +112,7 @@ def _dinkelbach(
         x, lam = start, _largest(specs, start)
     if float(lam) <= lower + 1e-11:  # (the floor is the LP's optimum less 1e-12)
         return x, 0, None
-    if float(lam) <= lower + GAP:  # a bracket this narrow decides any threshold worth asking
+    if float(lam) <= lower + GAP or time.monotonic() >= deadline:  # (GAP: narrow enough)
         return x, 0, lower
     for step in range(1, _MAX_STEPS + 1):
         candidate, dual = _milp_step(specs, n, float(lam), deadline - time.monotonic())
@@ -151,7 +151,7 @@ def _continuous_start(specs: list[_Ratio], n: int) -> tuple[float, np.ndarray]:
     whole = first.big.copy()
     if res.x is None:
         return 0.0, whole
-    floor = max(0.0, float(res.fun) / n - 1e-12)
+    floor = max(0.0, float(res.fun) / n - 1e-12) if res.status == 0 else 0.0  # (proved only)
     real = np.clip(first.counts(res.x[: first.c.size]), 0, first.big)
     # rounded at size n, and scaled up to the largest size its proportions fit in the table
     # (where rounding moves the proportions least: 1.4e-6 from the bound on a 1e6-row table)

@@ -26,10 +26,14 @@ ZERO_NOTE = (
 )
 
 
-def float_note(event_type: str | None) -> str:
-    """The explanation of a float-representation violation whose witness event has this type
-    (its ``event_spec["type"]``)."""
-    return ZERO_NOTE if event_type == "NegativeZero" else FLOAT_NOTE
+def float_note(event_types) -> str:
+    """The explanation of the float-representation violations certified by events of these
+    types (``AuditResult.float_events``): the negative zero's, the low bits', or both."""
+    types = set(event_types or ())
+    notes = [ZERO_NOTE] if "NegativeZero" in types else []
+    if not notes or types - {"NegativeZero"}:
+        notes.insert(0, FLOAT_NOTE)
+    return "\n".join(notes)
 
 
 def ratio_words(r: dict[str, Any]) -> str:
@@ -132,6 +136,8 @@ class AuditResult:
     hint: str = ""
     violation_kind: str = ""  # the witness's: "float-representation" or "distributional"
     violation_kinds: tuple[str, ...] = ()  # every kind some certified event shows
+    # the event types of the certified float-representation events (FloatMultiple, NegativeZero)
+    float_events: tuple[str, ...] = ()
     event: Any = field(
         default=None, repr=False, compare=False
     )  # the witness event object (replay, plots)
@@ -173,8 +179,7 @@ class AuditResult:
             f"{self.seconds:.2f} s"
         )
         if "float-representation" in self.violation_kinds:
-            spec = self.witness.event_spec if self.witness is not None else {}
-            lines.append(float_note(spec.get("type")))
+            lines.append(float_note(self.float_events))
         if len(self.violation_kinds) > 1:
             lines.append(
                 "  the mechanism also violates the claim as a distribution (not only in its bits)"
@@ -247,6 +252,7 @@ class AuditResult:
             "verdict": self.verdict,
             "violation_kind": self.violation_kind,
             "violation_kinds": list(self.violation_kinds),
+            "float_events": list(self.float_events),
             "detectable_epsilon": finite_or_none(self.detectable_epsilon),
             "hint": self.hint,
             "p_value": self.p_value,

@@ -224,6 +224,13 @@ def _conclude(
         else math.inf
     )
     kinds = sorted({_kind(c) for c, s in zip(chosen, stat) if s > claim.threshold})
+    float_events = sorted(
+        {
+            type(c.event).__name__
+            for c, s in zip(chosen, stat)
+            if s > claim.threshold and _kind(c) == "float-representation"
+        }
+    )
     verdict, hint = _verdict(violated, detect, judge, cfg, witness is not None)
     if verdict == "inconclusive" and out.stop == "max-time" and n == 0:
         hint = (
@@ -268,6 +275,7 @@ def _conclude(
         hint=hint,
         violation_kind=_kind(chosen[best]) if violated else "",
         violation_kinds=tuple(kinds),
+        float_events=tuple(float_events),
         event=chosen[best].event if best >= 0 else None,
         profile=profile,
         claim=claim,

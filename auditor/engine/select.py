@@ -319,13 +319,14 @@ def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     order, and each row's index among them), through one integer per row: the mixed-radix
     number of its columns' value ranks, which orders rows as they compare. Sorting integers
     instead of rows made a grid's cells several times faster to group; columns with too many
-    distinct values for a 62-bit code fall back to numpy's row sort."""
+    distinct values for a 62-bit code, and rows holding NaN (which numpy's row unique keeps
+    apart, and a column's unique merges), fall back to numpy's row sort."""
     ranks, radix = [], 1
     for j in range(rows.shape[1]):
         values, rank = np.unique(rows[:, j], return_inverse=True)
         ranks.append((rank.ravel(), values.size))
         radix *= max(values.size, 1)
-    if rows.shape[1] == 0 or radix >= 2**62:
+    if rows.shape[1] == 0 or radix >= 2**62 or np.isnan(rows).any():  # (numpy keeps NaN rows apart)
         cells, inv = np.unique(rows, axis=0, return_inverse=True)
         return cells, inv.ravel()
     code = np.zeros(rows.shape[0], dtype=np.int64)

@@ -52,8 +52,8 @@ def verdict_sentence(d: dict[str, Any]) -> str:
         kinds = d.get("violation_kinds") or []
         why = ""
         if "float-representation" in kinds:
-            spec = (d.get("witness") or {}).get("event_spec") or {}
-            why = " " + float_note(spec.get("type")).strip()
+            notes = float_note(d.get("float_events")).splitlines()
+            why = " " + " ".join(note.strip() for note in notes)
             if "distributional" in kinds:
                 why += " It also violates the claim as a distribution, not only in its bits."
         return (

@@ -150,7 +150,18 @@ def test_a_signed_zero_leak_is_caught(families):
     )
     assert r.violation and r.unbounded_witness
     assert "-0.0" in r.witness.event and r.violation_kind == "float-representation"
+    assert "NegativeZero" in r.float_events and "NegativeZero" in r.to_dict()["float_events"]
     assert "normalise zeros" in r.summary()  # the fix for this leak, not a coarse grid's
+
+
+def test_the_float_note_names_the_fix_of_each_leak_certified():
+    from auditor.engine.result import float_note
+
+    assert "coarse grid" in float_note(["FloatMultiple"]) and "zeros" not in float_note([])
+    assert "normalise zeros" in float_note(["NegativeZero"])
+    assert "coarse grid" not in float_note(["NegativeZero"])
+    both = float_note(["FloatMultiple", "NegativeZero"])
+    assert "coarse grid" in both and "normalise zeros" in both
 
 
 def test_a_signed_zero_is_no_witness_when_both_zeros_agree():
