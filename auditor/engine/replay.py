@@ -205,10 +205,13 @@ def replay(
         while done < n:
             size = min(CHUNK, int(n) - done)
             y = draw(mech, data, size, rngs[side])
-            counts[side] += int(count_events([event], y)[0])
-            if cut is not None and done < cut[side]:
-                head = y[: int(min(cut[side] - done, size))]
-                heads[side] += int(count_events([event], head)[0])
+            split = 0 if cut is None else int(min(max(cut[side] - done, 0), size))
+            if split:  # the rows inside the Poisson prefix, counted once for both bounds
+                head = int(count_events([event], y[:split])[0])
+                heads[side] += head
+                counts[side] += head
+            if split < size:
+                counts[side] += int(count_events([event], y[split:])[0])
             done += size
     num = 0 if witness.get("numerator", "a") == "a" else 1
     a = (1 - conf) / 2 * ((1 - JOINT_SHARE) if joint else 1.0)
