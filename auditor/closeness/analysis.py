@@ -10,6 +10,7 @@ import numpy as np
 
 from auditor.closeness.distances import check_distance, class_distances, effective_distance
 from auditor.closeness.reference import (
+    GAP,
     ReferenceSet,
     _Ratio,
     best_reference_set,
@@ -195,8 +196,9 @@ def _notes(distance: str, ordered: bool, infinite: int, unproved: int) -> tuple[
     notes = []
     if unproved:
         notes.append(
-            f"{unproved} class(es) hit the solver time limit: their distance is an upper "
-            "bound (attained by the set shown) and a lower bound is given."
+            f"{unproved} class(es) not proved optimal (the search's time limit, or a set "
+            f"within {GAP:g} of its lower bound): their distance is an upper bound (attained by "
+            "the set shown) and a lower bound is given."
         )
     if distance == "kl":
         notes.append(

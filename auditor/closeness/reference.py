@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -28,6 +28,10 @@ from proofs.errors import InputError
 __all__ = ["ReferenceSet", "best_reference_set"]
 
 _MAX_STEPS = 100  # Dinkelbach steps; each strictly lowers the distance
+GAP = 1e-5  # a search stops, unproved, once its set's distance is within this of its lower bound
+PROVED = 1e-6  # HiGHS's default absolute gap: a step solved to it proves its lambda optimal
+_MET = 1e-11  # a set this close to a lower bound (the LP's less 1e-12, or a step's) is the best
+_FIRST_SLICE = 1.0  # seconds: the first step's time limit (see refine)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,9 +43,10 @@ class ReferenceSet:
     counts fits (distance 0, optimal), ``"lp-rounding"`` when rounding the continuous optimum
     meets the continuous lower bound (optimal, to 1e-12), or ``"milp-dinkelbach"`` (optimal up to
     HiGHS's tolerances); for the partition-level set, :data:`auditor.closeness.shared.METHOD`.
-    ``optimal`` is False when the solver's time limit stopped it first: then ``distance`` is only
-    an upper bound on the best reference set's distance (still attained by this M) and
-    ``lower_bound`` a lower bound from HiGHS's dual bound (``lambda + LB / (k |c| n)``, since
+    ``optimal`` is False when the search stopped before proving its set the best (its time limit,
+    or a set within :data:`GAP` of the lower bound): then ``distance`` is only an upper bound on
+    the best reference set's distance (still attained by this M) and ``lower_bound`` a lower
+    bound, the continuous optimum's or HiGHS's dual bound's (``lambda + LB / (k |c| n)``, since
     ``f - lambda g >= LB`` and ``g >= k |c| n`` for every feasible set).
     """
 
@@ -187,19 +192,50 @@ def _dinkelbach(spec: _Ratio, n: int, time_limit: float) -> tuple[np.ndarray, in
         return x, 0, None
     if time.monotonic() >= deadline:
         return x, 0, floor
-    g_min = spec.k * int(spec.c.sum()) * n
-    for iteration in range(1, _MAX_STEPS + 1):
-        candidate, dual = _milp_step(spec, n, float(lam), deadline - time.monotonic())
-        lower = None if dual is None else max(floor, float(lam) + min(0.0, dual) / g_min)
-        if candidate is None:
-            return x, iteration, lower if lower is not None else floor
-        value = spec.exact(candidate)
-        if value >= lam:
-            return x, iteration, lower
-        x, lam = candidate, value
-        if time.monotonic() >= deadline:
-            return x, iteration, lower if lower is not None else floor
-    return x, _MAX_STEPS, floor
+    g_min = spec.k * int(spec.c.sum()) * n  # the least g: a step's bound d gives lam + d / g_min
+
+    def step(lam: float, seconds: float):
+        return solve_step(_program(spec, n, lam), spec, seconds)
+
+    return refine(x, lam, floor, spec.exact, step, g_min, deadline)
+
+
+def refine(
+    x: np.ndarray,
+    lam: Fraction,
+    lower: float,
+    value: Callable[[np.ndarray], Fraction],
+    step: Callable[[float, float], tuple[np.ndarray | None, float, int]],
+    scale: float,
+    deadline: float,
+) -> tuple[np.ndarray, int, float | None]:
+    """Dinkelbach's steps from counts ``x`` of distance ``lam = value(x)``, ``lower`` a lower
+    bound on the best distance: (the best counts, the steps taken, None when no set beats them,
+    else a lower bound). ``step(lam, seconds)`` minimises ``f - lam g`` over integer sets
+    (:func:`solve_step`), and a bound ``d`` on it gives ``lam + d / scale`` (``scale`` the least
+    ``g``). A step gets a time slice (the first :data:`_FIRST_SLICE` seconds), which doubles
+    each time one ends on it without a better set: on larger tables HiGHS often finds a set
+    within :data:`GAP` of the lower bound at once, then would spend the whole time limit
+    proving what could no longer change the answer. The search stops, unproved, when a step
+    ends on its slice with a set within GAP of the lower bound, and at the deadline."""
+    slice_ = _FIRST_SLICE
+    for steps in range(1, _MAX_STEPS + 1):
+        seconds = min(slice_, deadline - time.monotonic())
+        candidate, dual, status = step(float(lam), seconds)
+        lower = max(lower, float(lam) + min(0.0, dual) / scale)
+        better = candidate is not None and value(candidate) < lam
+        stopped = status == 1
+        if better:
+            x, lam = candidate, value(candidate)
+        elif not stopped:  # solved: no set beats lam (or it failed, and lam stays unproved)
+            return x, steps, None if status == 0 else lower
+        if float(lam) <= lower + _MET:  # it meets the lower bound: the best
+            return x, steps, None
+        if time.monotonic() >= deadline or (stopped and float(lam) <= lower + GAP):
+            return x, steps, lower  # (proving it would cost more than it could change)
+        if stopped and not better:
+            slice_ *= 2
+    return x, _MAX_STEPS, lower
 
 
 def _continuous_start(spec: _Ratio, n: int) -> tuple[float, np.ndarray]:
@@ -293,18 +329,12 @@ def _count_rows(spec: _Ratio) -> list[tuple[Any, np.ndarray, np.ndarray]]:
     return blocks
 
 
-def _milp_step(
-    spec: _Ratio, n: int, lam: float, time_limit: float
-) -> tuple[np.ndarray | None, float | None]:
-    """One Dinkelbach step over integer sets: the counts x (or None), and None when HiGHS
-    proved the step optimal, else its dual bound on the step's objective."""
-    return solve_step(_program(spec, n, lam), spec, time_limit)
-
-
-def solve_step(program, spec: _Ratio, time_limit: float) -> tuple[np.ndarray | None, float | None]:
+def solve_step(program, spec: _Ratio, time_limit: float) -> tuple[np.ndarray | None, float, int]:
     """Solve one step's ``(cost, constraints, bounds, integrality)`` whose first variables are
-    ``spec``'s w: the counts x (or None), and None when HiGHS proved it optimal, else its dual
-    bound."""
+    ``spec``'s w, to optimality (within HiGHS's absolute gap, :data:`PROVED`) or for
+    ``time_limit`` seconds: the counts x (or None), a lower bound on the step's optimum (-inf
+    when there is none), and milp's status (0 solved, 1 stopped by the time limit, 2-4
+    infeasible, unbounded or failed)."""
     from scipy.optimize import milp
 
     cost, constraints, bounds, integrality = program
@@ -313,14 +343,19 @@ def solve_step(program, spec: _Ratio, time_limit: float) -> tuple[np.ndarray | N
         constraints=constraints,
         bounds=bounds,
         integrality=integrality,
-        options={"mip_rel_gap": 0.0, "time_limit": max(time_limit, 0.1)},
+        options={"mip_rel_gap": 0.0, "time_limit": max(time_limit, 0.05)},
     )
     bound = getattr(res, "mip_dual_bound", None)
-    dual = None if res.status == 0 else (-np.inf if bound is None else float(bound))
+    if bound is not None and math.isfinite(bound):
+        dual = float(bound)
+    elif res.status == 0:  # solved: its optimum is within HiGHS's gap of the solution's value
+        dual = float(res.fun) - PROVED
+    else:
+        dual = -math.inf
     if res.x is None:
-        return None, dual if dual is not None else -np.inf
+        return None, dual, res.status
     w = np.rint(res.x[: spec.c.size]).astype(np.int64)
-    return np.clip(spec.counts(w), 0, spec.big), dual
+    return np.clip(spec.counts(w), 0, spec.big), dual, res.status
 
 
 def _reference(

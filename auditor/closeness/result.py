@@ -56,7 +56,7 @@ class ClosenessResult:
 
     ``verdict`` is ``"t-close"`` / ``"not t-close"`` (``"(n,t)-close"`` / ``"not (n,t)-close"``
     with ``n``) when ``t`` was given, else ``None``; with ``n`` it is ``"undetermined"`` when every
-    class above t hit its search's time limit with a lower bound <= t (``unproved_classes``
+    class above t was not proved optimal and has a lower bound <= t (``unproved_classes``
     counts the classes not proved optimal: their distance is an upper bound). ``worst`` holds
     the ``top`` classes with the largest distance (ties: earliest first row).
     """

@@ -27,12 +27,14 @@ import numpy as np
 
 from auditor.closeness.distances import effective_distance
 from auditor.closeness.reference import (
-    _MAX_STEPS,
+    _MET,
+    GAP,
     ReferenceSet,
     _count_rows,
     _Ratio,
     check_reference_distance,
     check_reference_size,
+    refine,
     solve_step,
 )
 from auditor.closeness.table import labelled_counts
@@ -41,7 +43,6 @@ from proofs.errors import InputError
 __all__ = ["GAP", "METHOD", "shared_reference_set"]
 
 METHOD = "milp-dinkelbach, one set for every class"
-GAP = 1e-5  # the search stops, unproved, once its set is within this of the lower bound
 
 
 def shared_reference_set(
@@ -110,31 +111,15 @@ def _dinkelbach(
     lower, start = _continuous_start(specs, n)
     if _largest(specs, start) < lam:
         x, lam = start, _largest(specs, start)
-    if float(lam) <= lower + 1e-11:  # (the floor is the LP's optimum less 1e-12)
+    if float(lam) <= lower + _MET:  # (the floor is the LP's optimum less 1e-12)
         return x, 0, None
     if float(lam) <= lower + GAP or time.monotonic() >= deadline:  # (GAP: narrow enough)
         return x, 0, lower
-    for step in range(1, _MAX_STEPS + 1):
-        candidate, dual = _milp_step(specs, n, float(lam), deadline - time.monotonic())
-        if dual is not None:  # z - lam S >= dual for every set, and S >= n
-            lower = max(lower, float(lam) + min(0.0, dual) / n)
-        if candidate is None:
-            return x, step, lower
-        value = _largest(specs, candidate)
-        if value >= lam:
-            return x, step, None if dual is None else lower
-        x, lam = candidate, value
-        if time.monotonic() >= deadline:
-            return x, step, lower
-    return x, _MAX_STEPS, lower
 
+    def step(lam: float, seconds: float):
+        return solve_step(_program(specs, n, lam), specs[0], seconds)
 
-def _milp_step(
-    specs: list[_Ratio], n: int, lam: float, time_limit: float
-) -> tuple[np.ndarray | None, float | None]:
-    """``min z - lam S`` over integer sets (:func:`_program`): the counts (or None), and None
-    when HiGHS proved the step optimal, else its dual bound."""
-    return solve_step(_program(specs, n, lam), specs[0], time_limit)
+    return refine(x, lam, lower, lambda c: _largest(specs, c), step, n, deadline)
 
 
 def _continuous_start(specs: list[_Ratio], n: int) -> tuple[float, np.ndarray]:

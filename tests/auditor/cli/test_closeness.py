@@ -121,7 +121,7 @@ def test_an_undetermined_n_t_verdict_exits_4_not_0(tmp_path, monkeypatch, capsys
 
     # As in the library test: every exact search "runs out of time" with a useless dual bound.
     monkeypatch.setattr(mod, "_continuous_start", lambda spec, n: (0.0, spec.big.copy()))
-    monkeypatch.setattr(mod, "_milp_step", lambda spec, n, lam, limit: (None, -1e9))
+    monkeypatch.setattr(mod, "solve_step", lambda prog, spec, secs: (None, -1e9, 4))
     rows = "".join(f"{g},{s}\n" for g, s in [("a", "hiv"), ("a", "flu")] + [("b", "flu")] * 8)
     path, out = _csv(tmp_path, "g,s\n" + rows), tmp_path / "r.json"
     args = ["closeness", path, "--qi", "g", "--sensitive", "s", "-t", "0.3", "--n", "5"]
@@ -164,10 +164,10 @@ def test_a_shared_search_out_of_time_is_undetermined_unless_its_bound_decides(
 
     # no help from the continuous start either: the whole table, and the trivial lower bound
     monkeypatch.setattr(mod, "_continuous_start", lambda specs, n: (0.0, specs[0].big.copy()))
-    monkeypatch.setattr(mod, "_milp_step", lambda specs, n, lam, limit: (None, -1e9))
+    monkeypatch.setattr(mod, "solve_step", lambda prog, spec, secs: (None, -1e9, 4))
     path = _csv(tmp_path, OPPOSITE)
     args = ["closeness", path, "--qi", "g", "--sensitive", "s", "--n", "2", "--shared"]
     assert main([*args, "-t", "0.1"]) == 4  # the whole table (0.5) is above t, the bound 0 not
     assert "undetermined" in capsys.readouterr().out
-    monkeypatch.setattr(mod, "_milp_step", lambda specs, n, lam, limit: (None, -0.1 * n))
+    monkeypatch.setattr(mod, "solve_step", lambda prog, spec, secs: (None, -0.2, 4))
     assert main([*args, "-t", "0.1"]) == 1  # dual bound 0.5 - 0.1 = 0.4 > t: proved not close

@@ -220,7 +220,7 @@ def test_a_search_stopped_by_its_time_limit_gives_bounds_not_a_verdict(monkeypat
 
     # Pretend HiGHS ran out of time with a weak dual bound: the whole table stays the best set.
     monkeypatch.setattr(mod, "_continuous_start", lambda spec, n: (0.0, spec.big.copy()))
-    monkeypatch.setattr(mod, "_milp_step", lambda spec, n, lam, limit: (None, -1e9))
+    monkeypatch.setattr(mod, "solve_step", lambda prog, spec, secs: (None, -1e9, 4))
     table = table_from_columns({"g": ["a"] * 2 + ["b"] * 8}, ["hiv", "flu"] + ["flu"] * 8)
     result = closeness(table, "tv", t=0.3, n=5)
     ref = result.worst[0].reference
