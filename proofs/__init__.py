@@ -30,6 +30,7 @@ _EXPORTS = {
         "Published",
         "RepeatedOneBit",
         "ReportNoisyMax",
+        "SignedZeroLaplace",
         "SparseVector",
         "SubsetSelection",
         "SupportReport",

@@ -224,6 +224,17 @@ def _entries() -> list[CatalogueEntry]:
             "doubles near 0 come from f(x) = 0 only",
         ),
         E(
+            "laplace.signed_zero",
+            lambda e: m.SignedZeroLaplace(1 / e, 1 / e, 1.0),
+            0.1,
+            _pairs((-0.5, 0.5, "-0.5 vs 0.5")),
+            "IEEE 754-2019 Sec. 6.3: a product's zero carries the exclusive or of its operands' "
+            "signs, so answers suppressed as 0.0 * f(x) are -0.0 exactly when f(x) < 0",
+            refuted_by="laplace.signed_zero",
+            implementation="Laplace(1/eps) as a raw double; answers within 1/eps of 0 suppressed "
+            "as 0.0 * f(x) (fixed by 0.0, or by adding 0.0 to the product)",
+        ),
+        E(
             "laplace.vector_l1",
             lambda e: m.LaplaceVector.calibrated(e, 1, 5),
             0.1,

@@ -12,6 +12,7 @@ AlphaCoinRR, ForcedResponse a bit -> a bit
 KAryRR                      a category 0..k-1 -> a label ``c0``..``c{k-1}``
 Laplace, Gaussian           f(x), a number -> f(x) + noise, on the 2^-24 grid
 FloatLaplace                f(x), a number -> f(x) + Lap(b) as a raw double (NumPy's sampler)
+SignedZeroLaplace           f(x), a number -> the same, answers within the threshold as 0.0 * f(x)
 LaplaceVector               f(x), a vector -> f(x) + noise per coordinate, on the grid
 TwoSidedGeometric           f(x), an integer -> an integer
 Histogram                   records (bin indices) -> noisy counts of the ``bins`` bins
@@ -245,6 +246,19 @@ def _(mech: m.FloatLaplace) -> Sampler:
 
     def sample(data, size, rng):
         return float(data) + rng.laplace(scale=b, size=size)
+
+    return sample
+
+
+@sampler_for.register
+def _(mech: m.SignedZeroLaplace) -> Sampler:
+    """Raw doubles; suppressed answers are ``0.0 * f(x)``, signed as f(x) is."""
+    mech.validate()
+    b, t = float(mech.scale), float(mech.threshold)
+
+    def sample(data, size, rng):
+        noisy = float(data) + rng.laplace(scale=b, size=size)
+        return np.where(np.abs(noisy) > t, noisy, 0.0 * float(data))
 
     return sample
 

@@ -18,6 +18,7 @@ from proofs import (
     OneBitTelemetry,
     PureDP,
     ReportNoisyMax,
+    SignedZeroLaplace,
     Theorem,
     TwoSidedGeometric,
     geo_sample,
@@ -158,6 +159,16 @@ def theorems() -> list[Theorem]:
             "privacy, CCS: f(x) + Lap(b) in doubles gives outputs near 0 that f(x') = 1 never "
             "gives (Sterbenz's lemma)",
             "the textbook floating-point Laplace sampler, Lap(10) on f(x) in {0, 1}, is 0.1-DP",
+            expect="refuted",
+        ),
+        Theorem(
+            "laplace.signed_zero",
+            PureDP(SignedZeroLaplace(10.0, 10.0, 1.0), R(1, 10)),
+            "IEEE 754-2019, Sec. 6.3 (the sign of a product is the exclusive or of the operands' "
+            "signs, for zeros too): answers suppressed as 0.0 * f(x) are -0.0 when f(x) < 0 and "
+            "+0.0 when f(x) > 0, though -0.0 == 0.0",
+            "Lap(10) on f(x) in {-0.5, 0.5}, answers of magnitude at most 10 suppressed as "
+            "0.0 * f(x), is 0.1-DP (suppression is post-processing)",
             expect="refuted",
         ),
         Theorem(

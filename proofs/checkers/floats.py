@@ -1,6 +1,8 @@
-"""Privacy-loss formulation of the textbook floating-point Laplace sampler: an output that one
-input can give (with probability at least 2^-53) and its neighbour never can, found and checked
-in exact binary arithmetic (:meth:`proofs.mechanisms.FloatLaplace.witness`)."""
+"""Privacy-loss formulations on doubles (the textbook floating-point Laplace sampler, and a
+release whose suppressed answers keep the true answer's sign): an output that one input can
+give (with probability at least 2^-53) and its neighbour never can, found and checked in exact
+binary arithmetic (:meth:`proofs.mechanisms.FloatLaplace.witness`,
+:meth:`proofs.mechanisms.SignedZeroLaplace.witness`)."""
 
 from __future__ import annotations
 
@@ -31,5 +33,29 @@ def _(mech: m.FloatLaplace) -> Formulation:
     return Formulation(
         (case,),
         tight_note="unbounded: the outputs of the two inputs are different sets of doubles",
+        unbounded=(0, {}),
+    )
+
+
+@formulate.register
+def _(mech: m.SignedZeroLaplace) -> Formulation:
+    u = mech.witness()
+    if u is None:
+        return Formulation((), tight_note="no draw was found that suppresses f(x)'s answer")
+    half = mech.sensitivity / 2
+    case = Case(
+        f"output y = -0.0: f(x) = {-half!r} is suppressed to 0.0 * f(x) = -0.0 at U = {u!r} "
+        f"(|f(x) + noise| <= {mech.threshold!r}, either faithful rounding of the log), so "
+        f"P[M(x) = -0.0] >= 2^-53; f(x') = {half!r} gives +0.0 when suppressed and |y| > "
+        f"{mech.threshold!r} otherwise, never -0.0",
+        sp.Rational(1, 2**53),
+        sp.Integer(0),
+        (-half, half, "-0.0"),
+        note="IEEE-754 doubles: the sign of a product is the exclusive or of its operands' signs",
+    )
+    return Formulation(
+        (case,),
+        tight_note="unbounded: -0.0 is an output of f(x) < 0 only (over the reals the "
+        f"release would be {mech.sensitivity / mech.scale!r}-DP: suppression is post-processing)",
         unbounded=(0, {}),
     )

@@ -289,8 +289,10 @@ def _unbounded(form: Formulation) -> tuple[sp.Expr | None, str]:
     positive = certainly_greater(p, 0) if not _free([p]) else sp.simplify(p).is_positive
     if sp.simplify(q) != 0 or positive is not True:  # symbols: by their assumptions
         return None, "the zero-probability output was not verified"
-    where = ", ".join(f"{k}={v}" for k, v in point.items()) or case.label
-    return sp.oo, f"P[M(x')=y] = 0 < P[M(x)=y] at {where} ({case.label})"
+    where = ", ".join(f"{k}={v}" for k, v in point.items())
+    return sp.oo, "P[M(x')=y] = 0 < P[M(x)=y] at " + (
+        f"{where} ({case.label})" if where else case.label
+    )
 
 
 def upper_bound(mech, domain: list | None = None) -> tuple[sp.Expr | None, str]:

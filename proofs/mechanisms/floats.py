@@ -1,4 +1,5 @@
-"""Mechanisms on IEEE-754 doubles: the textbook floating-point Laplace sampler."""
+"""Mechanisms on IEEE-754 doubles: the textbook floating-point Laplace sampler, and a Laplace
+release whose suppressed answers keep the sign of the true answer (a signed zero)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 from proofs.errors import InputError
 
-__all__ = ["FloatLaplace"]
+__all__ = ["FloatLaplace", "SignedZeroLaplace"]
 
 GRID = 2.0**-53  # numpy's uniform doubles are the multiples of 2^-53 in [0, 1)
 
@@ -52,17 +53,73 @@ class FloatLaplace:
         ``log(U + U)`` is irrational, so a faithful log returns one of the two doubles around
         it; both are tried, so the witness holds whichever the C library returns (the event
         is the set of the outputs, of probability at least 2^-53 under f(x) = 0)."""
-        import mpmath as mp
-
         delta, scale = float(self.sensitivity), float(self.scale)
         grid = Fraction(math.ulp(delta / 2))
         for k in range(1, tries + 1):
             u = 0.5 - k * GRID
-            with mp.workdps(60):
-                exact = mp.log(mp.mpf(u + u))  # U + U = 1 - k 2^-52 exactly
-                below = float(mp.mpf(exact))
-                below = below if mp.mpf(below) < exact else math.nextafter(below, -math.inf)
-            outputs = tuple(0.0 + scale * v for v in (below, math.nextafter(below, math.inf)))
+            outputs = tuple(0.0 + scale * v for v in _faithful_logs(u + u))  # U + U = 1 - k 2^-52
             if all(y != 0 and abs(y) < delta / 4 and Fraction(y) % grid != 0 for y in outputs):
                 return u, outputs
+        return None
+
+
+def _faithful_logs(value: float) -> tuple[float, float]:
+    """The two doubles around ``log(value)`` (irrational for a double ``value`` other than 1):
+    a faithful logarithm, as the C library's that NumPy's sampler calls, returns one of them."""
+    import mpmath as mp
+
+    with mp.workdps(60):
+        exact = mp.log(mp.mpf(value))
+        below = float(mp.mpf(exact))
+        below = below if mp.mpf(below) < exact else math.nextafter(below, -math.inf)
+    return below, math.nextafter(below, math.inf)
+
+
+@dataclass(frozen=True, slots=True)
+class SignedZeroLaplace:
+    """f(x) + Lap(scale) in doubles, with every answer of magnitude at most ``threshold``
+    suppressed as ``0.0 * f(x)``: by IEEE 754's sign rule (the sign of a product is the
+    exclusive or of its operands' signs, zeros included) the suppressed answer is -0.0 when
+    f(x) < 0 and +0.0 when f(x) > 0. Neighbours have f(x) = -sensitivity/2 and f(x') =
+    +sensitivity/2. Over the reals the suppression is post-processing of the Laplace answer,
+    so the release would be (sensitivity/scale)-DP; since -0.0 is an output f(x') never gives,
+    no finite epsilon holds.
+
+    :meth:`witness` finds a draw that f(x) suppresses (probability at least 2^-53). The noise is
+    NumPy's ``Generator.laplace`` (as :class:`FloatLaplace`).
+    """
+
+    scale: Any = 10.0
+    threshold: Any = 10.0
+    sensitivity: Any = 1.0
+
+    def domain(self):
+        return ()
+
+    def validate(self):
+        for name in ("scale", "threshold", "sensitivity"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not (0 < value < math.inf):
+                raise InputError(f"{name}={value!r} must be a finite number > 0 (a double).")
+
+    def witness(self, tries: int = 64) -> float | None:
+        """A uniform draw U with which f(x) = -sensitivity/2 is suppressed to -0.0 whichever
+        faithful rounding of the log the C library returns (None when none of the ``tries``
+        draws on either side of two centres is): U = 1/2 (noise 0) and the U whose noise is
+        about sensitivity/2 (the noisy answer about 0). The noise is computed as NumPy's
+        sampler does, operation by operation in doubles."""
+        self.validate()
+        a, b, t = -float(self.sensitivity) / 2, float(self.scale), float(self.threshold)
+        near_zero = round((1 - math.exp(a / b) / 2) / GRID) * GRID  # noise = -b log(2 - 2U) = -a
+        for centre in (0.5, near_zero):
+            for k in range(tries):
+                for u in (centre - k * GRID, centre + (k + 1) * GRID):
+                    if not 0 < u < 1:
+                        continue
+                    if u < 0.5:
+                        noise = tuple(b * v for v in _faithful_logs(u + u))
+                    else:
+                        noise = tuple(-(b * v) for v in _faithful_logs(2.0 - u - u))
+                    if all(abs(a + n) <= t for n in noise):
+                        return u
         return None

@@ -1,5 +1,6 @@
-"""The textbook floating-point Laplace sampler: the witness set of outputs really comes from
-f(x) = 0, and no output of f(x') = Delta that small is off the ulp(Delta/2) grid."""
+"""Mechanisms on doubles. The textbook floating-point Laplace sampler: the witness set of
+outputs really comes from f(x) = 0, and no output of f(x') = Delta that small is off the
+ulp(Delta/2) grid. A release suppressing answers as 0.0 * f(x): -0.0 comes from f(x) < 0 only."""
 
 from __future__ import annotations
 
@@ -8,11 +9,11 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from auditor.catalogue import sampler_for
-from proofs import FloatLaplace, InputError, PureDP, Verdict
+from proofs import FloatLaplace, InputError, PureDP, SignedZeroLaplace, Verdict
 from proofs.epsilon import true_epsilon
 
 
@@ -48,4 +49,47 @@ def test_the_sampler_draws_raw_doubles_and_the_claim_is_refuted():
 def test_bad_parameters_are_one_line_errors(bad):
     with pytest.raises(InputError) as err:
         FloatLaplace(**bad).validate()
+    assert "\n" not in str(err.value)
+
+
+def _negative_zeros(y: np.ndarray) -> int:
+    return int(np.sum((y == 0) & np.signbit(y)))
+
+
+def _numpy_noise(u: float, scale: float) -> float:
+    """NumPy's Generator.laplace for the uniform draw u, operation by operation."""
+    return scale * math.log(u + u) if u < 0.5 else -(scale * math.log(2.0 - u - u))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(scale=st.floats(1e-3, 1e6), threshold=st.floats(1e-9, 1e3), sensitivity=st.floats(1e-3, 1e3))
+def test_the_signed_zero_witness_is_suppressed_to_negative_zero(scale, threshold, sensitivity):
+    # NumPy's noise is at most -scale log(2^-52) = 36.04 scale: the answer must reach the band
+    assume(sensitivity / 2 < 30 * scale)
+    mech = SignedZeroLaplace(scale, threshold, sensitivity)
+    u = mech.witness()
+    assert u is not None and 0 < u < 1 and Fraction(u) % Fraction(2**-53) == 0
+    a = -sensitivity / 2
+    noisy = a + _numpy_noise(u, scale)  # this machine's C log: one of the two tried
+    assert abs(noisy) <= threshold
+    y = 0.0 * a
+    assert y == 0 and math.copysign(1.0, y) == -1.0
+
+
+def test_only_a_negative_answer_is_suppressed_to_negative_zero():
+    mech = SignedZeroLaplace(10.0, 10.0, 1.0)
+    sample = sampler_for(mech)
+    low, high = (sample(v, 100_000, np.random.default_rng(1)) for v in (-0.5, 0.5))
+    assert _negative_zeros(low) > 50_000 and _negative_zeros(high) == 0  # P ~ 0.62 under -0.5
+    assert np.sum(high == 0) > 50_000  # suppressed to +0.0 instead
+    assert np.all((np.abs(low) > 10.0) | (low == 0))
+    assert true_epsilon(mech).value == math.inf
+    result = PureDP(mech, 1000).check()
+    assert result.verdict is Verdict.REFUTED and result.counterexample.output == "-0.0"
+
+
+@pytest.mark.parametrize("bad", [dict(scale=0.0), dict(threshold=math.inf), dict(sensitivity=-1)])
+def test_bad_signed_zero_parameters_are_one_line_errors(bad):
+    with pytest.raises(InputError) as err:
+        SignedZeroLaplace(**bad).validate()
     assert "\n" not in str(err.value)

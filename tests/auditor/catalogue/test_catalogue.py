@@ -35,6 +35,7 @@ def _costly(name: str) -> bool:
 # samples per dataset at which each broken benchmark is caught (measured once, x2-5 margin)
 BROKEN_SAMPLES = {
     "laplace.float_textbook": 20_000,
+    "laplace.signed_zero": 5_000,
     "exponential.no_half_factor": 400_000,
     "rnm3": 400_000,
     "rnm4": 400_000,

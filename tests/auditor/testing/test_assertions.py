@@ -16,6 +16,7 @@ CORRECT = [
 BROKEN = [
     "noisy_hist2",
     "laplace.float_textbook",
+    "laplace.signed_zero",
     "svt5",
     "histogram.replace_one",
     "exponential.no_half_factor",
