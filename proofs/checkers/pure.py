@@ -245,6 +245,9 @@ def _prove_upper(form: Formulation, eps: sp.Expr, domain: list):
             out = _discharge(lhs, rhs, [*domain, *case.constraints])
             if out.model is not None:
                 models.append((case, out.model))
+    if not statuses:  # no case and no lemma: nothing was shown, so nothing is proved
+        note = form.tight_note or "the formulation has no case to check"
+        return "open", method, [f"no case to check ({note})"], models
     # each step's status is set by its decision (exact/z3: proved; arb: certified)
     if all(s == "proved" for s in statuses):
         return "proved", method, steps, models

@@ -62,6 +62,11 @@ class FiniteMechanism:
             for x in pair:
                 if x not in self.pmf:
                     raise InputError(f"neighbour {x!r} is not an input of pmf; add its row.")
+        if not self.neighbour_pairs():
+            raise InputError(
+                f"pmf has no neighbouring pair of inputs (inputs {list(self.pmf)}); give at "
+                "least two inputs, or the neighbours to compare."
+            )
 
     def neighbour_pairs(self) -> list[tuple]:
         if self.neighbours is None:

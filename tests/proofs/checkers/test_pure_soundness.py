@@ -15,6 +15,7 @@ from proofs import (
     FiniteMechanism,
     ForcedResponse,
     Histogram,
+    InputError,
     KAryRR,
     Laplace,
     LaplaceVector,
@@ -290,3 +291,24 @@ def test_geo_sample_bad_parameters_are_one_line_input_errors(args, needle):
     with pytest.raises(InputError, match=needle) as info:
         geo_sample(*args)
     assert "\n" not in str(info.value)
+
+
+def test_a_formulation_with_nothing_to_check_proves_nothing(monkeypatch):
+    """A description whose formulation has no case and no lemma (a float witness that was not
+    found) is unknown: an empty list of obligations once read as all of them discharged."""
+    from proofs import FloatLaplace, SignedZeroLaplace
+
+    assert FloatLaplace(1e300, 1e-300).witness() is None  # noise far too coarse to find one
+    for mech in (FloatLaplace(1e300, 1e-300), SignedZeroLaplace(1e308, 1e-300, 1e-300)):
+        result = check(PureDP(mech, sp.Rational(1, 10)))
+        assert result.verdict is Verdict.UNKNOWN and "no case to check" in result.reason
+    monkeypatch.setattr(FloatLaplace, "witness", lambda self, tries=64: None)
+    result = check(PureDP(FloatLaplace(10.0, 1.0), 1000))
+    assert result.verdict is Verdict.UNKNOWN
+
+
+@pytest.mark.parametrize("neighbours", [None, []])
+def test_a_table_without_a_neighbouring_pair_is_bad_input(neighbours):
+    pmf = {0: {0: 1}} if neighbours is None else {0: {0: 1}, 1: {0: 1}}
+    with pytest.raises(InputError, match="no neighbouring pair"):
+        check(PureDP(FiniteMechanism(pmf, neighbours=neighbours), 1))
