@@ -13,6 +13,7 @@ from proofs.decide import truth_at
 from proofs.errors import InputError
 from proofs.expr import as_expr
 from proofs.numeric import certainly_greater, certainly_less
+from proofs.smt import prove_forall
 
 __all__ = [
     "MAX_COMPOSITIONS",
@@ -151,8 +152,10 @@ def check_description(mech: Any) -> None:
         mech.validate()
     if not hasattr(mech, "domain"):
         return
+    symbolic = []
     for i, c in enumerate(sp.sympify(c) for c in mech.domain()):
         if c.free_symbols:
+            symbolic.append(c)
             continue
         truth = truth_at(c, {})
         if truth is not True:
@@ -161,6 +164,22 @@ def check_description(mech: Any) -> None:
                 f"{type(mech).__name__}: {_constraint(mech, i, c, what)}; give exact numbers "
                 "in the mechanism's domain."
             )
+    check_satisfiable(symbolic, type(mech).__name__)
+
+
+def check_satisfiable(constraints, what: str) -> None:
+    """Refuse constraints (with their symbols' assumptions) that no value satisfies: every
+    claim over them would hold vacuously. Decided by z3 proving ``1 <= 0`` under them."""
+    if not constraints:
+        return
+    if prove_forall(sp.Integer(1), sp.Integer(0), list(constraints), timeout_ms=3_000).status == (
+        "proved"
+    ):
+        shown = ", ".join(str(c) for c in constraints)
+        raise InputError(
+            f"{what}: no parameter value satisfies its constraints ({shown}); every claim over "
+            "them would hold vacuously. Give satisfiable assumptions."
+        )
 
 
 def _constraint(mech: Any, i: int, c: sp.Expr, what: str) -> str:

@@ -40,8 +40,10 @@ from proofs.claims.distributions import (
     noise_law,
 )
 from proofs.decide import differ, greater, is_zero, show
+from proofs.errors import InputError
 from proofs.mechanisms import Gaussian, Laplace, TwoSidedGeometric
 from proofs.results import Counterexample, Finding, Verdict
+from proofs.validate import check_satisfiable
 
 __all__ = ["check", "supports"]
 
@@ -144,6 +146,9 @@ def _normalised_check_rows(claim) -> Finding:
     rows = finite_rows(claim.law, claim.utilities)
     domain = tuple(claim.law.domain())
     check_domain(domain, type(claim.law).__name__)
+    if not rows:  # (all() over no rows would prove it)
+        raise InputError(f"{type(claim.law).__name__} has no rows; give its probabilities.")
+    check_satisfiable([c for c in domain if sp.sympify(c).free_symbols], type(claim.law).__name__)
     steps, ok = [], True
     for label, entries, extra in rows:
         dom = [*domain, *extra]

@@ -245,9 +245,9 @@ def _prove_upper(form: Formulation, eps: sp.Expr, domain: list):
             out = _discharge(lhs, rhs, [*domain, *case.constraints])
             if out.model is not None:
                 models.append((case, out.model))
-    if not statuses:  # no case and no lemma: nothing was shown, so nothing is proved
-        note = form.tight_note or "the formulation has no case to check"
-        return "open", method, [f"no case to check ({note})"], models
+    if not statuses:  # no obligation discharged: nothing was shown, so nothing is proved
+        note = form.tight_note or "the formulation has none"
+        return "open", method, [f"no proof obligation ({note})"], models
     # each step's status is set by its decision (exact/z3: proved; arb: certified)
     if all(s == "proved" for s in statuses):
         return "proved", method, steps, models
@@ -376,7 +376,7 @@ def check(claim: PureDP) -> Finding:
         _v, method2, reason, cex = _check_exact(claim, tight, Verdict.UNKNOWN, method, domain)
         if cex is not None:
             return Finding(Verdict.REFUTED, method2, reason=reason, counterexample=cex, **common)
-    open_steps = "; ".join(s for s in steps if "proved" not in s)
+    open_steps = "; ".join(s for s in steps if ": proved (" not in s)
     return Finding(
         Verdict.UNKNOWN,
         method,

@@ -326,17 +326,27 @@ def _(comp: m.Composition) -> Formulation:
             )
             for c in form.cases
         ]
+    # The parts' cases are events on one part's output: they can refute the composition (a
+    # part's loss is the composition's on that part's outputs), never prove it, so without
+    # every part's proved epsilon there is nothing to prove from (no lemmas: none to discharge).
+    no_lemmas = lambda eps: ()
     for i, form in enumerate(forms):
         if form.unbounded is not None:
             index, point = form.unbounded
             return Formulation(
                 tuple(cases),
+                lemmas=no_lemmas,
                 tight_note=f"unbounded: part {i + 1} is",
                 unbounded=(offsets[i] + index, point),
             )
     values = [part_bound(f) for f in forms]
     if any(v is None for v in values):
-        return Formulation(tuple(cases), tight_note="a part has no proved epsilon")
+        return Formulation(
+            tuple(cases),
+            lemmas=no_lemmas,
+            tight_note="a part's epsilon is not known: its cases can refute the composition, "
+            "not establish it",
+        )
 
     def lemmas(eps):
         out = []

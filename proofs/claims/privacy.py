@@ -160,8 +160,11 @@ class GaussianCalibrationRegion(Claim):
             )
         object.__setattr__(self, "delta_min", lo)
         object.__setattr__(self, "delta_max", hi)
-        object.__setattr__(self, "eps_min", check_eps_value(self.eps_min, "eps_min"))
-        object.__setattr__(self, "eps_max", check_eps_value(self.eps_max, "eps_max"))
+        lo, hi = check_eps_value(self.eps_min, "eps_min"), check_eps_value(self.eps_max, "eps_max")
+        if not hi > lo:
+            raise InputError(f"eps_max={self.eps_max!r} must exceed eps_min={self.eps_min!r}.")
+        object.__setattr__(self, "eps_min", lo)
+        object.__setattr__(self, "eps_max", hi)
         object.__setattr__(self, "sigma", sigma_expr(self.sigma))
 
     def statement(self) -> str:

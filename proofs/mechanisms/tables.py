@@ -46,7 +46,7 @@ class FiniteMechanism:
     def validate(self):
         if not self.pmf:
             raise InputError("pmf={} is empty; give P[M(x)=y] for at least two inputs x.")
-        outputs = {tuple(sorted(map(str, row))) for row in self.pmf.values()}
+        outputs = {frozenset(row) for row in self.pmf.values()}  # (0 and "0" differ)
         if len(outputs) > 1:
             raise InputError("pmf rows have different outputs; list every output for every input.")
         for x, row in self.pmf.items():

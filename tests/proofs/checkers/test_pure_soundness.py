@@ -301,7 +301,7 @@ def test_a_formulation_with_nothing_to_check_proves_nothing(monkeypatch):
     assert FloatLaplace(1e300, 1e-300).witness() is None  # noise far too coarse to find one
     for mech in (FloatLaplace(1e300, 1e-300), SignedZeroLaplace(1e308, 1e-300, 1e-300)):
         result = check(PureDP(mech, sp.Rational(1, 10)))
-        assert result.verdict is Verdict.UNKNOWN and "no case to check" in result.reason
+        assert result.verdict is Verdict.UNKNOWN and "no proof obligation" in result.reason
     monkeypatch.setattr(FloatLaplace, "witness", lambda self, tries=64: None)
     result = check(PureDP(FloatLaplace(10.0, 1.0), 1000))
     assert result.verdict is Verdict.UNKNOWN
