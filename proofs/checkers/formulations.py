@@ -100,11 +100,22 @@ def _finite_tight(cases: tuple[Case, ...]):
     """Tight epsilon of a variable-free finite mechanism with numeric parameters."""
     ratios = []
     for i, c in enumerate(cases):
-        if (c.p.free_symbols | c.q.free_symbols) or c.q == 0:
-            return None
-        ratios.append((c.p / c.q, i))
+        if (c.p.free_symbols | c.q.free_symbols) or (c.q.is_zero and not c.p.is_zero):
+            return None  # (symbolic, or unbounded: :func:`_finite_unbounded`)
+        if not c.p.is_zero:  # an output x never gives bounds nothing
+            ratios.append((c.p / c.q, i))
+    if not ratios:
+        return None
     best, index = max(ratios, key=lambda r: float(r[0]))
     return (sp.log(best), index, {})
+
+
+def _finite_unbounded(cases: tuple[Case, ...]):
+    """The first case of a numeric table with P[M(x')=y] = 0 < P[M(x)=y], as (index, {})."""
+    for i, c in enumerate(cases):
+        if not (c.p.free_symbols | c.q.free_symbols) and c.q.is_zero and c.p.is_positive:
+            return (i, {})
+    return None
 
 
 @formulate.register
@@ -464,7 +475,7 @@ def _(mech: m.FiniteMechanism) -> Formulation:
         for x, xp in mech.neighbour_pairs()
         for y in outputs
     )
-    return Formulation(cases, tight=_finite_tight(cases))
+    return Formulation(cases, tight=_finite_tight(cases), unbounded=_finite_unbounded(cases))
 
 
 @formulate.register

@@ -47,10 +47,11 @@ def test_a_composition_with_a_part_of_unknown_epsilon_is_not_proved_below_its_tr
     assert _joint_ratio(TABLE.pmf, 2) == 9  # so ln 3 is false, 2 ln 3 true
     for eps in (sp.log(3), sp.log(8)):
         result = check(PureDP(Composition((TABLE, TABLE)), eps))
-        assert result.verdict is Verdict.UNKNOWN and "no proof obligation" in result.reason
+        assert result.verdict not in (Verdict.PROVED, Verdict.CERTIFIED)
     p = sym("p")  # at p = 1/2 two forced responses have ratio 9 > (1 + p) / (1 - p) = 3
     claim = PureDP(Composition((ForcedResponse(p), ForcedResponse(p))), sp.log((1 + p) / (1 - p)))
-    assert check(claim).verdict not in (Verdict.PROVED, Verdict.CERTIFIED)
+    result = check(claim)
+    assert result.verdict is Verdict.UNKNOWN and "no proof obligation" in result.reason
 
 
 def test_a_composition_with_a_part_of_no_found_witness_is_not_proved():
@@ -108,3 +109,18 @@ def test_output_labels_of_different_types_are_different_outputs():
 def test_an_empty_calibration_range_is_bad_input():
     with pytest.raises(InputError, match=r"eps_max=0\.5 must exceed eps_min=1"):
         GaussianCalibrationRegion(1e-6, 1e-3, eps_min=1, eps_max=0.5)
+
+
+def test_a_table_output_neither_input_gives_does_not_hide_its_epsilon():
+    """An output of probability 0 under both inputs bounds nothing: the table's exact epsilon
+    is its largest ratio elsewhere, so its compositions are proved again (soundly, by lemmas)."""
+    from proofs.epsilon import true_epsilon
+
+    assert true_epsilon(TABLE).exact == sp.log(3)
+    assert check(PureDP(Composition((TABLE, TABLE)), 2 * sp.log(3))).verdict is Verdict.PROVED
+    assert check(PureDP(TABLE, sp.log(3) * R(99, 100))).verdict is Verdict.REFUTED
+    moved = FiniteMechanism(  # output 2 only from input 1: unbounded
+        {0: {0: R(3, 4), 1: R(1, 4), 2: 0}, 1: {0: R(1, 4), 1: R(1, 2), 2: R(1, 4)}}
+    )
+    assert true_epsilon(moved).value == float("inf")
+    assert check(PureDP(Composition((moved, TABLE)), 5)).verdict is Verdict.REFUTED
