@@ -5,6 +5,7 @@ value such as 1 - e^-800 is not mistaken for 1."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
 import sympy as sp
@@ -172,9 +173,7 @@ def check_satisfiable(constraints, what: str) -> None:
     claim over them would hold vacuously. Decided by z3 proving ``1 <= 0`` under them."""
     if not constraints:
         return
-    if prove_forall(sp.Integer(1), sp.Integer(0), list(constraints), timeout_ms=3_000).status == (
-        "proved"
-    ):
+    if _empty(tuple(constraints)):
         shown = ", ".join(str(c) for c in constraints)
         raise InputError(
             f"{what}: no parameter value satisfies its constraints ({shown}); every claim over "
@@ -198,3 +197,11 @@ def _constraint(mech: Any, i: int, c: sp.Expr, what: str) -> str:
         verb = "does not hold" if what == "breaks" else "cannot be decided"
         return f"its parameter constraint {c} {verb}"
     return f"{', '.join(f'{n}={getattr(mech, n)}' for n in used)} {what} {generic}"
+
+
+@functools.lru_cache(maxsize=512)
+def _empty(constraints: tuple) -> bool:
+    """z3 proves ``1 <= 0`` under the constraints (descriptions share a few domains: cached)."""
+    return prove_forall(
+        sp.Integer(1), sp.Integer(0), list(constraints), timeout_ms=3_000
+    ).status == ("proved")
