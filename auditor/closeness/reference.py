@@ -7,7 +7,10 @@ the functions that solve the programs, so importing this module stays cheap.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -329,6 +332,33 @@ def _count_rows(spec: _Ratio) -> list[tuple[Any, np.ndarray, np.ndarray]]:
     return blocks
 
 
+@contextlib.contextmanager
+def _c_stdout_silenced():
+    """While HiGHS runs, file descriptor 1 goes to the null device: some HiGHS builds print
+    internal messages ("HighsMipSolverData::transformNewIntegerFeasibleSolution ...") with the
+    C library's printf even with their log off, which would land in the closeness summary (or a
+    piped stdout). The C buffer is flushed before fd 1 comes back."""
+    import ctypes
+
+    sys.stdout.flush()
+    try:
+        libc = ctypes.CDLL(None)
+        null = os.open(os.devnull, os.O_WRONLY)
+    except OSError:  # (no C library handle or no descriptor to spare: leave stdout alone)
+        yield
+        return
+    saved = os.dup(1)
+    try:
+        libc.fflush(None)
+        os.dup2(null, 1)
+        yield
+    finally:
+        libc.fflush(None)
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(null)
+
+
 def solve_step(program, spec: _Ratio, time_limit: float) -> tuple[np.ndarray | None, float, int]:
     """Solve one step's ``(cost, constraints, bounds, integrality)`` whose first variables are
     ``spec``'s w, to optimality (within HiGHS's absolute gap, :data:`PROVED`) or for
@@ -338,13 +368,14 @@ def solve_step(program, spec: _Ratio, time_limit: float) -> tuple[np.ndarray | N
     from scipy.optimize import milp
 
     cost, constraints, bounds, integrality = program
-    res = milp(
-        cost,
-        constraints=constraints,
-        bounds=bounds,
-        integrality=integrality,
-        options={"mip_rel_gap": 0.0, "time_limit": max(time_limit, 0.05)},
-    )
+    with _c_stdout_silenced():
+        res = milp(
+            cost,
+            constraints=constraints,
+            bounds=bounds,
+            integrality=integrality,
+            options={"mip_rel_gap": 0.0, "time_limit": max(time_limit, 0.05)},
+        )
     bound = getattr(res, "mip_dual_bound", None)
     if bound is not None and math.isfinite(bound):
         dual = float(bound)
