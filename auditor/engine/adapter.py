@@ -167,7 +167,13 @@ def _slow_convert(mech: Mechanism, values: list[Any]) -> np.ndarray:
     i = _first_bad(values, _is_nan_like)
     if i >= 0:
         raise _bad_output(mech, i, values[i], "NaN or None is not an output")
-    lengths = [np.size(v) for v in values]
+    try:
+        lengths = [np.size(v) for v in values]
+    except ValueError:  # (numpy refuses a ragged nested list)
+        i = next((j for j, v in enumerate(values) if not _regular(v)), 0)
+        raise _bad_output(
+            mech, i, values[i], "a ragged nested output (rows of unequal length)"
+        ) from None
     i = _first_bad(lengths, lambda k: k != lengths[0])
     if i >= 0:
         raise _bad_output(
@@ -194,6 +200,14 @@ def _row_categories(arr: np.ndarray) -> np.ndarray:
     return np.array([repr(row) for row in flat.tolist()], dtype=str)
 
 
+def _regular(v: Any) -> bool:
+    try:
+        np.size(v)
+    except ValueError:
+        return False
+    return True
+
+
 def _validate_array(mech: Mechanism, arr: np.ndarray) -> np.ndarray:
     if arr.dtype.kind in "US":
         if arr.dtype.kind == "S":
@@ -214,6 +228,8 @@ def _validate_array(mech: Mechanism, arr: np.ndarray) -> np.ndarray:
             raise _bad_output(mech, i, arr[i], f"{kind} is not an output (return finite numbers)")
     if arr.dtype.kind == "b":
         arr = arr.astype(np.int64)
+    if arr.dtype.kind == "f" and arr.dtype.itemsize > 8:  # long double: rounded to double, a
+        arr = arr.astype(np.float64)  # post-processing (its low bits are not audited)
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     return arr

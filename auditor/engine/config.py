@@ -138,8 +138,12 @@ def validate(config: AuditConfig) -> None:
             f"inconclusive_factor={config.inconclusive_factor!r} must be a finite number > 1, "
             "e.g. 2."
         )
-    if config.max_certified < 1:
-        raise InputError(f"max_certified={config.max_certified!r} must be >= 1.")
+    for name in ("max_certified", "selection_samples"):
+        value = getattr(config, name)
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1
+        ):
+            raise InputError(f"{name}={value!r} must be an integer >= 1.")
     m, n = config.split()
     if not 0 < m < config.samples:
         raise InputError(f"selection_samples={m} must be in (0, samples={config.samples}).")

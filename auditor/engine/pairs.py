@@ -25,6 +25,7 @@ __all__ = [
     "RELATIONS",
     "Pair",
     "check_pair",
+    "check_size",
     "generate_pairs",
     "load_pairs_file",
     "parse_json_value",
@@ -70,15 +71,33 @@ def parse_json_value(text: str, what: str = "--pair value") -> Any:
         ) from None
 
 
+MAX_SIZE = 100_000  # records or answers per generated dataset
+
+
+def check_size(size: Any) -> None:
+    """The dataset size of generated pairs: an integer from 1 to :data:`MAX_SIZE`."""
+    if (
+        isinstance(size, bool)
+        or not isinstance(size, (int, np.integer))
+        or not 1 <= size <= MAX_SIZE
+    ):
+        raise InputError(
+            f"size={size!r} must be an integer from 1 (a single query answer) to {MAX_SIZE:,} "
+            "records; for larger datasets give the pairs themselves."
+        )
+
+
 def load_pairs_file(path: str) -> list[Pair]:
     """A JSON file holding ``[[A, B], ...]`` or ``[{"a": A, "b": B}, ...]``."""
     p = Path(path)
     try:
-        raw = json.loads(p.read_text())
+        raw = json.loads(p.read_text(encoding="utf-8"))
     except OSError as exc:
         raise InputError(
             f"pairs file {path!r} cannot be read ({exc.strerror}); pass an existing JSON file."
         ) from None
+    except UnicodeDecodeError:
+        raise InputError(f"pairs file {path!r} is not UTF-8 text; write it as JSON.") from None
     except json.JSONDecodeError as exc:
         raise InputError(
             f"pairs file {path!r} is not JSON ({exc.msg} at line {exc.lineno}); fix the file."
@@ -130,7 +149,7 @@ def _check_sensitivity(pair: Pair, sensitivity: float) -> bool:
     try:
         a = np.asarray(pair.a, dtype=float)
         b = np.asarray(pair.b, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # (an integer beyond a double's range)
         return False
     if a.shape != b.shape or not (np.isfinite(a).all() and np.isfinite(b).all()):
         return False
@@ -186,8 +205,7 @@ def generate_pairs(
 ) -> list[Pair]:
     """Candidate neighbouring pairs under ``relation`` for datasets of ``size`` records/answers."""
     rel = normalise_relation(relation)
-    if size < 1:
-        raise InputError(f"size={size} must be at least 1 (1: a single query answer).")
+    check_size(size)
     if rel in ("sensitivity", "any"):
         if size == 1:
             scalars = [

@@ -110,15 +110,25 @@ def _as_dict(result: Any) -> dict:
         return result.to_dict()
     if isinstance(result, dict):
         return result
+    if not isinstance(result, (str, Path)):
+        raise InputError(
+            f"result={result!r} is not an audit result; pass an AuditResult, its to_dict() or "
+            "the path of its JSON."
+        )
     path = Path(result)
     try:
-        return json.loads(path.read_text())
+        d = json.loads(path.read_text(encoding="utf-8"))
     except OSError as e:
         raise InputError(f"result file {str(path)!r} cannot be read ({e.strerror}).") from None
     except json.JSONDecodeError as e:
         raise InputError(
             f"result file {str(path)!r} is not JSON ({e.msg}, line {e.lineno})."
         ) from None
+    except UnicodeDecodeError:
+        raise InputError(f"result file {str(path)!r} is not UTF-8 text (JSON).") from None
+    if not isinstance(d, dict):
+        raise InputError(f"result file {str(path)!r} holds no audit result (a JSON object).")
+    return d
 
 
 def _witness_event(d: dict):
@@ -134,9 +144,29 @@ def _witness_event(d: dict):
             "audit to get a replayable witness."
         )
     try:
-        return witness, event_from_state(state)
+        event = event_from_state(state)
     except (TypeError, ValueError) as e:
         raise InputError(f"the witness event_state is malformed ({e}).") from None
+    if not hasattr(event, "contains"):
+        raise InputError(f"the witness event_state {state!r} is not an event.")
+    for key in ("pair", "counts"):
+        if not isinstance(witness.get(key, {}), dict):
+            raise InputError(f"the witness {key} {witness[key]!r} is malformed (not an object).")
+    if witness.get("numerator", "a") not in ("a", "b"):
+        raise InputError(f"the witness numerator {witness['numerator']!r} is not 'a' or 'b'.")
+    return witness, event
+
+
+def _count(count_events: Callable, event: Any, y: np.ndarray) -> int:
+    """How many rows of ``y`` the witness event holds; a one-line error when it cannot say (a
+    malformed event_state, or outputs of another shape than the audited mechanism's)."""
+    try:
+        return int(count_events([event], y)[0])
+    except (TypeError, ValueError, AttributeError, IndexError, KeyError) as e:
+        raise InputError(
+            f"the witness event cannot be evaluated on these outputs ({type(e).__name__}: {e}); "
+            "replay the result on the mechanism it audited, with its JSON unedited."
+        ) from None
 
 
 def _number(d: dict, key: str, lo: float, hi: float) -> float:
@@ -176,16 +206,17 @@ def replay(
     witness, event = _witness_event(d)
     eps = _number(d, "claimed_epsilon", 0, math.inf)
     delta = _number(d, "delta", 0, 1)
-    conf = _number(d, "confidence", 0, 1) if confidence is None else float(confidence)
-    if not 0.5 <= conf < 1:  # as an audit's
+    conf = _number(d, "confidence", 0, 1) if confidence is None else confidence
+    if isinstance(conf, bool) or not isinstance(conf, (int, float)) or not 0.5 <= conf < 1:
         raise InputError(f"confidence={conf!r} must be in [0.5, 1), e.g. 0.95.")
     n = samples if samples is not None else witness.get("counts", {}).get("samples_each")
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise InputError(f"samples={n!r} must be a positive integer; use e.g. samples=1000000.")
-    base = d.get("seed") if isinstance(d.get("seed"), int) else 0
-    s = base + 1 if seed is None else seed
+    recorded = d.get("seed")
+    base = recorded if isinstance(recorded, int) and not isinstance(recorded, bool) else 0
+    s = max(base, -1) + 1 if seed is None else seed
     if isinstance(s, bool) or not isinstance(s, int) or s < 0:
-        raise InputError(f"seed={seed!r} must be an integer >= 0.")
+        raise InputError(f"seed={s!r} must be an integer >= 0.")
     claim = _profile(d, profile)
     name = target or str(d.get("mechanism", "mechanism"))
     if mechanism is None:
@@ -207,11 +238,11 @@ def replay(
             y = draw(mech, data, size, rngs[side])
             split = 0 if cut is None else int(min(max(cut[side] - done, 0), size))
             if split:  # the rows inside the Poisson prefix, counted once for both bounds
-                head = int(count_events([event], y[:split])[0])
+                head = _count(count_events, event, y[:split])
                 heads[side] += head
                 counts[side] += head
             if split < size:
-                counts[side] += int(count_events([event], y[split:])[0])
+                counts[side] += _count(count_events, event, y[split:])
             done += size
     num = 0 if witness.get("numerator", "a") == "a" else 1
     a = (1 - conf) / 2 * ((1 - JOINT_SHARE) if joint else 1.0)

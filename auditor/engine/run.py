@@ -29,7 +29,7 @@ from auditor.engine.claims import as_profile, profile_report
 from auditor.engine.config import AuditConfig, check_number, validate
 from auditor.engine.events import event_state, event_to_dict
 from auditor.engine.executors import Runner, open_runner
-from auditor.engine.pairs import Pair, check_pair, generate_pairs, normalise_relation
+from auditor.engine.pairs import Pair, check_pair, check_size, generate_pairs, normalise_relation
 from auditor.engine.plan import Plan, probe
 from auditor.engine.result import AuditResult, Witness
 from auditor.engine.select import FAMILIES, Candidate
@@ -65,9 +65,14 @@ def _as_pairs(
             raise InputError(
                 "no neighbouring pair given; give pairs [(A, B), ...] or a neighbouring relation."
             )
+        check_size(size)
         if search == "hypothesis":
             return _searched_pairs(mechanism, rel, sensitivity, size, seed)
         return generate_pairs(rel, size=size, sensitivity=sensitivity, seed=seed)
+    if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Iterable):
+        raise InputError(
+            f"pairs={pairs!r} is not a list of neighbouring pairs; give [(A, B), ...]."
+        )
     out = []
     for p in pairs:
         pair = p if isinstance(p, Pair) else _tuple_pair(p)

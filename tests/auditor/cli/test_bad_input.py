@@ -143,3 +143,53 @@ def test_profile_and_epsilon_exclude_each_other(target, capsys):
     argv = ["audit", target, "--profile", "gdp:1", "--epsilon", "1", "--pair", "0", "1"]
     assert main(argv) == 2
     assert "not allowed with" in capsys.readouterr().err
+
+
+def _rr(data, size, rng):
+    return np.where(rng.random(size) < 0.5, int(data), rng.integers(0, 2, size))
+
+
+@pytest.mark.parametrize(
+    "kwargs, needle",
+    [
+        (dict(pairs=5), "pairs=5 is not a list"),
+        (dict(pairs="01"), "is not a list"),
+        (dict(selection_samples=100.5), "selection_samples=100.5 must be an integer"),
+        (dict(max_certified=2.5), "max_certified=2.5 must be an integer"),
+        (dict(pairs=None, relation="add-remove", size=10**9), "size=1000000000 must be"),
+        (dict(pairs=None, relation="add-remove", size=2.5), "size=2.5 must be"),
+    ],
+)
+def test_api_arguments_are_checked_before_sampling(kwargs, needle):
+    args = dict(pairs=[(0, 1)], epsilon=1.0, samples=5_000, progress=False) | kwargs
+    with pytest.raises(InputError, match=needle) as err:
+        auditor.audit(_never_called, **args)
+    assert "\n" not in str(err.value)
+
+
+def test_odd_outputs_and_pairs_are_one_line_errors_or_audited():
+    with pytest.raises(InputError, match="ragged nested output") as err:
+        auditor.audit(lambda data: [[1, 2], [3]], [(0, 1)], epsilon=1, samples=5_000)
+    assert "\n" not in str(err.value)
+    # a pair too far apart for a float is not within the sensitivity: a one-line error
+    with pytest.raises(InputError, match="sensitivity"):
+        auditor.audit(_rr, [(10**400, 0)], epsilon=1, relation="sensitivity", samples=5_000)
+    # long doubles are read as doubles (rounding is post-processing); _rr is ln 3-DP
+    r = auditor.audit(
+        lambda d, size, rng: _rr(d, size, rng).astype(np.longdouble),
+        [(0, 1)],
+        epsilon=2,
+        samples=5_000,
+        seed=1,
+        progress=False,
+    )
+    assert not r.violation and r.to_dict()["witness"]["event_state"]
+
+
+def test_a_pairs_file_that_is_not_text_is_one_line(tmp_path, capsys):
+    path = tmp_path / "pairs.json"
+    path.write_bytes(b"\xff\xfe")
+    mech = tmp_path / "m.py"
+    mech.write_text("def f(data):\n    return 0\n")
+    assert main(["audit", f"{mech}:f", "--epsilon", "1", "--pairs", str(path)]) == 2
+    assert "not UTF-8" in capsys.readouterr().err

@@ -151,3 +151,36 @@ def test_replays_of_a_tight_pure_claim_flag_at_most_the_level():
     d = result.to_dict()
     flagged = sum(auditor.replay(d, _rr(1.0), samples=4_000, seed=s).violation for s in range(300))
     assert flagged <= 27, flagged
+
+
+def _edited(d: dict, **witness) -> dict:
+    return {**d, "witness": {**d["witness"], **witness}}
+
+
+def test_a_damaged_result_is_one_line_bad_input_not_a_traceback(broken_result, tmp_path):
+    """Hand-edited or truncated result files, field by field (found by fuzzing the JSON)."""
+    d = broken_result.to_dict()
+    state = d["witness"]["event_state"]
+    damaged = [
+        (5, "not an audit result"),
+        (_edited(d, event_state=5), "not an event"),
+        (_edited(d, event_state=[1, 2]), "not an event"),
+        (_edited(d, pair=3), "pair 3 is malformed"),
+        (_edited(d, counts=3), "counts 3 is malformed"),
+        (_edited(d, numerator="z"), "numerator 'z'"),
+        (_edited(d, event_state={**state, "lo": "x"}), "cannot be evaluated"),
+        (_edited(d, event_state={**state, "hi": None}), "cannot be evaluated"),
+    ]
+    for doc, message in damaged:
+        with pytest.raises(InputError, match=message) as err:
+            auditor.replay(doc, samples=2_000)
+        assert "\n" not in str(err.value)
+    with pytest.raises(InputError, match="confidence='x'"):
+        auditor.replay(d, confidence="x")
+    again = auditor.replay({**d, "seed": -5}, samples=2_000)  # a bad recorded seed: seed 0
+    assert again.seed == 0
+    path = tmp_path / "binary.json"
+    path.write_bytes(b"\xff\xfe")
+    assert main(["replay", str(path)]) == 2
+    path.write_text("[1, 2]")
+    assert main(["replay", str(path)]) == 2
