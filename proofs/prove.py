@@ -48,7 +48,7 @@ def load_claims_file(path: str) -> list:
     except InputError as exc:
         line = _error_line(exc, file)
         raise InputError(f"claims file {path!r}{line}: {exc}") from None
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # (a sys.exit() at import too)
         line = _error_line(exc, file)
         raise InputError(
             f"claims file {path!r} does not import{line}: "

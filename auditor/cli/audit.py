@@ -164,7 +164,7 @@ def _import_file(path: str, target: str) -> Any:
     sys.modules[spec.name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # (a sys.exit() at import too)
         raise InputError(
             f"TARGET {target!r}: importing {path!r} raised {type(exc).__name__}: "
             f"{exc}; fix that file."

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+from pathlib import Path
 
 from auditor.closeness.names import DISTANCES
 from proofs.errors import EXIT_FOUND, EXIT_INCONCLUSIVE, EXIT_OK, InputError
@@ -99,6 +100,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.json:
         check_writable(args.json)  # before the work, not after it
+        if Path(args.json).resolve() == Path(args.table).resolve():
+            raise InputError(
+                f"--json {args.json!r} is the table itself; give the result its own file."
+            )
     table = load_table(args.table, _columns(args.qi), args.sensitive.strip(), args.ordered)
     if not args.time_limit > 0:
         raise InputError(f"--time-limit {args.time_limit} must be > 0 seconds, e.g. 120.")

@@ -142,8 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("dpaudit: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except SystemExit as exc:  # --help and --version
-        return int(exc.code or 0)
+    except SystemExit as exc:  # --help and --version (argparse: an int code)
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     except Exception:
         traceback.print_exc()
         print("dpaudit: internal error (a bug in dpaudit); please report it.", file=sys.stderr)

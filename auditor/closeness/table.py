@@ -75,7 +75,7 @@ def load_table(
             reader = csv.reader(fh)
             header = _read_header(reader, src)
             idx = [_column_position(header, name, src) for name in names]
-            codes, strings = _read_coded_columns(reader, idx, names, src)
+            codes, strings = _read_coded_columns(reader, idx, names, src, len(header))
     except OSError as exc:
         raise InputError(
             f"table {src!r} cannot be read ({exc.strerror or exc}); check the path "
@@ -203,33 +203,28 @@ def _column_position(header: list[str], name: str, src: str) -> int:
     return hits[0]
 
 
-def _read_coded_columns(reader, idx: list[int], names: Sequence[str], src: str):
-    """Stream the rows in chunks; code each needed column's strings as integers."""
+def _read_coded_columns(reader, idx: list[int], names: Sequence[str], src: str, width: int):
+    """Stream the rows in chunks; code each needed column's strings as integers. Every data row
+    has the header's ``width`` fields: a row with one more (an unquoted comma) would otherwise
+    shift its values into the wrong columns unseen."""
     maps: list[dict[str, int]] = [{} for _ in idx]
     chunks: list[list[np.ndarray]] = [[] for _ in idx]
     done = 0
     while rows := [row for _, row in zip(range(_CHUNK), reader, strict=False)]:
         rows = [row for row in rows if row]
+        bad = next((k for k, row in enumerate(rows) if len(row) != width), None)
+        if bad is not None:
+            raise InputError(
+                f"data row {done + bad + 1} of {src!r} has {len(rows[bad])} fields but the header "
+                f"has {width}; quote fields that hold commas, or fix that row."
+            )
         for j, i in enumerate(idx):
-            col = _column(rows, i, names[j], done, src)
-            chunks[j].append(_code(col, maps[j]))
+            chunks[j].append(_code(list(map(itemgetter(i), rows)), maps[j]))
         done += len(rows)
     if done == 0:
         raise InputError(f"table {src!r} has a header but no data rows; give at least one row.")
     codes = [np.concatenate(parts) for parts in chunks]
     return codes, [tuple(m) for m in maps]
-
-
-def _column(rows: list[list[str]], i: int, name: str, done: int, src: str) -> list[str]:
-    """Field ``i`` of every row; ``done`` data rows came before these (for the error message)."""
-    try:
-        return list(map(itemgetter(i), rows))
-    except IndexError:
-        bad = next(k for k, row in enumerate(rows) if len(row) <= i)
-        raise InputError(
-            f"data row {done + bad + 1} of {src!r} has {len(rows[bad])} fields but column "
-            f"{name!r} is field {i + 1}; fix that row."
-        ) from None
 
 
 def _code(col: list[str], mapping: dict[str, int]) -> np.ndarray:

@@ -162,7 +162,7 @@ def _count(count_events: Callable, event: Any, y: np.ndarray) -> int:
     malformed event_state, or outputs of another shape than the audited mechanism's)."""
     try:
         return int(count_events([event], y)[0])
-    except (TypeError, ValueError, AttributeError, IndexError, KeyError) as e:
+    except (TypeError, ValueError, ArithmeticError, AttributeError, IndexError, KeyError) as e:
         raise InputError(
             f"the witness event cannot be evaluated on these outputs ({type(e).__name__}: {e}); "
             "replay the result on the mechanism it audited, with its JSON unedited."

@@ -145,7 +145,10 @@ def _affine_interval(
         z = normal_quantile((1 - confidence) / 2)
         centre = (ones / n - b) / a
         low, high = centre - z * se, centre + z * se
-    return max(bounds[0], low), min(bounds[1], high)
+    # clamped into the parameter's range, both ends: an interval lying wholly outside it (all
+    # ones from 13 clients) did not cover, so its nearest end is as good as any (low <= high)
+    lo_b, hi_b = bounds
+    return min(max(low, lo_b), hi_b), max(min(high, hi_b), lo_b)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -255,18 +258,14 @@ def one_bit_mean(
     fixed-population one, since Poisson-binomial variance is at most the binomial's).
     """
     b = _bits(reports, "reports")
-    if not (math.isfinite(epsilon) and epsilon > 0):
-        raise InputError(f"epsilon={epsilon!r} must be a finite number > 0.")
-    if not (math.isfinite(m) and m > 0):
-        raise InputError(f"m={m!r} must be a finite number > 0 (the range of x is [0, m]).")
+    _check_one_bit(epsilon, m)
     _check_confidence(confidence, method)
     n, ones = b.size, int(b.sum())
-    e = math.exp(epsilon)
-    estimate = (m / n) * ((e + 1) * ones - n) / (e - 1)
+    b0, slope = _one_bit_law(epsilon)  # P[bit] = b0 + slope x / m
     pi_hat = ones / n
-    se = m * (e + 1) / (e - 1) * math.sqrt(pi_hat * (1 - pi_hat) / n)
-    a = (e - 1) / ((e + 1) * m)
-    low, high = _affine_interval(ones, n, a, 1 / (e + 1), se, confidence, method, (0.0, m))
+    estimate = m * ((pi_hat - 0.5) + slope / 2) / slope  # (pi - b0, b0 = 1/2 - slope/2)
+    se = m / slope * math.sqrt(pi_hat * (1 - pi_hat) / n)
+    low, high = _affine_interval(ones, n, slope / m, b0, se, confidence, method, (0.0, m))
     return Estimate(
         "one-bit telemetry mean",
         estimate,
@@ -332,8 +331,28 @@ def randomize_one_bit(
     x: Sequence[float], epsilon: float, m: float, rng: np.random.Generator
 ) -> np.ndarray:
     """b_i = 1 w.p. 1/(e^eps + 1) + (x_i / m)(e^eps - 1)/(e^eps + 1)."""
+    _check_one_bit(epsilon, m)
     x = np.asarray(x, dtype=float)
     if np.any((x < 0) | (x > m)):
         raise InputError(f"x must lie in [0, m={m}]; clip the values first.")
-    e = math.exp(epsilon)
-    return (rng.random(x.size) < 1 / (e + 1) + (x / m) * (e - 1) / (e + 1)).astype(np.int64)
+    b0, slope = _one_bit_law(epsilon)
+    return (rng.random(x.size) < b0 + (x / m) * slope).astype(np.int64)
+
+
+def _one_bit_law(epsilon: float) -> tuple[float, float]:
+    """(1/(e^eps + 1), (e^eps - 1)/(e^eps + 1)) without overflow or cancellation: the bit's
+    probability at x = 0 and its slope in x / m (the second is tanh(eps/2))."""
+    slope = math.tanh(epsilon / 2)
+    return 0.5 - slope / 2, slope
+
+
+def _check_one_bit(epsilon: Any, m: Any) -> None:
+    for name, v in (("epsilon", epsilon), ("m", m)):
+        if (
+            isinstance(v, bool)
+            or not isinstance(v, (int, float))
+            or not (math.isfinite(v) and v > 0)
+        ):
+            raise InputError(f"{name}={v!r} must be a finite number > 0.")
+    if math.tanh(epsilon / 2) == 0:
+        raise InputError(f"epsilon={epsilon!r} is too small for the bit to carry any signal.")

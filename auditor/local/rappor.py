@@ -111,8 +111,19 @@ def _check_int(name: str, value: Any, low: int, fix: str) -> None:
 
 
 def _description(h: int, f: float, p: float, q: float, reports: str = "one"):
+    """The proofs description, after the checks RapporParams makes (h an integer >= 1, f in
+    [0, 1), 0 <= p < q <= 1): the helpers below would otherwise return a negative or zero
+    epsilon for parameters no RAPPOR has."""
     from proofs.mechanisms import Rappor  # the formulas live with the description
 
+    _check_int("h", h, 1, "e.g. h=2 hash functions")
+    for name, v in (("f", f), ("p", p), ("q", q)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
+            raise InputError(f"{name}={v!r} must be a number in [0, 1].")
+    if not f < 1:
+        raise InputError(f"f={f!r} must be in [0, 1); f=1 makes every report pure noise.")
+    if not p < q:
+        raise InputError(f"p={p!r}, q={q!r} must satisfy 0 <= p < q <= 1; e.g. p=0.5, q=0.75.")
     return Rappor(f=f, p=p, q=q, h=h, reports=reports)
 
 
@@ -123,8 +134,7 @@ def _epsilon(h: int, f: float, p: float, q: float, reports: str) -> float:
 def epsilon_infinity(h: int, f: float) -> float:
     """``eps_inf = 2 h ln((1 - f/2) / (f/2))``: the PRR's bound, for any number of reports of one
     value (section 3.1). Infinite for f = 0 (no permanent noise)."""
-    if not 0 <= f < 1:
-        raise InputError(f"f={f!r} must be in [0, 1).")
+    _description(h, f, 0.25, 0.75)  # (the checks; p and q do not enter eps_inf)
     return math.inf if f == 0 else _epsilon(h, f, 0.25, 0.75, "unlimited")
 
 
@@ -242,16 +252,7 @@ def simulate_aggregate(
     Each client gets a uniform random cohort, then Bloom filter, PRR and IRR (vectorised, in
     blocks, memory O(block * k)).
     """
-    values = np.asarray(client_values)
-    if values.ndim != 1 or values.size == 0 or not np.issubdtype(values.dtype, np.integer):
-        raise InputError(
-            "client_values must be a non-empty 1-D integer array of candidate "
-            "indices; map each client's value to its index in candidates."
-        )
-    if values.min() < 0 or values.max() >= len(candidates):
-        raise InputError(
-            f"client_values must lie in [0, {len(candidates)}); they index the candidates."
-        )
+    values = _client_values(client_values, candidates)
     bloom = candidate_matrix(candidates, params).astype(bool)  # (cohorts, k, values)
     counts = np.zeros((params.cohorts, params.k), dtype=np.int64)
     reports = np.zeros(params.cohorts, dtype=np.int64)
@@ -265,6 +266,20 @@ def simulate_aggregate(
         np.add.at(counts, cohort, sent.astype(np.int64))
         reports += np.bincount(cohort, minlength=params.cohorts)
     return RapporAggregate(params, counts, reports)
+
+
+def _client_values(client_values: Any, candidates: Sequence[str]) -> np.ndarray:
+    values = np.asarray(client_values)
+    if values.ndim != 1 or values.size == 0 or not np.issubdtype(values.dtype, np.integer):
+        raise InputError(
+            "client_values must be a non-empty 1-D integer array of candidate "
+            "indices; map each client's value to its index in candidates."
+        )
+    if values.min() < 0 or values.max() >= len(candidates):
+        raise InputError(
+            f"client_values must lie in [0, {len(candidates)}); they index the candidates."
+        )
+    return values
 
 
 def repeated_reports(
@@ -282,9 +297,18 @@ def repeated_reports(
     their privacy loss is capped by ``epsilon_infinity`` however large T is. ``cohorts`` (per
     client) defaults to cohort 0.
     """
-    values = np.asarray(client_values)
+    values = _client_values(client_values, candidates)
     _check_int("reports", reports, 1, "e.g. reports=30")
     cohort = np.zeros(values.size, dtype=np.int64) if cohorts is None else np.asarray(cohorts)
+    if (
+        cohort.shape != values.shape
+        or not np.issubdtype(cohort.dtype, np.integer)
+        or cohort.min() < 0
+        or cohort.max() >= params.cohorts
+    ):
+        raise InputError(
+            f"cohorts must be one integer in [0, {params.cohorts}) per client (params.cohorts)."
+        )
     bits = candidate_matrix(candidates, params).astype(bool)[cohort, :, values]
     memo = permanent_response(bits, params.f, rng)
     return instantaneous_response(

@@ -436,7 +436,7 @@ def load_result(path: str) -> dict[str, Any]:
         raise InputError(
             f"result {path!r} does not exist; give a file written by `dpaudit audit --json`."
         ) from None
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # (JSONDecodeError and UnicodeDecodeError included)
         raise InputError(
             f"result {path!r} is not readable JSON ({exc}); give a file written "
             "by `dpaudit audit --json`."

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from auditor.reports.templating import fmt as _fmt
+from proofs.errors import InputError
 from proofs.io import write_json_atomic, write_text_atomic
 
 
@@ -127,7 +128,13 @@ def run(args: argparse.Namespace) -> int:
     from proofs.dispatch import run_theorems
 
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # (a file in the way, or no permission)
+        raise InputError(
+            f"--out {args.out!r} cannot be a folder for the reports ({exc.strerror}); give a "
+            "folder path."
+        ) from None
     proof_run = run_theorems(catalogue())
     print(proof_run.summary(), flush=True)
     write_proof_report(proof_run, str(out / "proofs.html"))

@@ -193,3 +193,34 @@ def test_a_pairs_file_that_is_not_text_is_one_line(tmp_path, capsys):
     mech.write_text("def f(data):\n    return 0\n")
     assert main(["audit", f"{mech}:f", "--epsilon", "1", "--pairs", str(path)]) == 2
     assert "not UTF-8" in capsys.readouterr().err
+
+
+def test_more_files_and_folders_that_are_one_line_errors(tmp_path, capsys):
+    binary = tmp_path / "bin.json"
+    binary.write_bytes(b"\xff")
+    assert main(["report", str(binary), "-o", str(tmp_path / "r.html")]) == 2
+    blocked = tmp_path / "a_file"
+    blocked.write_text("x")
+    assert main(["demo", "--quick", "--out", str(blocked)]) == 2
+    assert main(["demo", "--quick", "--out", str(blocked / "sub")]) == 2
+    assert blocked.read_text() == "x"
+    exits = tmp_path / "exits.py"
+    exits.write_text("import sys\nsys.exit('bye')\n")
+    assert main(["prove", str(exits)]) == 2
+    assert main(["audit", f"{exits}:f", "--epsilon", "1", "--pair", "0", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "SystemExit" in err and "Traceback" not in err
+
+
+def test_a_replayed_event_whose_numbers_overflow_is_one_line(tmp_path):
+    r = auditor.audit(_rr, [(0, 1)], epsilon=2, samples=5_000, seed=1, progress=False)
+    d = r.to_dict()
+    d["witness"]["event_state"] = {
+        "type": "FloatMultiple",
+        "k": 10**30,
+        "negate": True,
+        "coord": None,
+    }
+    with pytest.raises(InputError) as err:
+        auditor.replay(d, _rr, samples=1_000)
+    assert "\n" not in str(err.value)

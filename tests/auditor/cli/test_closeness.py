@@ -171,3 +171,20 @@ def test_a_shared_search_out_of_time_is_undetermined_unless_its_bound_decides(
     assert "undetermined" in capsys.readouterr().out
     monkeypatch.setattr(mod, "solve_step", lambda prog, spec, secs: (None, -0.2, 4))
     assert main([*args, "-t", "0.1"]) == 1  # dual bound 0.5 - 0.1 = 0.4 > t: proved not close
+
+
+def test_a_row_with_more_fields_than_the_header_is_bad_input(tmp_path, capsys):
+    """'1,a,b,flu' under 'age,zip,disease' (an unquoted comma) once shifted 'b' into the disease
+    column and gave a closeness for the wrong table."""
+    path = _csv(tmp_path, "age,zip,disease\n1,a,b,flu\n1,a,hiv\n2,b,flu\n")
+    assert main(["closeness", path, "--qi", "age,zip", "--sensitive", "disease"]) == 2
+    err = capsys.readouterr().err
+    assert "data row 1" in err and "4 fields but the header has 3" in err
+
+
+def test_the_json_cannot_overwrite_the_table(tmp_path, capsys):
+    path = _csv(tmp_path, "g,s\na,flu\nb,hiv\n")
+    before = open(path, encoding="utf-8").read()
+    assert main(["closeness", path, "--qi", "g", "--sensitive", "s", "--json", path]) == 2
+    assert "is the table itself" in capsys.readouterr().err
+    assert open(path, encoding="utf-8").read() == before

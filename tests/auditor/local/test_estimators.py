@@ -118,3 +118,31 @@ def test_rappor_frequency_intervals_cover_at_the_stated_rate():
 def test_bad_arguments_raise_input_error_naming_the_value(call, needle):
     with pytest.raises(InputError, match=needle):
         call()
+
+
+@pytest.mark.parametrize("method", ["clopper-pearson", "normal"])
+def test_intervals_stay_ordered_when_the_data_lie_outside_the_model(method):
+    """All ones from 13 randomized-response clients (probability 0.75^13 = 2.4% when every
+    client holds 1) put the bit rate's interval above the model's range: the interval is clamped
+    to the range's nearest end, never returned inverted."""
+    for est, top in (
+        (rr_proportion([1] * 13, 0.5, method=method), 1.0),
+        (rr_proportion([0] * 50, 0.5, method=method), 1.0),
+        (one_bit_mean([1] * 50, 1.0, 1.0, method=method), 1.0),
+        (one_bit_mean([1, 1], 1.0, 1.0, method=method), 1.0),
+        (forced_response_count([1] * 50, method=method), 50.0),
+    ):
+        assert 0.0 <= est.ci_low <= est.ci_high <= top
+
+
+def test_one_bit_mean_is_stable_at_extreme_epsilons():
+    # (e^eps + 1) / (e^eps - 1) as 1 / tanh(eps / 2): no overflow at 800, no 0/0 at 1e-17
+    for eps in (1e-17, 1e-300, 800.0):
+        assert one_bit_mean([1, 0], eps, 2.0).estimate == pytest.approx(1.0)
+    e = math.exp(0.7)
+    got = one_bit_mean([1, 0, 0, 0, 1, 1, 1], 0.7, 3.0).estimate
+    assert got == pytest.approx(3 / 7 * ((e + 1) * 4 - 7) / (e - 1), rel=1e-12)
+    bits = randomize_one_bit([0.0, 2.0], 800.0, 2.0, np.random.default_rng(0))
+    assert bits.tolist() == [0, 1]
+    with pytest.raises(InputError, match="m=0"):
+        randomize_one_bit([0.0], 1.0, 0, np.random.default_rng(0))

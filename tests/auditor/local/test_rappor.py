@@ -154,3 +154,28 @@ def test_repeated_reports_share_one_memo_per_client():
     # about f/2 of the bits outside the Bloom filter are memoized as 1
     outside = ~bloom_filter("v", params, 0)
     assert 0.15 < near_q[:, outside].mean() < 0.35
+
+
+@pytest.mark.parametrize(
+    "call, needle",
+    [
+        (lambda: epsilon_one(2, 0.5, 0.8, 0.2), "p=0.8, q=0.2"),
+        (lambda: epsilon_one(0, 0.5, 0.5, 0.75), "h=0"),
+        (lambda: epsilon_infinity(-1, 0.5), "h=-1"),
+        (lambda: epsilon_infinity(1.5, 0.5), "h=1.5"),
+        (lambda: reported_bit_probabilities(2, 0.5, 0.75), "f=2"),
+    ],
+)
+def test_privacy_helpers_refuse_parameters_no_rappor_has(call, needle):
+    with pytest.raises(InputError, match=needle):
+        call()
+
+
+def test_repeated_reports_check_values_and_cohorts():
+    params = RapporParams(k=4, h=1, f=0, p=0, q=1)
+    rng = np.random.default_rng(0)
+    with pytest.raises(InputError, match=r"lie in \[0, 2\)"):
+        repeated_reports(np.array([-1]), ["a", "c"], params, 3, rng)  # once read as 'c'
+    with pytest.raises(InputError, match="cohorts"):
+        repeated_reports(np.array([1]), ["a", "c"], params, 3, rng, cohorts=np.array([3]))
+    assert repeated_reports(np.array([1, 0]), ["a", "c"], params, 2, rng).shape == (2, 2, 4)
