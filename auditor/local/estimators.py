@@ -107,7 +107,10 @@ class Estimate:
 
 
 def _bits(reports: Any, name: str) -> np.ndarray:
-    arr = np.asarray(reports)
+    try:
+        arr = np.asarray(reports)
+    except ValueError:  # (a ragged nested list)
+        raise InputError(f"{name} must be a flat list of 0/1 reports, not nested rows.") from None
     if arr.ndim != 1 or arr.size == 0:
         raise InputError(
             f"{name} must be a non-empty 1-D array of 0/1 reports; got shape {arr.shape}."
@@ -118,8 +121,29 @@ def _bits(reports: Any, name: str) -> np.ndarray:
     return arr.astype(np.int64)
 
 
+def _real(name: str, value: Any) -> float:
+    """A parameter that must be a real number (a str, None or bool is refused in one line)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InputError(f"{name}={value!r} must be a number.")
+    return float(value)
+
+
+def _check_alpha(alpha: Any) -> None:
+    if not 0 < _real("alpha", alpha) <= 1:
+        raise InputError(f"alpha={alpha!r} must be in (0, 1]; alpha = 0 carries no signal.")
+
+
+def _check_coins(p_truth: Any, p_yes: Any) -> None:
+    t, y = _real("p_truth", p_truth), _real("p_yes", p_yes)
+    if not (0 < t <= 1 and 0 <= y and t + y <= 1):
+        raise InputError(
+            f"p_truth={p_truth!r}, p_yes={p_yes!r} must satisfy 0 < p_truth <= 1, "
+            "p_yes >= 0 and p_truth + p_yes <= 1; fair coins are 0.5 and 0.25."
+        )
+
+
 def _check_confidence(confidence: float, method: str) -> None:
-    if not 0 < confidence < 1:
+    if not 0 < _real("confidence", confidence) < 1:
         raise InputError(f"confidence={confidence!r} must be in (0, 1), e.g. 0.95.")
     if method not in ("clopper-pearson", "normal"):
         raise InputError(f"method={method!r} must be 'clopper-pearson' or 'normal'.")
@@ -170,8 +194,7 @@ def rr_proportion(
     Bernoulli(p) and the estimand is p; the standard error adds ``p (1 - p) / n`` (plug-in).
     """
     y = _bits(reports, "reports")
-    if not 0 < alpha <= 1:
-        raise InputError(f"alpha={alpha!r} must be in (0, 1]; alpha = 0 carries no signal.")
+    _check_alpha(alpha)
     if population not in ("fixed", "bernoulli"):
         raise InputError(f"population={population!r} must be 'fixed' or 'bernoulli'.")
     _check_confidence(confidence, method)
@@ -214,11 +237,7 @@ def forced_response_count(
     so the standard error is plug-in: ``sqrt(n1 v1 + n0 v0) / p_truth`` with ``n1 = n_true_hat``.
     """
     y = _bits(reports, "reports")
-    if not (0 < p_truth <= 1 and 0 <= p_yes and p_truth + p_yes <= 1):
-        raise InputError(
-            f"p_truth={p_truth!r}, p_yes={p_yes!r} must satisfy 0 < p_truth <= 1, "
-            "p_yes >= 0 and p_truth + p_yes <= 1; fair coins are 0.5 and 0.25."
-        )
+    _check_coins(p_truth, p_yes)
     _check_confidence(confidence, method)
     big_n, ones = y.size, int(y.sum())
     estimate = (ones - p_yes * big_n) / p_truth
@@ -313,6 +332,7 @@ def rappor_frequency(estimate: RapporEstimate, value: str) -> Estimate:
 
 def randomize_rr(x: Sequence[int], alpha: float, rng: np.random.Generator) -> np.ndarray:
     """y_i = x_i w.p. alpha, else a fair random bit."""
+    _check_alpha(alpha)
     x = _bits(x, "x")
     keep = rng.random(x.size) < alpha
     return np.where(keep, x, rng.integers(0, 2, x.size))
@@ -322,6 +342,7 @@ def randomize_forced_response(
     x: Sequence[int], rng: np.random.Generator, p_truth: float = 0.5, p_yes: float = 0.25
 ) -> np.ndarray:
     """Truth w.p. p_truth, forced 1 w.p. p_yes, forced 0 otherwise."""
+    _check_coins(p_truth, p_yes)
     x = _bits(x, "x")
     u = rng.random(x.size)
     return np.where(u < p_truth, x, (u < p_truth + p_yes).astype(np.int64))
@@ -348,11 +369,7 @@ def _one_bit_law(epsilon: float) -> tuple[float, float]:
 
 def _check_one_bit(epsilon: Any, m: Any) -> None:
     for name, v in (("epsilon", epsilon), ("m", m)):
-        if (
-            isinstance(v, bool)
-            or not isinstance(v, (int, float))
-            or not (math.isfinite(v) and v > 0)
-        ):
+        if not (math.isfinite(_real(name, v)) and v > 0):
             raise InputError(f"{name}={v!r} must be a finite number > 0.")
     if math.tanh(epsilon / 2) == 0:
         raise InputError(f"epsilon={epsilon!r} is too small for the bit to carry any signal.")

@@ -82,6 +82,10 @@ class RapporParams:
         _check_int("cohorts", self.cohorts, 1, "use cohorts=1 for no cohorts")
         if self.h > self.k:
             raise InputError(f"h={self.h} hash functions exceed k={self.k} Bloom bits; use h <= k.")
+        for name in ("f", "p", "q"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+                raise InputError(f"{name}={v!r} must be a number in [0, 1].")
         if not 0 <= self.f < 1:
             raise InputError(f"f={self.f!r} must be in [0, 1); f=1 makes every report pure noise.")
         if not (0 <= self.p < self.q <= 1):
@@ -235,6 +239,23 @@ class RapporAggregate:
     params: RapporParams
     bit_counts: np.ndarray
     reports: np.ndarray
+
+    def __post_init__(self) -> None:
+        shape = (self.params.cohorts, self.params.k)
+        try:
+            counts = np.asarray(self.bit_counts, dtype=np.int64)
+            reports = np.asarray(self.reports, dtype=np.int64)
+        except (TypeError, ValueError, OverflowError):
+            raise InputError("bit_counts and reports must be arrays of counts.") from None
+        if counts.shape != shape or reports.shape != (self.params.cohorts,):
+            raise InputError(
+                f"bit_counts has shape {counts.shape} and reports {reports.shape}; the params "
+                f"need {shape} and ({self.params.cohorts},) (cohorts x bits, per cohort)."
+            )
+        if np.any(counts < 0) or np.any(reports < 0) or np.any(counts > reports[:, None]):
+            raise InputError("bit counts must lie between 0 and their cohort's number of reports.")
+        object.__setattr__(self, "bit_counts", counts)
+        object.__setattr__(self, "reports", reports)
 
     @property
     def total(self) -> int:

@@ -146,3 +146,22 @@ def test_one_bit_mean_is_stable_at_extreme_epsilons():
     assert bits.tolist() == [0, 1]
     with pytest.raises(InputError, match="m=0"):
         randomize_one_bit([0.0], 1.0, 0, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize(
+    "call, needle",
+    [
+        (lambda: rr_proportion([1], "0.5"), "alpha='0.5' must be a number"),
+        (lambda: one_bit_mean([1], None, 2), "epsilon=None must be a number"),
+        (lambda: rr_proportion([[1, 0], [1]], 0.5), "flat list"),
+        (lambda: rr_proportion([1, 0, 1], 0.5, confidence="x"), "confidence='x'"),
+        (lambda: randomize_rr([1, 0], 2, np.random.default_rng(0)), "alpha=2"),
+        (
+            lambda: randomize_forced_response([1], np.random.default_rng(0), 0.9, 0.5),
+            "p_truth=0.9, p_yes=0.5",
+        ),
+    ],
+)
+def test_parameters_of_the_wrong_type_are_input_errors(call, needle):
+    with pytest.raises(InputError, match=needle):
+        call()

@@ -179,3 +179,13 @@ def test_repeated_reports_check_values_and_cohorts():
     with pytest.raises(InputError, match="cohorts"):
         repeated_reports(np.array([1]), ["a", "c"], params, 3, rng, cohorts=np.array([3]))
     assert repeated_reports(np.array([1, 0]), ["a", "c"], params, 2, rng).shape == (2, 2, 4)
+
+
+def test_aggregates_and_parameters_are_checked():
+    params = RapporParams(k=4, h=1, f=0, p=0, q=1)
+    with pytest.raises(InputError, match="shape"):
+        RapporAggregate(params, np.zeros((2, 4)), np.zeros(1))
+    with pytest.raises(InputError, match="between 0"):
+        RapporAggregate(params, -np.ones((1, 4)), np.ones(1))
+    with pytest.raises(InputError, match=r"f='0\.5' must be a number"):
+        RapporParams(f="0.5")
