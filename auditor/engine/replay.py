@@ -207,8 +207,10 @@ def replay(
     eps = _number(d, "claimed_epsilon", 0, math.inf)
     delta = _number(d, "delta", 0, 1)
     conf = _number(d, "confidence", 0, 1) if confidence is None else confidence
-    if isinstance(conf, bool) or not isinstance(conf, (int, float)) or not 0.5 <= conf < 1:
+    numeric = (int, float, np.integer, np.floating)
+    if isinstance(conf, bool) or not isinstance(conf, numeric) or not 0.5 <= conf < 1:
         raise InputError(f"confidence={conf!r} must be in [0.5, 1), e.g. 0.95.")
+    conf = float(conf)
     n = samples if samples is not None else witness.get("counts", {}).get("samples_each")
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise InputError(f"samples={n!r} must be a positive integer; use e.g. samples=1000000.")
