@@ -17,6 +17,22 @@ __all__: list[str] = []
 @formulate.register
 def _(mech: m.FloatLaplace) -> Formulation:
     found = mech.witness()
+    if found is None and mech.zero_witness():
+        case = Case(
+            f"output y = 0.0 (noise -scale*log(2 - U - U) = -0.0 at U = 0.5): P[M(0) = 0] >= "
+            f"2^-53; f(x') = {mech.sensitivity} gives 0 only with noise exactly "
+            f"-{mech.sensitivity}, and every nonzero noise is at least scale*2^-53 = "
+            f"{float(mech.scale) * 2.0**-53!r} in magnitude",
+            sp.Rational(1, 2**53),
+            sp.Integer(0),
+            (0.0, float(mech.sensitivity), "{0.0, -0.0}"),
+            note="IEEE-754 doubles, NumPy's Generator.laplace (Mironov 2012)",
+        )
+        return Formulation(
+            (case,),
+            tight_note="unbounded: the noise is too coarse for f(x') to reach 0",
+            unbounded=(0, {}),
+        )
     if found is None:
         return Formulation((), tight_note="no double output was found that one input cannot give")
     u, outputs = found
@@ -40,9 +56,24 @@ def _(mech: m.FloatLaplace) -> Formulation:
 @formulate.register
 def _(mech: m.SignedZeroLaplace) -> Formulation:
     u = mech.witness()
+    half = mech.sensitivity / 2
+    if u is None and mech.separated():
+        case = Case(
+            f"outputs with the sign bit set (y < 0 or y = -0.0): the noise is at most "
+            f"scale*37 = {float(mech.scale) * 37.0!r} < {half!r} in magnitude, so f(x) = "
+            f"{-half!r} gives only these and f(x') = {half!r} none",
+            sp.Integer(1),
+            sp.Integer(0),
+            (-half, half, "y < 0 or y = -0.0"),
+            note="IEEE-754 doubles: a nonzero exact sum never rounds to zero",
+        )
+        return Formulation(
+            (case,),
+            tight_note="unbounded: the two inputs' outputs have opposite signs",
+            unbounded=(0, {}),
+        )
     if u is None:
         return Formulation((), tight_note="no draw was found that suppresses f(x)'s answer")
-    half = mech.sensitivity / 2
     case = Case(
         f"output y = -0.0: f(x) = {-half!r} is suppressed to 0.0 * f(x) = -0.0 at U = {u!r} "
         f"(|f(x) + noise| <= {mech.threshold!r}, either faithful rounding of the log), so "

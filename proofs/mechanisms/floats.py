@@ -62,6 +62,27 @@ class FloatLaplace:
                 return u, outputs
         return None
 
+    def zero_witness(self, tries: int = 64) -> bool:
+        """Whether the output 0.0 is one f(x) = 0 gives and f(x') = sensitivity never does: the
+        fallback when the noise is too coarse for :meth:`witness` (scale/sensitivity above
+        about 1e15).
+
+        U = 1/2 takes the second branch, whose log(2 - U - U) = log(1) is exactly 0, so f(x) = 0
+        outputs a zero (probability at least 2^-53). A sum of doubles is zero only when it is
+        exactly zero, so f(x') gives one only with noise exactly -sensitivity. The second
+        branch's noise is never negative, and the first branch's is ``scale * log(1 - j
+        2^-52)`` for U = 1/2 - j 2^-53, decreasing in j (rounding is monotone): the j whose
+        noise could be -sensitivity are tried, with both faithful logs, until the noise is
+        below it; False when ``tries`` values of j do not get there."""
+        delta, scale = float(self.sensitivity), float(self.scale)
+        for j in range(1, tries + 1):
+            noise = [scale * v for v in _faithful_logs(1.0 - j * 2.0**-52)]
+            if -delta in noise:
+                return False
+            if max(noise) < -delta:
+                return True
+        return False
+
 
 def _faithful_logs(value: float) -> tuple[float, float]:
     """The two doubles around ``log(value)`` (irrational for a double ``value`` other than 1):
@@ -123,3 +144,16 @@ class SignedZeroLaplace:
                     if all(abs(a + n) <= t for n in noise):
                         return u
         return None
+
+    def separated(self) -> bool:
+        """Whether no noise reaches sensitivity/2, so every output of f(x) = -sensitivity/2 has
+        its sign bit set (a negative double, or -0.0 when suppressed) and none of f(x') =
+        +sensitivity/2 has: the fallback when :meth:`witness` finds no suppressed draw.
+
+        The uniform draws are the multiples of 2^-53 in (0, 1), so each log NumPy's sampler
+        takes is of a double in [2^-53, 1]: its magnitude is at most 53 ln 2 < 36.8 (a faithful
+        log stays below 37), and the noise at most ``scale * 37`` rounded (monotone). A
+        nonzero exact sum never rounds to zero, so -sensitivity/2 + noise stays negative."""
+        self.validate()
+        half = float(self.sensitivity) / 2
+        return float(self.scale) * 37.0 < half

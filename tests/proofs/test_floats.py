@@ -93,3 +93,44 @@ def test_bad_signed_zero_parameters_are_one_line_errors(bad):
     with pytest.raises(InputError) as err:
         SignedZeroLaplace(**bad).validate()
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("ratio", [1e15, 3e15, 9e15, 1e16, 1e30, 1e300])
+def test_coarse_noise_never_takes_delta_to_zero(ratio):
+    """Noise too coarse for the small-output witness: 0.0 comes from U = 1/2 under f(x) = 0,
+    and no draw of the first branch (the only negative noise) gives exactly -Delta: checked
+    with this machine's log for the first 10^6 draws below 1/2, past where the noise falls
+    below -Delta."""
+    mech = FloatLaplace(ratio, 1.0)
+    assert mech.witness() is None and mech.zero_witness()
+    assert 0.0 + _numpy_noise(0.5, ratio) == 0
+    j = np.arange(1, 1_000_001, dtype=float)
+    noise = ratio * np.log(1.0 - j * 2.0**-52)
+    assert noise[-1] < -1.0 and not np.any(noise == -1.0)
+    result = PureDP(mech, 1000).check()
+    assert result.verdict is Verdict.REFUTED and result.counterexample.output == "{0.0, -0.0}"
+
+
+def test_the_zero_witness_refuses_a_noise_that_lands_on_minus_delta():
+    scale = 1e15
+    delta = -(scale * math.log(1.0 - 3 * 2.0**-52))  # draw j = 3 gives noise -delta here
+    assert not FloatLaplace(scale, delta).zero_witness()
+    assert not FloatLaplace(1.0, 1.0).zero_witness(tries=3)  # fine noise: gives up
+
+
+@pytest.mark.parametrize("scale, sensitivity", [(1.0, 80.0), (1e-3, 1.0), (1.0, 1e300)])
+def test_separated_answers_keep_their_signs(scale, sensitivity):
+    """No noise reaches sensitivity/2: the extreme draws' noise is within 37 scale, and the
+    sampler's outputs of -sensitivity/2 all have the sign bit set, those of +sensitivity/2 none."""
+    mech = SignedZeroLaplace(scale, 1e-6, sensitivity)
+    assert mech.witness() is None and mech.separated()
+    for u in (2.0**-53, 0.5 - 2.0**-53, 0.5, 1.0 - 2.0**-53):
+        assert abs(_numpy_noise(u, scale)) <= 37 * scale
+    sample = sampler_for(mech)
+    low, high = (
+        sample(v, 100_000, np.random.default_rng(2)) for v in (-sensitivity / 2, sensitivity / 2)
+    )
+    assert np.all(np.signbit(low)) and not np.any(np.signbit(high))
+    result = PureDP(mech, 1000).check()
+    assert result.verdict is Verdict.REFUTED and result.counterexample.output == "y < 0 or y = -0.0"
+    assert not SignedZeroLaplace(1.0, 1e-20, 1.0).separated()  # overlapping answers

@@ -19,6 +19,7 @@ from proofs import (
     Laplace,
     Normalised,
     PureDP,
+    SignedZeroLaplace,
     Verdict,
     check,
     sym,
@@ -56,7 +57,7 @@ def test_a_composition_with_a_part_of_unknown_epsilon_is_not_proved_below_its_tr
 
 def test_a_composition_with_a_part_of_no_found_witness_is_not_proved():
     # the float part's witness search finds nothing at these values, so it contributes no case
-    claim = PureDP(Composition((FloatLaplace(1e300, 1e-300), Laplace(1, 1))), 1)
+    claim = PureDP(Composition((SignedZeroLaplace(1.0, 1e-20, 1.0), Laplace(1, 1))), 1)
     assert check(claim).verdict is Verdict.UNKNOWN
     unbounded = PureDP(Composition((FloatLaplace(10.0, 1.0), Laplace(1, 1))), 1000)
     assert check(unbounded).verdict is Verdict.REFUTED
