@@ -23,7 +23,9 @@ Without query noise (Alg. 5), two queries with the same answer under x can never
 
 Composition: the parts' epsilons add up (Dwork and Roth 2014, Thm 3.14); each part's own proof
 is a step of the composed one, and each part's cases are cases of the whole (an event on one
-part's output has the same probability under the composition).
+part's output has the same probability under the composition). Numeric tables on the same inputs
+and neighbours multiply into their joint table instead, whose epsilon is exact (the sum is only
+an upper bound: the parts' worst outputs may come from different pairs).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ import sympy as sp
 
 from proofs import mechanisms as m
 from proofs.checkers.formulations import Case, Formulation, Lemma, coordinate_lemmas, formulate
-from proofs.expr import to_fraction
+from proofs.expr import as_expr, to_fraction
 
 __all__ = ["pattern_probability"]
 
@@ -307,8 +309,48 @@ def _as_lemmas(form: Formulation, eps) -> tuple[Lemma, ...]:
     return tuple(out)
 
 
+PRODUCT_OUTPUTS = 4096  # numeric tables composed into one table up to this many joint outputs
+
+
+def product_table(comp: m.Composition) -> m.FiniteMechanism | None:
+    """The joint table of a composition of numeric tables on the same inputs with the same
+    neighbours: independent randomness on one input, so P[(y_1, ..., y_k) | x] is the product
+    of the parts' P[y_i | x]. None when a part is not such a table, or the joint outputs
+    exceed :data:`PRODUCT_OUTPUTS`."""
+    parts = comp.mechanisms
+    if not all(isinstance(t, m.FiniteMechanism) and not t.assumptions for t in parts):
+        return None
+    inputs = frozenset(parts[0].pmf)
+    pairs = frozenset(parts[0].neighbour_pairs())
+    if any(frozenset(t.pmf) != inputs or frozenset(t.neighbour_pairs()) != pairs for t in parts):
+        return None
+    outputs = [list(next(iter(t.pmf.values()))) for t in parts]
+    if sp.prod(len(o) for o in outputs) > PRODUCT_OUTPUTS:
+        return None
+    rows = {x: [{y: as_expr(t.pmf[x][y], "pmf") for y in t.pmf[x]} for t in parts] for x in inputs}
+    if any(v.free_symbols for row in rows.values() for part in row for v in part.values()):
+        return None
+    pmf = {
+        x: {
+            ys: sp.Mul(*(part[y] for part, y in zip(row, ys))) for ys in itertools.product(*outputs)
+        }
+        for x, row in rows.items()
+    }
+    return m.FiniteMechanism(pmf, parts[0].neighbours, name="joint table of the parts")
+
+
 @formulate.register
 def _(comp: m.Composition) -> Formulation:
+    joint = product_table(comp)
+    if joint is not None:
+        form = formulate(joint)
+        return Formulation(
+            form.cases,
+            tight=form.tight,
+            unbounded=form.unbounded,
+            tight_note="the parts' tables multiply into the joint table (independent "
+            "randomness on the same input): its epsilon is exact",
+        )
     forms = [formulate(mech) for mech in comp.mechanisms]
     cases, offsets = [], []
     for i, form in enumerate(forms):

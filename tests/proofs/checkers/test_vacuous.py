@@ -125,3 +125,57 @@ def test_a_table_output_neither_input_gives_does_not_hide_its_epsilon():
     )
     assert true_epsilon(moved).value == float("inf")
     assert check(PureDP(Composition((moved, TABLE)), 5)).verdict is Verdict.REFUTED
+
+
+def _random_table(rng, inputs: int, outputs: int) -> dict:
+    rows = {}
+    for x in range(inputs):
+        weights = [int(w) * (rng.random() > 0.04) for w in rng.integers(1, 7, size=outputs)]
+        weights[int(rng.integers(outputs))] += 1  # no empty row
+        rows[x] = {y: R(w, sum(weights)) for y, w in enumerate(weights)}
+    return rows
+
+
+def test_compositions_of_tables_get_the_joint_tables_exact_epsilon():
+    """Numeric tables on the same inputs multiply into their joint table: its epsilon is exact
+    (brute force over the joint outputs), below the parts' sum when their worst pairs differ."""
+    import numpy as np
+
+    from proofs.epsilon import true_epsilon
+
+    rng = np.random.default_rng(7)
+    below_sum = finite = 0
+    for trial in range(30):
+        inputs, parts = int(rng.integers(2, 4)), int(rng.integers(2, 4))
+        pmfs = [_random_table(rng, inputs, int(rng.integers(2, 4))) for _ in range(parts)]
+        comp = Composition(tuple(FiniteMechanism(p) for p in pmfs))
+        best = R(0)
+        for x, xp in itertools.permutations(range(inputs), 2):
+            for ys in itertools.product(*(list(p[0]) for p in pmfs)):
+                num = sp.Mul(*(p[x][y] for p, y in zip(pmfs, ys)))
+                den = sp.Mul(*(p[xp][y] for p, y in zip(pmfs, ys)))
+                best = (
+                    sp.oo if den == 0 and num != 0 else best if den == 0 else max(best, num / den)
+                )
+        if best == sp.oo:
+            assert check(PureDP(comp, 50)).verdict is Verdict.REFUTED
+            continue
+        truth, finite = sp.log(best), finite + 1
+        assert true_epsilon(comp).exact == truth, trial
+        assert check(PureDP(comp, truth)).verdict is Verdict.PROVED
+        assert check(PureDP(comp, truth - R(1, 10**9))).verdict is Verdict.REFUTED
+        parts_sum = sum(float(true_epsilon(FiniteMechanism(p)).value) for p in pmfs)
+        below_sum += float(truth) < parts_sum - 1e-9
+    assert finite >= 15 and below_sum >= 3, (finite, below_sum)  # the sum: only an upper bound
+
+
+def test_tables_on_different_neighbours_still_compose_by_the_sum():
+    chain = FiniteMechanism(TABLE.pmf, neighbours=((0, 1),))
+    other = FiniteMechanism({0: {0: R(1, 2), 1: R(1, 2)}, 1: {0: R(1, 4), 1: R(3, 4)}})
+    comp = Composition((chain, other))  # same pairs, both orders: joint table, exact
+    assert check(PureDP(comp, sp.log(6))).verdict is Verdict.PROVED  # (3/4)(1/2) / (1/4)(1/4)
+    assert check(PureDP(comp, sp.log(6) - R(1, 10**6))).verdict is Verdict.REFUTED
+    three = FiniteMechanism({**other.pmf, 2: {0: R(1, 4), 1: R(3, 4)}}, neighbours=((0, 2),))
+    apart = Composition((chain, three))  # other neighbours: basic composition's sum
+    assert check(PureDP(apart, sp.log(3) + sp.log(2))).verdict is Verdict.PROVED
+    assert check(PureDP(apart, sp.log(3) + sp.log(2) - R(1, 10**6))).verdict is Verdict.UNKNOWN
