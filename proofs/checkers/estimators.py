@@ -33,7 +33,6 @@ from proofs.claims import ChebyshevTail, PerReportUnbiased, Unbiased, Variance
 from proofs.claims.estimation import NotRational
 from proofs.decide import compare as _compare
 from proofs.expr import rationalize
-from proofs.mechanisms import sym
 from proofs.results import Counterexample, Finding, Verdict
 from proofs.smt import prove_forall
 from proofs.symbols import N1, REPORT_BIT, N, T, X
@@ -225,8 +224,21 @@ def _check_per_report_unbiased(claim) -> Finding:
     steps = (f"P[b=1 | x] = {p}", f"E[g(b)] = {mean}", f"bias = {bias}")
     if bias == 0:
         return Finding(Verdict.PROVED, "exact algebra (SymPy)", steps=steps)
-    m = getattr(mech, "m", sym("m"))
-    found = _refute_difference(mean, claim.target, [*mech.domain(), X <= m], strict_gt=False)
+    if hasattr(mech, "m"):  # x in [0, m]
+        found = _refute_difference(mean, claim.target, [*mech.domain(), X <= mech.m], False)
+    else:  # a bit: x in {0, 1}, where the bias must vanish (target x^2 is x there)
+        at_bits = [sp.simplify(bias.subs(X, v)) for v in (0, 1)]
+        steps += (f"bias at x = 0, 1: {at_bits[0]}, {at_bits[1]}",)
+        if at_bits == [0, 0]:
+            return Finding(Verdict.PROVED, "exact algebra (SymPy) at x = 0 and 1", steps=steps)
+        found = None
+        for v in (0, 1):
+            found = _refute_difference(
+                mean.subs(X, v), claim.target.subs(X, v), list(mech.domain()), False
+            )
+            if found:
+                found = ({**found[0], X: sp.Integer(v)}, *found[1:])
+                break
     if found:
         values, lv, rv, how = found
         cex = Counterexample(

@@ -303,6 +303,13 @@ class RDPConversion(Claim):
             f.subs({RDP: self.k * a * D**2 / (2 * s**2), ALPHA: a, DL: self.delta})
             for a in self.alphas
         ]
+        for a, v in zip(self.alphas, vals):
+            if v.is_extended_real is False or sp.N(v).is_real is False:
+                raise InputError(
+                    f"formula={self.formula} gives epsilon = {v} at alpha = {a}, not a real "
+                    "number; give a formula real for every order (e.g. rdp + log(1/delta)/(alpha "
+                    "- 1))."
+                )
         return min(vals, key=lambda v: float(v))
 
     def statement(self) -> str:

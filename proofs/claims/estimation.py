@@ -210,7 +210,8 @@ class ChebyshevTail(Claim):
 @dataclass(frozen=True, slots=True)
 class PerReportUnbiased(Claim):
     """Claim: for a one-bit report b ~ M(x) (M with ``p_one(x)`` or ``pmf(x, 1)``), the term
-    g(b) (an expression in the symbol b) has E[g(b)] = target(x) for every x in [0, m];
+    g(b) (an expression in the symbol b) has E[g(b)] = target(x) for every input x: in [0, m]
+    for one-bit telemetry, a bit (0 or 1) for forced response;
     by linearity (1/n) sum_i g(b_i) is then unbiased for the mean of the x_i.
     E[g(b)] = g(1) P[b=1 | x] + g(0) P[b=0 | x], exactly."""
 
@@ -237,5 +238,5 @@ class PerReportUnbiased(Claim):
     def statement(self) -> str:
         return (
             f"E[{self.term}] = {self.target} for b ~ {type(self.mechanism).__name__}(x), "
-            f"every x in [0, m]"
+            f"every x in {'[0, m]' if hasattr(self.mechanism, 'm') else '{0, 1}'}"
         )

@@ -361,3 +361,34 @@ def test_single_group_size_follows_from_the_chain_bound():
     )
     wrong = check(GroupPrivacy(K * EPS, K * DEL, k=3))
     assert wrong.verdict is Verdict.REFUTED and "z0" in wrong.counterexample.inputs
+
+
+@pytest.mark.parametrize(
+    "target, verdict, at",
+    [
+        ("x**2", Verdict.PROVED, None),  # x^2 = x on bits: a true claim, not refuted at x = 1/2
+        ("x*(2 - x)", Verdict.PROVED, None),
+        ("x", Verdict.PROVED, None),
+        ("x*(1 - x)", Verdict.REFUTED, "1"),  # E = 1 at x = 1, the target 0
+        ("1 - x", Verdict.REFUTED, "0"),
+    ],
+)
+def test_forced_response_terms_are_judged_on_its_bit_inputs(target, verdict, at):
+    from proofs import ForcedResponse
+    from proofs.symbols import REPORT_BIT
+
+    # fair coins: P[b = 1 | x] = x/2 + 1/4, so E[2b - 1/2] = x, which is x^2 on {0, 1}
+    result = check(PerReportUnbiased(ForcedResponse(), 2 * REPORT_BIT - R(1, 2), target=target))
+    assert result.verdict is verdict
+    if at is not None:
+        assert result.counterexample.parameters == {"x": at}
+    assert "{0, 1}" in result.statement
+
+
+@pytest.mark.parametrize("formula", ["sqrt(rdp - 100)", "log(rdp - 100)"])
+def test_an_rdp_conversion_formula_that_is_not_real_is_bad_input(formula):
+    from proofs import InputError
+
+    with pytest.raises(InputError, match="not a real number") as info:
+        check(RDPConversion(3, 10, R(1, 10**5), formula=formula))
+    assert "\n" not in str(info.value)
