@@ -7,6 +7,7 @@ import json
 import math
 import os
 import signal
+import stat
 import tempfile
 import threading
 from pathlib import Path
@@ -28,32 +29,72 @@ __all__ = [
 SCHEMA_VERSION = "1.0"
 
 
+def _is_stream(target: Path) -> bool:
+    """An existing output that is not a regular file (a FIFO, /dev/stdout): written in place,
+    since renaming a file over it would replace the device or pipe itself."""
+    try:
+        mode = target.stat().st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def _real(path: str | os.PathLike) -> Path:
+    """The file an output path names: a symlink's target (the link itself stays a link)."""
+    if str(path) == "":
+        raise InputError("an output path is empty ('' given); give a file name.")
+    return Path(os.path.realpath(path))
+
+
 def check_writable(path: str | os.PathLike) -> Path:
-    """Fail now, with one line, if `path` cannot be written (before any long work)."""
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
+    """Fail now, with one line, if `path` cannot be written (before any long work). Returns
+    the path to write: a symlink's target, or the pipe or device itself."""
+    target = _real(path)
+    if _is_stream(Path(path)):
+        if not os.access(path, os.W_OK):
+            raise InputError(f"output {str(path)!r} is not writable; choose another path.")
+        return Path(path)  # (/dev/stdout resolves to a name that cannot be opened)
+    folder = target.parent
+    if folder.exists() and not folder.is_dir():
+        raise InputError(
+            f"output {str(path)!r}: {str(folder)!r} is a file, not a folder; choose another path."
+        )
     if not folder.is_dir():
         raise InputError(
             f"output folder {str(folder)!r} does not exist; create it or choose another path."
         )
     if target.is_dir():
-        raise InputError(f"output {str(target)!r} is a folder; give a file name.")
+        raise InputError(f"output {str(path)!r} is a folder; give a file name.")
     if not os.access(folder, os.W_OK | os.X_OK) or (
         target.exists() and not os.access(target, os.W_OK)
     ):
-        raise InputError(f"output {str(target)!r} is not writable; choose another path.")
+        raise InputError(f"output {str(path)!r} is not writable; choose another path.")
     return target
 
 
-def check_outputs(**paths: str | os.PathLike | None) -> None:
-    """:func:`check_writable` for each output given (flag name -> path), and no two naming
-    one file: the second written would silently replace the first."""
+def check_outputs(
+    inputs: dict[str, str | os.PathLike | None] | None = None, **paths: str | os.PathLike | None
+) -> None:
+    """:func:`check_writable` for each output given (flag name -> path), no two naming one
+    file (the second written would silently replace the first), and none naming one of the
+    run's `inputs` (what it reads -> path: a target's source, a pairs or claims file, a
+    baseline, a checkpoint), which the output would overwrite."""
+    read = {_real(path): what for what, path in (inputs or {}).items() if path}
     seen: dict[Path, str] = {}
     for flag, path in paths.items():
-        if not path:
+        if path is None:
             continue
-        resolved = check_writable(path).resolve()
         name = "--" + flag.replace("_", "-")
+        if str(path) == "":
+            raise InputError(f"{name} '' is empty; give a file name.")
+        resolved = check_writable(path)
+        if _is_stream(resolved):
+            continue  # a pipe or device: nothing in it to lose
+        if resolved in read:
+            raise InputError(
+                f"{name} {str(path)!r} is {read[resolved]}, which the output would overwrite; "
+                "give the output its own file."
+            )
         if resolved in seen:
             raise InputError(
                 f"{seen[resolved]} and {name} both name {str(path)!r}; give each its own file."
@@ -66,17 +107,24 @@ def _temp_copy(target: Path, text: str) -> str:
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     except OSError as exc:
-        raise InputError(
-            f"output {str(target)!r} cannot be written ({exc.strerror}); choose another path."
-        ) from None
+        raise _unwritable(target, exc) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual file mode
+    except OSError as exc:  # a full disk: the old file is kept
+        Path(tmp).unlink(missing_ok=True)
+        raise _unwritable(target, exc) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return tmp
+
+
+def _unwritable(target: Path, exc: OSError) -> InputError:
+    return InputError(
+        f"output {str(target)!r} cannot be written ({exc.strerror}); choose another path."
+    )
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
@@ -88,17 +136,25 @@ def write_files_atomic(files: dict) -> None:
     """Write several files so that an interrupt leaves all old or all new: every text goes to
     a temporary file first, then all are renamed with SIGINT held back (where it can be)."""
     targets = [check_writable(p) for p in files]
-    temps: list[str] = []
+    temps: list[tuple[str, Path]] = []
     try:
         for target, text in zip(targets, files.values()):
-            temps.append(_temp_copy(target, text))
+            if not _is_stream(target):
+                temps.append((_temp_copy(target, text), target))
         with _sigint_held():
-            for tmp, target in zip(temps, targets):
+            for tmp, target in temps:
                 os.replace(tmp, target)
     except BaseException:
-        for tmp in temps:
+        for tmp, _ in temps:
             Path(tmp).unlink(missing_ok=True)
         raise
+    for target, text in zip(targets, files.values()):
+        if _is_stream(target):  # a pipe or device has no old content to keep
+            try:
+                with open(target, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+            except OSError as exc:
+                raise _unwritable(target, exc) from None
 
 
 @contextlib.contextmanager

@@ -185,6 +185,25 @@ def _import_module(name: str, target: str) -> Any:
         ) from None
 
 
+def target_file(target: str | None) -> str | None:
+    """The source file of a ``path/to/file.py:callable`` TARGET (None for other targets)."""
+    if not target or ":" not in target:
+        return None
+    where = target.rpartition(":")[0]
+    return where if where.endswith(".py") or os.sep in where else None
+
+
+def audit_inputs(args: argparse.Namespace) -> dict[str, str | None]:
+    """What an audit reads, by description: no output may overwrite one of them."""
+    profile = getattr(args, "profile", None)
+    kind, _, rest = (profile or "").partition(":")
+    return {
+        "the TARGET's source": target_file(args.target),
+        "the --pairs file": getattr(args, "pairs", None),
+        "the --profile file": rest if kind.strip().lower() in ("rdp", "pld") else None,
+    }
+
+
 def resolve_target(target: str) -> tuple[Callable[..., Any], str, Any]:
     """(callable, display name, catalogue entry or None) for a TARGET string.
 
@@ -244,11 +263,17 @@ def _given_pairs(args: argparse.Namespace) -> list | None:
 def run(args: argparse.Namespace) -> int:
     """Run one audit from parsed arguments; return the exit code (0 no violation found, 1
     violation, 4 inconclusive)."""
-    from auditor.engine.run import audit
     from proofs.io import check_outputs
 
-    # an unwritable output, or two outputs on one file, fails before the audit runs
-    check_outputs(json=args.json, report=args.report, junit_xml=args.junit_xml)
+    # an unwritable output, two outputs on one file, or an output on an input, fails before
+    # the audit runs
+    check_outputs(
+        audit_inputs(args),
+        json=args.json,
+        report=args.report,
+        junit_xml=args.junit_xml,
+        checkpoint=args.checkpoint,
+    )
     if args.report:
         from auditor.reports.audit import report_kind
 
@@ -270,7 +295,27 @@ def run(args: argparse.Namespace) -> int:
             ) from None
         if pairs is None and args.relation is None:
             pairs = list(entry.pairs)
-    result = audit(
+    from auditor.engine.adapter import BadOutput
+
+    try:
+        result = _audit(args, func, pairs, delta, name)
+    except BadOutput as e:
+        if entry is None:
+            raise
+        raise InputError(
+            f"--epsilon {built_at:g}: the catalogue entry {args.target!r}, built at this "
+            f"epsilon, gives outputs that cannot be audited ({e}); give a larger --epsilon."
+        ) from None
+    _write_outputs(args, result, func)
+    if not args.quiet:
+        print(result.summary(), file=sys.stdout)
+    return {"violation": EXIT_FOUND, "inconclusive": EXIT_INCONCLUSIVE}.get(result.verdict, EXIT_OK)
+
+
+def _audit(args: argparse.Namespace, func, pairs, delta, name):
+    from auditor.engine.run import audit
+
+    return audit(
         func,
         pairs,
         epsilon=args.epsilon,
@@ -294,10 +339,6 @@ def run(args: argparse.Namespace) -> int:
         inconclusive_factor=args.inconclusive_factor,
         semantics=args.semantics,
     )
-    _write_outputs(args, result, func)
-    if not args.quiet:
-        print(result.summary(), file=sys.stdout)
-    return {"violation": EXIT_FOUND, "inconclusive": EXIT_INCONCLUSIVE}.get(result.verdict, EXIT_OK)
 
 
 def _write_outputs(args: argparse.Namespace, result, func) -> None:

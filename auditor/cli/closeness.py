@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import argparse
 import csv
-from pathlib import Path
 
 from auditor.closeness.names import DISTANCES
 from proofs.errors import EXIT_FOUND, EXIT_INCONCLUSIVE, EXIT_OK, InputError
-from proofs.io import check_writable, write_json_atomic
+from proofs.io import check_outputs, write_json_atomic
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -98,12 +97,7 @@ def _columns(text: str) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from auditor.closeness import closeness, load_table
 
-    if args.json:
-        check_writable(args.json)  # before the work, not after it
-        if Path(args.json).resolve() == Path(args.table).resolve():
-            raise InputError(
-                f"--json {args.json!r} is the table itself; give the result its own file."
-            )
+    check_outputs({"the table": args.table}, json=args.json)  # before the work
     table = load_table(args.table, _columns(args.qi), args.sensitive.strip(), args.ordered)
     if not args.time_limit > 0:
         raise InputError(f"--time-limit {args.time_limit} must be > 0 seconds, e.g. 120.")

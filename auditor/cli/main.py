@@ -11,6 +11,8 @@ imported by the subcommand that runs, so `dpaudit --help` starts fast.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import signal
 import sys
 import traceback
@@ -121,14 +123,19 @@ def _run(args: argparse.Namespace) -> int:
         return _replay_cli.run(args)
     if args.command == "report":
         from auditor.reports.audit import load_result, report_kind, write_audit_report
+        from proofs.io import check_outputs
 
         report_kind(args.out)
+        check_outputs({"the result": args.result}, report=args.out)
         write_audit_report(load_result(args.result), args.out)
         print(f"wrote {args.out}")
         return EXIT_OK
     from auditor.reports import demo as _demo
 
     return _demo.run(args)
+
+
+EXIT_BROKEN_PIPE = 128 + 13  # as a shell reports a command ended by SIGPIPE
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -142,6 +149,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("dpaudit: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as Unix tools do
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except SystemExit as exc:  # --help and --version (argparse: an int code)
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     except Exception:

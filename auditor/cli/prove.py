@@ -59,7 +59,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.report:
         report_kind(args.report)  # reject a bad suffix before the work
-    check_outputs(json=args.json, report=args.report, junit_xml=args.junit_xml)
+    inputs = {f"the claims file {f!r}": f for f in args.files or ()}
+    inputs["the --baseline"] = args.baseline
+    check_outputs(inputs, json=args.json, report=args.report, junit_xml=args.junit_xml)
     baseline = load_baseline(args.baseline) if args.baseline else None  # before the work
     run_result = prove(args.files, progress=None if args.quiet else _print_progress)
     print(("" if args.quiet else "\n") + run_result.summary().splitlines()[-1])

@@ -34,11 +34,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from auditor.cli.audit import target_file
     from auditor.engine.replay import replay
-    from proofs.io import check_writable, write_json_atomic
+    from proofs.io import check_outputs, write_json_atomic
 
-    if args.json:
-        check_writable(args.json)
+    inputs = {"the result replayed": args.result, "the TARGET's source": target_file(args.target)}
+    check_outputs(inputs, json=args.json)
     out = replay(
         args.result,
         samples=args.samples,

@@ -27,7 +27,15 @@ import numpy as np
 
 from proofs.errors import InputError
 
-__all__ = ["KINDS", "Mechanism", "as_mechanism", "copies_repeat", "draw", "held_generators"]
+__all__ = [
+    "KINDS",
+    "BadOutput",
+    "Mechanism",
+    "as_mechanism",
+    "copies_repeat",
+    "draw",
+    "held_generators",
+]
 
 KINDS = ("real", "discrete", "category", "vector")
 
@@ -107,9 +115,25 @@ def _is_nan_like(v: Any) -> bool:
     return bool(np.isnan(arr).any())
 
 
+def _too_large(v: Any) -> bool:
+    try:
+        np.asarray(v, dtype=float)
+    except OverflowError:  # an integer beyond a double's range (10**400)
+        return True
+    except (TypeError, ValueError):
+        return False
+    return False
+
+
+class BadOutput(InputError):
+    """A mechanism's output that cannot be audited (NaN, infinite, of a changing shape...)."""
+
+
 def _bad_output(mech: Mechanism, index: int, value: Any, why: str) -> InputError:
-    return InputError(
-        f"mechanism {mech.name} returned {value!r} at sample index {index}: {why}; "
+    shown = repr(value)
+    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+    return BadOutput(
+        f"mechanism {mech.name} returned {shown} at sample index {index}: {why}; "
         "make it return a finite number, bool, str or fixed-length vector."
     )
 
@@ -164,6 +188,9 @@ def _slow_convert(mech: Mechanism, values: list[Any]) -> np.ndarray:
                 mech, i, values[i], f"its type differs from the first output {values[0]!r}"
             )
         return np.asarray(values, dtype=str)
+    i = _first_bad(values, _too_large)
+    if i >= 0:
+        raise _bad_output(mech, i, values[i], "it is beyond a double's range")
     i = _first_bad(values, _is_nan_like)
     if i >= 0:
         raise _bad_output(mech, i, values[i], "NaN or None is not an output")

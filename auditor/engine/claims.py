@@ -161,10 +161,9 @@ class GaussianDP:
         mu = self.mu
         if mu <= 0:
             return 0.0
-        return float(
-            special.ndtr(-epsilon / mu + mu / 2)
-            - math.exp(epsilon) * special.ndtr(-epsilon / mu - mu / 2)
-        )
+        # e^eps Phi(b) as exp(eps + log Phi(b)): finite where e^eps alone overflows
+        subtracted = math.exp(min(epsilon + special.log_ndtr(-epsilon / mu - mu / 2), 700.0))
+        return float(max(special.ndtr(-epsilon / mu + mu / 2) - subtracted, 0.0))
 
     @property
     def epsilon(self) -> float:
@@ -414,6 +413,18 @@ def _readable(table: ProfileTable) -> ProfileTable:
     return table
 
 
+MAX_MU = 100.0  # mu-GDP beyond this is delta(eps) ~ 1 at every epsilon an audit could reach
+
+
+def _gdp(mu: float, spec: str, delta: float) -> GaussianDP:
+    if not mu <= MAX_MU:
+        raise InputError(
+            f"profile {spec!r} has mu = {mu:g} > {MAX_MU:g}: that Gaussian protects nothing "
+            "(delta ~ 1 at every epsilon an audit can reach); check sigma (e.g. gaussian:2)."
+        )
+    return GaussianDP(mu, spec, delta)
+
+
 def parse_profile(spec: str, delta: float | None = None) -> Profile:
     """``KIND:PARAMS`` (the CLI's ``--profile``) as a profile; bad input is an InputError
     naming the value and the fix."""
@@ -432,9 +443,9 @@ def parse_profile(spec: str, delta: float | None = None) -> Profile:
             raise InputError(f"profile {spec!r} must be gaussian:SIGMA[:SENSITIVITY].")
         sigma = _positive(parts[0], "sigma", spec, "gaussian:2")
         sens = _positive(parts[1], "sensitivity", spec, "gaussian:2:1") if len(parts) > 1 else 1.0
-        return GaussianDP(sens / sigma, spec, ref)
+        return _gdp(sens / sigma, spec, ref)
     if kind == "gdp":
-        return GaussianDP(_positive(rest, "mu", spec, "gdp:1"), spec, ref)
+        return _gdp(_positive(rest, "mu", spec, "gdp:1"), spec, ref)
     if kind == "zcdp":
         rho = _positive(rest, "rho", spec, "zcdp:0.5")
         return RenyiProfile(ZCDP_ORDERS, tuple(rho * a for a in ZCDP_ORDERS), spec, ref)
@@ -460,7 +471,7 @@ def _from_event(event: Any, delta: float) -> Profile:
         nm = float(event.noise_multiplier)
         if not nm > 0:
             raise InputError(f"GaussianDpEvent noise_multiplier={nm!r} must be > 0.")
-        return GaussianDP(1 / nm, f"dp_accounting {event!r}", delta)
+        return _gdp(1 / nm, f"dp_accounting {event!r}", delta)
     from dp_accounting.pld import pld_privacy_accountant
 
     acc = pld_privacy_accountant.PLDAccountant()

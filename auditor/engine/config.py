@@ -112,8 +112,12 @@ def validate(config: AuditConfig) -> None:
         isinstance(config.samples, bool)
         or not isinstance(config.samples, (int, np.integer))
         or config.samples < 200
+        or config.samples > MAX_SAMPLES
     ):
-        raise InputError(f"samples={config.samples!r} must be an integer >= 200, e.g. 1000000.")
+        raise InputError(
+            f"samples={config.samples!r} must be an integer in [200, {MAX_SAMPLES:.0e}], "
+            "e.g. 1000000."
+        )
     unknown = set(config.families) - set(FAMILIES)
     if unknown or not config.families:
         raise InputError(f"families={config.families!r} must be a non-empty subset of {FAMILIES}.")

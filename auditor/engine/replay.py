@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from auditor.engine.config import MAX_SAMPLES
 from proofs.errors import InputError
 
 __all__ = ["ReplayResult", "replay"]
@@ -95,9 +96,10 @@ class ReplayResult:
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        from proofs.io import finite_or_none
+        from proofs.io import SCHEMA_VERSION, finite_or_none
 
-        out = {f: getattr(self, f) for f in self.__dataclass_fields__}
+        out = {"schema_version": SCHEMA_VERSION}
+        out.update({f: getattr(self, f) for f in self.__dataclass_fields__})
         out["epsilon_lower_bound"] = finite_or_none(self.epsilon_lower_bound)
         out["certified"] = finite_or_none(self.certified)
         out["threshold"] = finite_or_none(self.threshold)
@@ -212,15 +214,22 @@ def replay(
         raise InputError(f"confidence={conf!r} must be in [0.5, 1), e.g. 0.95.")
     conf = float(conf)
     n = samples if samples is not None else witness.get("counts", {}).get("samples_each")
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise InputError(f"samples={n!r} must be a positive integer; use e.g. samples=1000000.")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_SAMPLES:
+        raise InputError(
+            f"samples={n!r} must be an integer in [1, {MAX_SAMPLES:.0e}]; use e.g. samples=1000000."
+        )
     recorded = d.get("seed")
     base = recorded if isinstance(recorded, int) and not isinstance(recorded, bool) else 0
     s = max(base, -1) + 1 if seed is None else seed
     if isinstance(s, bool) or not isinstance(s, int) or s < 0:
         raise InputError(f"seed={s!r} must be an integer >= 0.")
     claim = _profile(d, profile)
-    name = target or str(d.get("mechanism", "mechanism"))
+    if not target and not d.get("mechanism"):
+        raise InputError(
+            "the result names no mechanism; give the TARGET to replay it on "
+            "(dpaudit replay RESULT.json TARGET)."
+        )
+    name = target or str(d["mechanism"])
     if mechanism is None:
         mechanism = _resolve(name, eps if claim is None else None)
     mech = as_mechanism(mechanism, name)
@@ -274,6 +283,11 @@ def replay(
     audited = d.get("epsilon_lower_bound")
     if claim is not None:
         audited = (d.get("profile") or {}).get("certified")
+    if audited is not None and (isinstance(audited, bool) or not isinstance(audited, numeric)):
+        raise InputError(
+            f"the result's certified bound {audited!r} is not a number; replay the result "
+            "with its JSON unedited."
+        )
     return ReplayResult(
         mechanism=name,
         claimed_epsilon=eps,

@@ -42,7 +42,7 @@ def ratio_words(r: dict[str, Any]) -> str:
     return (
         f"{r['count_numerator']} of the first {r['samples_numerator']} vs "
         f"{r['count_denominator']} of the first {r['samples_denominator']} (Poisson prefixes): "
-        + ("no bound" if value is None else f"epsilon >= {value:.4f}")
+        + ("no bound" if value is None else f"epsilon >= {max(value, 0.0):.4f}")
     )
 
 

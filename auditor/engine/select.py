@@ -159,8 +159,8 @@ def _threshold_values(sx: np.ndarray, sy: np.ndarray) -> np.ndarray:
     )
     idx = np.unique(np.clip(idx, 0, n - 1))
     nxt = both[np.minimum(idx + 1, n - 1)]
-    gap = nxt - both[idx]
-    mids = np.where(gap > 0, both[idx] + gap / 2, both[idx])
+    gap = nxt / 2 - both[idx] / 2  # half the gap, halved first: no overflow near 1e308
+    mids = np.where(gap > 0, both[idx] + gap, both[idx])
     mids, first = np.unique(mids, return_index=True)
     return mids, gap[first]
 

@@ -60,6 +60,7 @@ from auditor.engine.select import (
 from auditor.engine.session_state import restore_session, session_state
 from auditor.engine.stats import (
     JOINT_SHARE,
+    P_FLOOR,
     cp_lower,
     cp_upper,
     p_value,
@@ -509,7 +510,8 @@ class Session:
         if joint is not None:
             x, y = joint["counts"][:, 0], joint["counts"][:, 1]
             pj = np.where(joint["valid"], ratio_p_value(x, y, claim.epsilon), 1.0)
-            pv = min(pv, float(np.min(pj)) * k / (share * JOINT_SHARE), 1.0)
+            joint_p = max(float(np.min(pj)) * k / (share * JOINT_SHARE), P_FLOOR)  # (underflow)
+            pv = min(pv, joint_p, 1.0)
         cert["p"] = min(cert["p"], pv) if self.cfg.early_stop else pv
         cert["reported"] = {
             "look": idx + 1,

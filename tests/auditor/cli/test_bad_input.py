@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
 import auditor
 from auditor.cli import main
@@ -224,3 +226,152 @@ def test_a_replayed_event_whose_numbers_overflow_is_one_line(tmp_path):
     with pytest.raises(InputError) as err:
         auditor.replay(d, _rr, samples=1_000)
     assert "\n" not in str(err.value)
+
+
+def _one_line(capsys) -> str:
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    return err
+
+
+def test_an_output_never_overwrites_an_input(tmp_path, capsys, monkeypatch):
+    """Each output is refused, before any work, when it names a file the run reads."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pairs.json").write_text("[[0, 1]]")
+    (tmp_path / "mech.py").write_text("def f(data, size, rng):\n    return rng.random(size)\n")
+    (tmp_path / "claims.py").write_text("CLAIMS = []\n")
+    (tmp_path / "base.json").write_text("{}")
+    (tmp_path / "result.json").write_text("{}")
+    runs = [
+        (
+            ["audit", "laplace", "--epsilon", "1", "--pairs", "pairs.json", "--json", "pairs.json"],
+            "pairs.json",
+            "the --pairs file",
+        ),
+        (
+            ["audit", "mech.py:f", "--epsilon", "1", "--pair", "0", "1", "--report", "mech.py"],
+            "mech.py",
+            None,
+        ),
+        (["prove", "claims.py", "--json", "claims.py"], "claims.py", "the claims file"),
+        (
+            ["prove", "claims.py", "--baseline", "base.json", "--json", "base.json"],
+            "base.json",
+            "the --baseline",
+        ),
+        (["replay", "result.json", "--json", "result.json"], "result.json", "the result replayed"),
+    ]
+    for argv, name, what in runs:
+        before = (tmp_path / name).read_bytes()
+        assert main(argv) == 2, argv
+        err = _one_line(capsys)
+        assert what is None or what in err, err
+        assert (tmp_path / name).read_bytes() == before
+    argv = ["audit", "laplace", "--epsilon", "1", "--json", "c.json", "--checkpoint", "c.json"]
+    assert main(argv) == 2 and "both name 'c.json'" in _one_line(capsys)
+    assert main(["audit", "laplace", "--epsilon", "1", "--json", ""]) == 2
+    assert "--json '' is empty" in _one_line(capsys)
+    (tmp_path / "afile").write_text("x")
+    assert main(["audit", "laplace", "--epsilon", "1", "--json", "afile/r.json"]) == 2
+    assert "is a file, not a folder" in _one_line(capsys)
+
+
+def test_outputs_through_links_pipes_and_devices(tmp_path):
+    """A symlinked output replaces the file it points to (the link stays); a pipe or device
+    is written in place, never replaced by a regular file; a full device is a one-line error."""
+    import os
+    import stat
+    import threading
+
+    target, link = tmp_path / "target.json", tmp_path / "link.json"
+    target.write_text("old")
+    link.symlink_to(target)
+    write_files_atomic({link: "new"})
+    assert link.is_symlink() and target.read_text() == "new"
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader.start()
+    write_files_atomic({fifo: "through the pipe"})
+    reader.join(10)
+    assert got == ["through the pipe"] and stat.S_ISFIFO(fifo.stat().st_mode)
+    if os.path.exists("/dev/full"):
+        with pytest.raises(InputError, match="No space left") as info:
+            write_files_atomic({"/dev/full": "x"})
+        assert "\n" not in str(info.value)
+        assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+
+
+def test_values_beyond_a_double_are_one_line_errors(tmp_path, capsys):
+    path = tmp_path / "big.py"
+    path.write_text("def f(data):\n    return 10**400\n")
+    args = ["--epsilon", "1", "--pair", "0", "1", "--samples", "2000", "--quiet"]
+    assert main(["audit", f"{path}:f", *args]) == 2
+    assert "beyond a double's range" in _one_line(capsys)
+    assert main(["audit", "laplace", "--epsilon", "1", "--samples", "1e20"]) == 2
+    assert "samples=100000000000000000000 must be an integer in [200, 1e+15]" in _one_line(capsys)
+    for profile in ("gdp:1e300", "gaussian:1:1e300"):
+        assert main(["audit", f"{path}:f", "--profile", profile, "--pair", "0", "1"]) == 2
+        assert "protects nothing" in _one_line(capsys)
+    assert main(["audit", "laplace", "--epsilon", "1e-320", "--samples", "2000"]) == 2
+    assert "built at this epsilon" in _one_line(capsys)
+
+
+def test_large_gaussian_profiles_are_read_without_overflow():
+    from auditor.engine.claims import parse_profile
+
+    for mu in (28.0, 29.0, 30.0, 100.0):
+        prof = parse_profile(f"gdp:{mu}", 1e-5)
+        assert math.isfinite(prof.epsilon) and prof.epsilon > 0
+        assert 0 <= prof.delta_at(prof.epsilon) <= 1e-5 * (1 + 1e-6)
+        assert prof.delta_at(1e4) == 0.0
+    # the stable form agrees with the textbook one where that one is finite
+    prof = parse_profile("gdp:2", 1e-5)
+    eps = 3.0
+    textbook = stats.norm.cdf(-eps / 2 + 1) - math.exp(eps) * stats.norm.cdf(-eps / 2 - 1)
+    assert prof.delta_at(eps) == pytest.approx(textbook, rel=1e-12)
+
+
+def test_a_closed_pipe_ends_quietly(capsys, monkeypatch):
+    def broken(*args, **kwargs):
+        raise BrokenPipeError
+
+    monkeypatch.setattr("auditor.cli.listing.run", broken)
+    assert main(["list"]) == 141
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_replayed_results_are_checked_and_carry_the_schema_version(tmp_path, capsys):
+    mech = tmp_path / "coin.py"
+    mech.write_text("def f(data, size, rng):\n    return rng.random(size) < 0.5 + 0.2 * data\n")
+    target = f"{mech}:f"
+    assert main(
+        [
+            "audit",
+            target,
+            "--epsilon",
+            "1",
+            "--pair",
+            "0",
+            "1",
+            "--samples",
+            "2000",
+            "--json",
+            str(tmp_path / "r.json"),
+            "--quiet",
+        ]
+    ) in (0, 4)
+    d = json.loads((tmp_path / "r.json").read_text())
+    bad = dict(d, epsilon_lower_bound="x")
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad))
+    assert main(["replay", str(path)]) == 2
+    assert "certified bound 'x' is not a number" in _one_line(capsys)
+    del bad["mechanism"]
+    path.write_text(json.dumps(bad))
+    assert main(["replay", str(path)]) == 2
+    assert "names no mechanism" in _one_line(capsys)
+    assert main(["replay", str(tmp_path / "r.json"), "--json", str(tmp_path / "out.json")]) == 0
+    out = json.loads((tmp_path / "out.json").read_text())
+    assert out["schema_version"] == auditor.SCHEMA_VERSION

@@ -186,5 +186,5 @@ def test_the_json_cannot_overwrite_the_table(tmp_path, capsys):
     path = _csv(tmp_path, "g,s\na,flu\nb,hiv\n")
     before = open(path, encoding="utf-8").read()
     assert main(["closeness", path, "--qi", "g", "--sensitive", "s", "--json", path]) == 2
-    assert "is the table itself" in capsys.readouterr().err
+    assert "is the table, which the output would overwrite" in capsys.readouterr().err
     assert open(path, encoding="utf-8").read() == before
