@@ -35,6 +35,7 @@ __all__ = [
     "copies_repeat",
     "draw",
     "held_generators",
+    "processes_repeat",
 ]
 
 KINDS = ("real", "discrete", "category", "vector")
@@ -387,6 +388,61 @@ def copies_repeat(mech: Mechanism, data: Any, seed: int, budget: float = 1.0) ->
         if size >= 4096 or time.perf_counter() - t0 > budget:
             return False
         size *= 4
+
+
+def _fresh_draws(blob: bytes, mech: Mechanism, data: Any, size: int, key: list[int]):
+    """In a new process: the mechanism's first two draws (two streams of ``key``)."""
+    import cloudpickle
+
+    copy = Mechanism(cloudpickle.loads(blob), mech.name, mech.batched, mech.wants_rng)
+    gen = lambda j: np.random.default_rng(np.random.SeedSequence([*key, j]))
+    return draw(copy, data, size, gen(0)), draw(copy, data, size, gen(1))
+
+
+def processes_repeat(mech: Mechanism, data: Any, seed: int, budget: float = 20.0) -> bool:
+    """Do two new processes repeat each other's first draws from different streams? Then the
+    mechanism's randomness restarts from one state in every process (a generator seeded when
+    its module is imported, beyond :func:`reseed_held`'s reach), and a run resumed in a new
+    process, or a pool's workers, would draw the noise of draws already used. The test of
+    :func:`copies_repeat` (at least 16 outputs differing between one process's two draws),
+    on copies that each import the mechanism's module afresh (a copy in this process shares
+    the module's state). False when the mechanism cannot be pickled or loaded there."""
+    import cloudpickle
+    from loky import ProcessPoolExecutor
+
+    try:
+        blob = cloudpickle.dumps(mech.func)
+    except Exception:
+        return False
+    bare = Mechanism(None, mech.name, mech.batched, mech.wants_rng)
+    t0, size = time.perf_counter(), 16
+    while True:
+        draws = []
+        for k in (0, 1):
+            with ProcessPoolExecutor(max_workers=1) as pool:  # a new process each
+                job = pool.submit(_fresh_draws, blob, bare, data, size, [seed, 0xF7E5, k])
+                try:
+                    draws.append(job.result())
+                except Exception:  # (its module cannot be imported there: workers fail too)
+                    return False
+        (a, c), (b, _) = draws
+        differ = lambda x, y, n=size: np.asarray(x != y).reshape(n, -1).any(axis=1)
+        if int(np.count_nonzero(differ(a, c))) >= 16:
+            return not differ(a, b).any()
+        if size >= 4096 or time.perf_counter() - t0 > budget:
+            return False
+        size *= 4
+
+
+def pickled_by_reference(func: Any) -> bool:
+    """Is ``func`` sent to workers by name (its module imported there afresh), not by value?
+    Unpickling it here then gives back the very object."""
+    import cloudpickle
+
+    try:
+        return cloudpickle.loads(cloudpickle.dumps(func)) is func
+    except Exception:
+        return False
 
 
 def reseed_held(func: Any, rng: np.random.Generator) -> None:

@@ -4,9 +4,11 @@ A checkpoint holds the audit's *identity* (target, pairs, claim, samples, confid
 every setting that changes the result), the selected candidate events, the chosen events and the
 counts of the chunks done so far, in chunk order. Chunks are seeded by position, so a resumed
 run draws exactly the samples the interrupted one would have drawn next: the result is the
-same as an uninterrupted run. Workers, executor and time limit are not part of the identity
-(they never change a result). The file is JSON, written to a temporary file and renamed, so a
-kill at any moment leaves the previous checkpoint or the new one, never half of one.
+same as an uninterrupted run. Workers and executor are not part of the identity (they never
+change a result), nor is the time limit, except that with early stopping off a time limit makes
+certification look at its counts several times (so a stopped run has a look to report): the
+number of looks is part of the identity. The file is JSON, written to a temporary file and
+renamed, so a kill at any moment leaves the previous checkpoint or the new one, never half of one.
 """
 
 from __future__ import annotations
@@ -59,9 +61,17 @@ def candidate_from_state(d: dict[str, Any]) -> Candidate:
     )
 
 
-def _describe(identity: dict[str, Any], key: str) -> str:
+def _describe(identity: dict[str, Any], other: dict[str, Any], key: str) -> str:
+    """``identity[key]`` in at most 60 characters, around where it differs from ``other``'s."""
     text = json.dumps(identity.get(key), sort_keys=True)
-    return text if len(text) <= 60 else text[:57] + "..."
+    if len(text) <= 60:
+        return text
+    theirs = json.dumps(other.get(key), sort_keys=True)
+    at = next(
+        (i for i, (a, b) in enumerate(zip(text, theirs)) if a != b), min(len(text), len(theirs))
+    )
+    start = max(0, min(at - 20, len(text) - 54))
+    return ("..." if start else "") + text[start : start + 54] + "..."
 
 
 class Checkpoint:
@@ -103,10 +113,17 @@ class Checkpoint:
         keys = [*self._order, *sorted(set(saved) - set(self._order))]
         for key in keys:
             if saved.get(key) != self.identity.get(key):
+                hint = (
+                    " (without early stopping, a time limit makes the audit look at its counts "
+                    "several times: give the same --max-time, or none, as the saved run)"
+                    if key == "looks"
+                    else ""
+                )
                 raise InputError(
                     f"checkpoint {where!r} belongs to another audit ({key}="
-                    f"{_describe(saved, key)}, this one has {key}={_describe(self.identity, key)});"
-                    " rerun that audit, or give a new checkpoint path."
+                    f"{_describe(saved, self.identity, key)}, this one has {key}="
+                    f"{_describe(self.identity, saved, key)}){hint}; rerun that audit, or give "
+                    "a new checkpoint path."
                 )
         state = doc.get("state")
         if not isinstance(state, dict) or doc.get("digest") != self._digest(state):

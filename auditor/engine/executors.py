@@ -47,6 +47,7 @@ __all__ = [
 EXECUTORS = ("local", "dask")
 INLINE_SECONDS = 1.0  # below this projected serial time a pool costs more than it saves
 SCHEDULER_TIMEOUT = 4  # seconds to reach a Dask scheduler before giving up
+MAX_WORKERS = 1024  # local processes: beyond this, a typo (a pool of 100,000 would be started)
 
 
 def default_workers() -> int:
@@ -263,6 +264,11 @@ def _check_workers(workers: Any) -> int:
         return default_workers()
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
         raise InputError(f"workers={workers!r} must be an integer >= 1, e.g. 2.")
+    if workers > MAX_WORKERS:
+        raise InputError(
+            f"workers={workers!r} would start more than {MAX_WORKERS} processes; give at most "
+            f"the cores to use ({default_workers()} here)."
+        )
     return int(workers)
 
 

@@ -14,15 +14,24 @@ the audit stopped. The phases and the executors are in :mod:`auditor.engine.sess
 
 from __future__ import annotations
 
+import hashlib
 import math
+import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from auditor.engine.adapter import Mechanism, as_mechanism, copies_repeat
+from auditor.engine.adapter import (
+    Mechanism,
+    as_mechanism,
+    copies_repeat,
+    pickled_by_reference,
+    processes_repeat,
+)
 from auditor.engine.checkpoint import Checkpoint
 from auditor.engine.choice import Outcome
 from auditor.engine.claims import as_profile, profile_report
@@ -344,15 +353,27 @@ def _identity(mech: Mechanism, pairs: Sequence[Pair], cfg: AuditConfig, plan: Pl
 
 def _fingerprint(mech: Mechanism) -> str:
     """The mechanism itself, not only its name: closures from one factory share a name but not
-    their captured parameters. Pickled by value (cloudpickle) unless importable by name."""
-    import hashlib
-
+    their captured parameters. Pickled by value (cloudpickle) unless importable by name, so
+    the source file of the module defining it counts too (an edited ``module:callable``)."""
     import cloudpickle
 
     try:
-        return hashlib.sha256(cloudpickle.dumps(mech.func)).hexdigest()[:16]
+        blob = cloudpickle.dumps(mech.func)
     except Exception:  # an unpicklable mechanism cannot run on workers either; name it only
         return "unpicklable"
+    return hashlib.sha256(blob + _module_sources(mech.func)).hexdigest()[:16]
+
+
+def _module_sources(func: Any) -> bytes:
+    """SHA-256 digests of the source files of the modules defining ``func`` and its type."""
+    out = b""
+    for name in sorted({getattr(func, "__module__", None) or "", type(func).__module__}):
+        path = getattr(sys.modules.get(name), "__file__", None) if name else None
+        try:
+            out += hashlib.sha256(Path(path).read_bytes()).digest() if path else b""
+        except OSError:
+            continue
+    return out
 
 
 def run(
@@ -374,11 +395,23 @@ def run(
     sequential = cfg.early_stop or cfg.max_time is not None
     plan = Plan.of(m, n, mech, pr, cfg.batch_size, len(pairs), sequential)
     ckpt = Checkpoint(cfg.checkpoint, _identity(mech, pairs, cfg, plan)) if cfg.checkpoint else None
+    if ckpt is not None and ckpt.state and processes_repeat(mech, pairs[0].a, seed):
+        raise InputError(
+            f"checkpoint {cfg.checkpoint!r} cannot be resumed: the mechanism's random draws "
+            "restart from one state in every new process (randomness dpaudit cannot reseed), "
+            "so a resumed audit would reuse the noise it chose its events on; delete the "
+            "checkpoint to start over, or let the mechanism take an `rng` argument."
+        )
     runner = open_runner(cfg.executor, cfg.workers, cfg.scheduler, plan.serial_seconds(pr.rate))
     notes = []
     # (the check may take up to 1% of the projected work, between 1 s and a minute)
     budget = min(60.0, max(1.0, 0.01 * plan.serial_seconds(pr.rate)))
-    if not runner.inline and copies_repeat(mech, pairs[0].a, seed, budget):
+    # copies from one pickle stand for workers sent the mechanism by value; one sent by name
+    # imports its module afresh in each worker, which only new processes show
+    if not runner.inline and (
+        copies_repeat(mech, pairs[0].a, seed, budget)
+        or (pickled_by_reference(mech.func) and processes_repeat(mech, pairs[0].a, seed, budget))
+    ):
         runner.close()
         runner = Runner(None, 1, "inline")
         notes.append(

@@ -309,6 +309,7 @@ def test_a_tampered_checkpoint_state_is_refused(tmp_path):
     "kw, needle",
     [
         (dict(workers=0), "workers=0"),
+        (dict(workers=100_000), "more than 1024 processes"),
         (dict(max_time=-1.0), "max_time=-1.0"),
         (dict(executor="spark"), "executor='spark'"),
         (dict(executor="dask"), "scheduler"),
