@@ -6,8 +6,10 @@ import contextlib
 import json
 import math
 import os
+import re
 import signal
 import stat
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -29,14 +31,46 @@ __all__ = [
 SCHEMA_VERSION = "1.0"
 
 
+_DESCRIPTORS = re.compile(r"/dev/(stdout|stderr|fd/(\d+))|/proc/self/fd/(\d+)")
+
+
+def _descriptor(path: str | os.PathLike) -> int | None:
+    """The open file descriptor an output path names (/dev/stdout, /dev/fd/3), if any: written
+    through it, so output redirected to a file (``>> log``) is appended to, not replaced."""
+    found = _DESCRIPTORS.fullmatch(str(path))
+    if found is None:
+        return None
+    name, fd, proc = found.groups()
+    return {"stdout": 1, "stderr": 2}.get(name, int(fd or proc or -1))
+
+
 def _is_stream(target: Path) -> bool:
-    """An existing output that is not a regular file (a FIFO, /dev/stdout): written in place,
-    since renaming a file over it would replace the device or pipe itself."""
+    """An output that is not a regular file (a FIFO, a device, an open descriptor): written in
+    place, since renaming a file over it would replace the device or pipe itself."""
+    if _descriptor(target) is not None:
+        return True
     try:
         mode = target.stat().st_mode
     except OSError:
         return False
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def _write_stream(target: Path, text: str) -> None:
+    fd = _descriptor(target)
+    try:
+        if fd is None:
+            with open(target, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            return
+        for stream in (sys.stdout, sys.stderr):  # what was printed before comes first
+            with contextlib.suppress(Exception):
+                stream.flush()
+        data = text.encode("utf-8")
+        while data:
+            data = data[os.write(fd, data) :]
+    except OSError as exc:
+        raise _unwritable(target, exc) from None
 
 
 def _real(path: str | os.PathLike) -> Path:
@@ -50,6 +84,15 @@ def check_writable(path: str | os.PathLike) -> Path:
     """Fail now, with one line, if `path` cannot be written (before any long work). Returns
     the path to write: a symlink's target, or the pipe or device itself."""
     target = _real(path)
+    fd = _descriptor(path)
+    if fd is not None:
+        try:
+            os.fstat(fd)
+        except OSError:
+            raise InputError(
+                f"output {str(path)!r}: descriptor {fd} is not open; choose another path."
+            ) from None
+        return Path(path)
     if _is_stream(Path(path)):
         if not os.access(path, os.W_OK):
             raise InputError(f"output {str(path)!r} is not writable; choose another path.")
@@ -150,11 +193,7 @@ def write_files_atomic(files: dict) -> None:
         raise
     for target, text in zip(targets, files.values()):
         if _is_stream(target):  # a pipe or device has no old content to keep
-            try:
-                with open(target, "w", encoding="utf-8") as fh:
-                    fh.write(text)
-            except OSError as exc:
-                raise _unwritable(target, exc) from None
+            _write_stream(target, text)
 
 
 @contextlib.contextmanager

@@ -419,12 +419,14 @@ def processes_repeat(mech: Mechanism, data: Any, seed: int, budget: float = 20.0
     while True:
         draws = []
         for k in (0, 1):
-            with ProcessPoolExecutor(max_workers=1) as pool:  # a new process each
-                job = pool.submit(_fresh_draws, blob, bare, data, size, [seed, 0xF7E5, k])
-                try:
-                    draws.append(job.result())
-                except Exception:  # (its module cannot be imported there: workers fail too)
-                    return False
+            pool = ProcessPoolExecutor(max_workers=1)  # a new process each
+            job = pool.submit(_fresh_draws, blob, bare, data, size, [seed, 0xF7E5, k])
+            try:
+                draws.append(job.result(timeout=max(budget - (time.perf_counter() - t0), 10.0)))
+            except Exception:  # its module cannot be imported there (workers fail too), or slow
+                return False
+            finally:
+                pool.shutdown(wait=False, kill_workers=True)
         (a, c), (b, _) = draws
         differ = lambda x, y, n=size: np.asarray(x != y).reshape(n, -1).any(axis=1)
         if int(np.count_nonzero(differ(a, c))) >= 16:

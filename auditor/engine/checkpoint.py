@@ -71,7 +71,8 @@ def _describe(identity: dict[str, Any], other: dict[str, Any], key: str) -> str:
         (i for i, (a, b) in enumerate(zip(text, theirs)) if a != b), min(len(text), len(theirs))
     )
     start = max(0, min(at - 20, len(text) - 54))
-    return ("..." if start else "") + text[start : start + 54] + "..."
+    end = "..." if start + 54 < len(text) else ""
+    return ("..." if start else "") + text[start : start + 54] + end
 
 
 class Checkpoint:

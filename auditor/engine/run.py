@@ -361,7 +361,9 @@ def _fingerprint(mech: Mechanism) -> str:
         blob = cloudpickle.dumps(mech.func)
     except Exception:  # an unpicklable mechanism cannot run on workers either; name it only
         return "unpicklable"
-    return hashlib.sha256(blob + _module_sources(mech.func)).hexdigest()[:16]
+    # (a function pickled by value carries its code; one pickled by name, only its name)
+    source = _module_sources(mech.func) if pickled_by_reference(mech.func) else b""
+    return hashlib.sha256(blob + source).hexdigest()[:16]
 
 
 def _module_sources(func: Any) -> bytes:
@@ -406,11 +408,12 @@ def run(
     notes = []
     # (the check may take up to 1% of the projected work, between 1 s and a minute)
     budget = min(60.0, max(1.0, 0.01 * plan.serial_seconds(pr.rate)))
-    # copies from one pickle stand for workers sent the mechanism by value; one sent by name
-    # imports its module afresh in each worker, which only new processes show
+    # copies from one pickle stand for workers sent the mechanism by value; modules it uses by
+    # name are imported afresh in each worker, which only new processes show (worth their
+    # second when the mechanism takes no rng: one that does varies with the stream it is given)
     if not runner.inline and (
         copies_repeat(mech, pairs[0].a, seed, budget)
-        or (pickled_by_reference(mech.func) and processes_repeat(mech, pairs[0].a, seed, budget))
+        or (not mech.wants_rng and processes_repeat(mech, pairs[0].a, seed, budget))
     ):
         runner.close()
         runner = Runner(None, 1, "inline")

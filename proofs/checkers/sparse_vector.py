@@ -24,8 +24,9 @@ Without query noise (Alg. 5), two queries with the same answer under x can never
 Composition: the parts' epsilons add up (Dwork and Roth 2014, Thm 3.14); each part's own proof
 is a step of the composed one, and each part's cases are cases of the whole (an event on one
 part's output has the same probability under the composition). Numeric tables on the same inputs
-and neighbours multiply into their joint table instead, whose epsilon is exact (the sum is only
-an upper bound: the parts' worst outputs may come from different pairs).
+and neighbours get their exact epsilon instead: a joint output's ratio is the product of the
+parts' ratios, so each pair's worst joint output is made of the parts' worst outputs (the sum is
+only an upper bound: the parts' worst outputs may come from different pairs).
 """
 
 from __future__ import annotations
@@ -309,14 +310,9 @@ def _as_lemmas(form: Formulation, eps) -> tuple[Lemma, ...]:
     return tuple(out)
 
 
-PRODUCT_OUTPUTS = 4096  # numeric tables composed into one table up to this many joint outputs
-
-
-def product_table(comp: m.Composition) -> m.FiniteMechanism | None:
-    """The joint table of a composition of numeric tables on the same inputs with the same
-    neighbours: independent randomness on one input, so P[(y_1, ..., y_k) | x] is the product
-    of the parts' P[y_i | x]. None when a part is not such a table, or the joint outputs
-    exceed :data:`PRODUCT_OUTPUTS`."""
+def _same_tables(comp: m.Composition) -> list[dict] | None:
+    """The parts' rows as exact numbers when every part is a numeric table on the same inputs
+    with the same neighbours (else None)."""
     parts = comp.mechanisms
     if not all(isinstance(t, m.FiniteMechanism) and not t.assumptions for t in parts):
         return None
@@ -324,33 +320,72 @@ def product_table(comp: m.Composition) -> m.FiniteMechanism | None:
     pairs = frozenset(parts[0].neighbour_pairs())
     if any(frozenset(t.pmf) != inputs or frozenset(t.neighbour_pairs()) != pairs for t in parts):
         return None
-    outputs = [list(next(iter(t.pmf.values()))) for t in parts]
-    if sp.prod(len(o) for o in outputs) > PRODUCT_OUTPUTS:
+    tables = [
+        {x: {y: as_expr(v, "pmf") for y, v in t.pmf[x].items()} for x in t.pmf} for t in parts
+    ]
+    if any(v.free_symbols for t in tables for row in t.values() for v in row.values()):
         return None
-    rows = {x: [{y: as_expr(t.pmf[x][y], "pmf") for y in t.pmf[x]} for t in parts] for x in inputs}
-    if any(v.free_symbols for row in rows.values() for part in row for v in part.values()):
+    return tables
+
+
+def _worst_output(p: dict, q: dict):
+    """The output of largest ratio p/q among those p gives (one q never gives, if any)."""
+    given = [y for y in p if p[y] != 0]
+    never = [y for y in given if q[y] == 0]
+    return never[0] if never else max(given, key=lambda y: p[y] / q[y])
+
+
+def joint_of_tables(comp: m.Composition) -> Formulation | None:
+    """Numeric tables on the same inputs and neighbours, run independently on one input: the
+    joint output's ratio is the product of the parts' ratios, so on each pair the worst joint
+    output is made of each part's worst output, and the exact epsilon is the largest sum of the
+    parts' worst log-ratios over the pairs (basic composition's sum takes each part's worst
+    pair, which may differ). One case per pair, never the product of the output sets."""
+    tables = _same_tables(comp)
+    if tables is None:
         return None
-    pmf = {
-        x: {
-            ys: sp.Mul(*(part[y] for part, y in zip(row, ys))) for ys in itertools.product(*outputs)
-        }
-        for x, row in rows.items()
-    }
-    return m.FiniteMechanism(pmf, parts[0].neighbours, name="joint table of the parts")
+    cases = []
+    for x, xp in comp.mechanisms[0].neighbour_pairs():
+        ys = tuple(_worst_output(t[x], t[xp]) for t in tables)
+        cases.append(
+            Case(
+                f"x={x!r}, x'={xp!r}, y={ys!r} (each part's worst output)",
+                sp.Mul(*(t[x][y] for t, y in zip(tables, ys))),
+                sp.Mul(*(t[xp][y] for t, y in zip(tables, ys))),
+                (x, xp, ys),
+            )
+        )
+    cases = tuple(cases)
+    unbounded = next(((i, {}) for i, c in enumerate(cases) if c.q == 0), None)
+    if unbounded is not None:
+        return Formulation(
+            cases,
+            lemmas=lambda eps: (),
+            tight_note="unbounded: a part gives an output its neighbour never gives",
+            unbounded=unbounded,
+        )
+    best = max(range(len(cases)), key=lambda i: cases[i].p / cases[i].q)
+    return Formulation(
+        cases,
+        lemmas=lambda eps: tuple(
+            Lemma(f"{c.label}: P[y | x] <= e^epsilon P[y | x']", c.p, sp.exp(eps) * c.q)
+            for c in cases
+        ),
+        lemma_argument="The parts use independent randomness on the same input, so P[(y_1, "
+        "..., y_k) | x] is the product of the parts' P[y_i | x], and the ratio of a joint "
+        "output is the product of the parts' ratios, each at most that of the part's worst "
+        "output on the pair (an output the part gives under x, at the largest ratio). One lemma "
+        "per neighbouring pair bounds that worst joint output.",
+        tight=(sp.log(cases[best].p / cases[best].q), best, {}),
+        tight_note="exact: each pair's worst joint output attains the bound",
+    )
 
 
 @formulate.register
 def _(comp: m.Composition) -> Formulation:
-    joint = product_table(comp)
+    joint = joint_of_tables(comp)
     if joint is not None:
-        form = formulate(joint)
-        return Formulation(
-            form.cases,
-            tight=form.tight,
-            unbounded=form.unbounded,
-            tight_note="the parts' tables multiply into the joint table (independent "
-            "randomness on the same input): its epsilon is exact",
-        )
+        return joint
     forms = [formulate(mech) for mech in comp.mechanisms]
     cases, offsets = [], []
     for i, form in enumerate(forms):

@@ -304,7 +304,7 @@ class RDPConversion(Claim):
             for a in self.alphas
         ]
         for a, v in zip(self.alphas, vals):
-            if v.is_extended_real is False or sp.N(v).is_real is False:
+            if v != sp.oo and (v.is_extended_real is False or sp.N(v).is_real is False):
                 raise InputError(
                     f"formula={self.formula} gives epsilon = {v} at alpha = {a}, not a real "
                     "number; give a formula real for every order (e.g. rdp + log(1/delta)/(alpha "

@@ -249,9 +249,9 @@ def test_an_output_never_overwrites_an_input(tmp_path, capsys, monkeypatch):
             "the --pairs file",
         ),
         (
-            ["audit", "mech.py:f", "--epsilon", "1", "--pair", "0", "1", "--report", "mech.py"],
+            ["audit", "mech.py:f", "--epsilon", "1", "--pair", "0", "1", "--json", "mech.py"],
             "mech.py",
-            None,
+            "the TARGET's source",
         ),
         (["prove", "claims.py", "--json", "claims.py"], "claims.py", "the claims file"),
         (
@@ -265,7 +265,7 @@ def test_an_output_never_overwrites_an_input(tmp_path, capsys, monkeypatch):
         before = (tmp_path / name).read_bytes()
         assert main(argv) == 2, argv
         err = _one_line(capsys)
-        assert what is None or what in err, err
+        assert what in err, err
         assert (tmp_path / name).read_bytes() == before
     argv = ["audit", "laplace", "--epsilon", "1", "--json", "c.json", "--checkpoint", "c.json"]
     assert main(argv) == 2 and "both name 'c.json'" in _one_line(capsys)
@@ -375,3 +375,25 @@ def test_replayed_results_are_checked_and_carry_the_schema_version(tmp_path, cap
     assert main(["replay", str(tmp_path / "r.json"), "--json", str(tmp_path / "out.json")]) == 0
     out = json.loads((tmp_path / "out.json").read_text())
     assert out["schema_version"] == auditor.SCHEMA_VERSION
+
+
+def test_an_output_to_stdout_redirected_to_a_file_appends_to_it(tmp_path):
+    """`--json /dev/stdout >> log`: written through the descriptor, after what was printed,
+    so the log keeps its old lines (replacing the file /dev/stdout resolves to lost them)."""
+    import subprocess
+    import sys
+
+    log = tmp_path / "log"
+    log.write_text("old\n")
+    code = (
+        "from proofs.io import check_outputs, write_text_atomic\n"
+        "print('before', flush=True)\n"
+        "check_outputs(json='/dev/stdout')\n"
+        "write_text_atomic('/dev/stdout', '{}\\n')\n"
+        "print('after')\n"
+    )
+    with open(log, "a") as out:
+        subprocess.run([sys.executable, "-c", code], stdout=out, check=True)
+    assert log.read_text() == "old\nbefore\n{}\nafter\n"
+    with pytest.raises(InputError, match="descriptor 97 is not open"):
+        write_files_atomic({"/dev/fd/97": "x"})
