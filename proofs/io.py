@@ -122,8 +122,8 @@ def check_outputs(
     file (the second written would silently replace the first), and none naming one of the
     run's `inputs` (what it reads -> path: a target's source, a pairs or claims file, a
     baseline, a checkpoint), which the output would overwrite."""
-    read = {_real(path): what for what, path in (inputs or {}).items() if path}
-    seen: dict[Path, str] = {}
+    read = {_file_key(_real(path)): what for what, path in (inputs or {}).items() if path}
+    seen: dict[Path | tuple[int, int], str] = {}
     for flag, path in paths.items():
         if path is None:
             continue
@@ -133,6 +133,7 @@ def check_outputs(
         resolved = check_writable(path)
         if _is_stream(resolved):
             continue  # a pipe or device: nothing in it to lose
+        resolved = _file_key(resolved)
         if resolved in read:
             raise InputError(
                 f"{name} {str(path)!r} is {read[resolved]}, which the output would overwrite; "
@@ -143,6 +144,15 @@ def check_outputs(
                 f"{seen[resolved]} and {name} both name {str(path)!r}; give each its own file."
             )
         seen[resolved] = name
+
+
+def _file_key(path: Path) -> Path | tuple[int, int]:
+    """An existing file by device and inode (a hard link is the same file), else its path."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return path
+    return (st.st_dev, st.st_ino)
 
 
 def _temp_copy(target: Path, text: str) -> str:

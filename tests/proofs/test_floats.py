@@ -104,9 +104,9 @@ def test_coarse_noise_never_takes_delta_to_zero(ratio):
     mech = FloatLaplace(ratio, 1.0)
     assert mech.witness() is None and mech.zero_witness()
     assert 0.0 + _numpy_noise(0.5, ratio) == 0
-    j = np.arange(1, 1_000_001, dtype=float)
-    noise = ratio * np.log(1.0 - j * 2.0**-52)
-    assert noise[-1] < -1.0 and not np.any(noise == -1.0)
+    # math.log is the C library's, as the sampler's (np.log may be a vectorised variant)
+    noise = [ratio * math.log(1.0 - j * 2.0**-52) for j in range(1, 1_000_001)]
+    assert noise[-1] < -1.0 and -1.0 not in noise
     result = PureDP(mech, 1000).check()
     assert result.verdict is Verdict.REFUTED and result.counterexample.output == "{0.0, -0.0}"
 

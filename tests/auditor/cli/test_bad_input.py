@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 import numpy as np
 import pytest
@@ -267,6 +268,9 @@ def test_an_output_never_overwrites_an_input(tmp_path, capsys, monkeypatch):
         err = _one_line(capsys)
         assert what in err, err
         assert (tmp_path / name).read_bytes() == before
+    os.link(tmp_path / "pairs.json", tmp_path / "hard.json")  # a hard link is the same file
+    argv = ["audit", "laplace", "--epsilon", "1", "--pairs", "pairs.json", "--json", "hard.json"]
+    assert main(argv) == 2 and "the --pairs file" in _one_line(capsys)
     argv = ["audit", "laplace", "--epsilon", "1", "--json", "c.json", "--checkpoint", "c.json"]
     assert main(argv) == 2 and "both name 'c.json'" in _one_line(capsys)
     assert main(["audit", "laplace", "--epsilon", "1", "--json", ""]) == 2
