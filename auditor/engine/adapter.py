@@ -417,15 +417,18 @@ def processes_repeat(mech: Mechanism, data: Any, seed: int, budget: float = 20.0
     bare = Mechanism(None, mech.name, mech.batched, mech.wants_rng)
     t0, size = time.perf_counter(), 16
     while True:
-        draws = []
-        for k in (0, 1):
-            pool = ProcessPoolExecutor(max_workers=1)  # a new process each
-            job = pool.submit(_fresh_draws, blob, bare, data, size, [seed, 0xF7E5, k])
-            try:
-                draws.append(job.result(timeout=max(budget - (time.perf_counter() - t0), 10.0)))
-            except Exception:  # its module cannot be imported there (workers fail too), or slow
-                return False
-            finally:
+        pools = [ProcessPoolExecutor(max_workers=1) for _ in range(2)]  # a new process each
+        try:  # (started together: the two start-ups overlap)
+            jobs = [
+                pool.submit(_fresh_draws, blob, bare, data, size, [seed, 0xF7E5, k])
+                for k, pool in enumerate(pools)
+            ]
+            wait = max(budget - (time.perf_counter() - t0), 10.0)
+            draws = [job.result(timeout=wait) for job in jobs]
+        except Exception:  # its module cannot be imported there (workers fail too), or slow
+            return False
+        finally:
+            for pool in pools:
                 pool.shutdown(wait=False, kill_workers=True)
         (a, c), (b, _) = draws
         differ = lambda x, y, n=size: np.asarray(x != y).reshape(n, -1).any(axis=1)
