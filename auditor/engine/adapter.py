@@ -382,12 +382,22 @@ def copies_repeat(mech: Mechanism, data: Any, seed: int, budget: float = 1.0) ->
         one, two = copy(), copy()  # fresh copies, as each worker starts from the pickled state
         a, b, c = (draw(m, data, size, gen(k + j)) for j, m in enumerate((one, two, one)))
         k += 3
-        differ = lambda x, y, n=size: np.asarray(x != y).reshape(n, -1).any(axis=1)
-        if int(np.count_nonzero(differ(a, c))) >= 16:
-            return not differ(a, b).any()
+        verdict = _repeats(a, b, c, size)
+        if verdict is not None:
+            return verdict
         if size >= 4096 or time.perf_counter() - t0 > budget:
             return False
         size *= 4
+
+
+def _repeats(a: np.ndarray, b: np.ndarray, c: np.ndarray, size: int) -> bool | None:
+    """Does copy two's draw ``b`` repeat copy one's ``a`` (another stream)? Decided once copy
+    one's two draws ``a`` and ``c`` differ in at least 16 of ``size`` outputs, so that a chance
+    match is negligible; None before (draw more)."""
+    differ = lambda x, y: np.asarray(x != y).reshape(size, -1).any(axis=1)
+    if int(np.count_nonzero(differ(a, c))) >= 16:
+        return not differ(a, b).any()
+    return None
 
 
 def _fresh_draws(blob: bytes, mech: Mechanism, data: Any, size: int, key: list[int]):
@@ -431,9 +441,9 @@ def processes_repeat(mech: Mechanism, data: Any, seed: int, budget: float = 20.0
             for pool in pools:
                 pool.shutdown(wait=False, kill_workers=True)
         (a, c), (b, _) = draws
-        differ = lambda x, y, n=size: np.asarray(x != y).reshape(n, -1).any(axis=1)
-        if int(np.count_nonzero(differ(a, c))) >= 16:
-            return not differ(a, b).any()
+        verdict = _repeats(a, b, c, size)
+        if verdict is not None:
+            return verdict
         if size >= 4096 or time.perf_counter() - t0 > budget:
             return False
         size *= 4
