@@ -14,6 +14,11 @@ from proofs.checkers.formulations import Case, Formulation, formulate
 __all__: list[str] = []
 
 
+def _unbounded(case: Case, note: str) -> Formulation:
+    """The formulation of one witness output that one input gives and its neighbour never does."""
+    return Formulation((case,), tight_note=note, unbounded=(0, {}))
+
+
 @formulate.register
 def _(mech: m.FloatLaplace) -> Formulation:
     found = mech.witness()
@@ -28,11 +33,7 @@ def _(mech: m.FloatLaplace) -> Formulation:
             (0.0, float(mech.sensitivity), "{0.0, -0.0}"),
             note="IEEE-754 doubles, NumPy's Generator.laplace (Mironov 2012)",
         )
-        return Formulation(
-            (case,),
-            tight_note="unbounded: the noise is too coarse for f(x') to reach 0",
-            unbounded=(0, {}),
-        )
+        return _unbounded(case, "unbounded: the noise is too coarse for f(x') to reach 0")
     if found is None:
         return Formulation((), tight_note="no double output was found that one input cannot give")
     u, outputs = found
@@ -46,10 +47,8 @@ def _(mech: m.FloatLaplace) -> Formulation:
         (0.0, float(mech.sensitivity), "{" + ", ".join(repr(y) for y in outputs) + "}"),
         note="IEEE-754 doubles, NumPy's Generator.laplace (Mironov 2012)",
     )
-    return Formulation(
-        (case,),
-        tight_note="unbounded: the outputs of the two inputs are different sets of doubles",
-        unbounded=(0, {}),
+    return _unbounded(
+        case, "unbounded: the outputs of the two inputs are different sets of doubles"
     )
 
 
@@ -67,11 +66,7 @@ def _(mech: m.SignedZeroLaplace) -> Formulation:
             (-half, half, "y < 0 or y = -0.0"),
             note="IEEE-754 doubles: a nonzero exact sum never rounds to zero",
         )
-        return Formulation(
-            (case,),
-            tight_note="unbounded: the two inputs' outputs have opposite signs",
-            unbounded=(0, {}),
-        )
+        return _unbounded(case, "unbounded: the two inputs' outputs have opposite signs")
     if u is None:
         return Formulation((), tight_note="no draw was found that suppresses f(x)'s answer")
     case = Case(
@@ -84,9 +79,8 @@ def _(mech: m.SignedZeroLaplace) -> Formulation:
         (-half, half, "-0.0"),
         note="IEEE-754 doubles: the sign of a product is the exclusive or of its operands' signs",
     )
-    return Formulation(
-        (case,),
-        tight_note="unbounded: -0.0 is an output of f(x) < 0 only (over the reals the "
+    return _unbounded(
+        case,
+        "unbounded: -0.0 is an output of f(x) < 0 only (over the reals the "
         f"release would be {mech.sensitivity / mech.scale!r}-DP: suppression is post-processing)",
-        unbounded=(0, {}),
     )
