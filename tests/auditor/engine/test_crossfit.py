@@ -176,7 +176,7 @@ def test_an_audit_certifies_the_crossed_event_and_resumes_to_it(tmp_path, monkey
     plain = audit(_pattern_vector, pairs, **kw)
     assert seen and all(m == ma + mb and ma > 0 and mb > 0 and k > 0 for m, ma, mb, k in seen)
     monkeypatch.setattr(session, "crossfit", real)
-    _interrupt_then_resume(monkeypatch, tmp_path, 12, _pattern_vector, pairs, kw)
+    _interrupt_then_resume(monkeypatch, tmp_path, 12, _pattern_vector, pairs, kw, plain)
     assert plain.epsilon_lower_bound >= 0
 
 

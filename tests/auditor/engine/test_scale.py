@@ -332,20 +332,33 @@ def test_closures_and_settings_that_change_the_result_are_part_of_the_identity(t
         audit(_rr(0.3), [(0, 1)], early_stop=False, **kw)
 
 
+_UNINTERRUPTED: dict[str, object] = {}
+
+
+def _uninterrupted(name: str, run):
+    """The uninterrupted result of a parametrized test's audit, run once for all its stops."""
+    if name not in _UNINTERRUPTED:
+        _UNINTERRUPTED[name] = run()
+    return _UNINTERRUPTED[name]
+
+
 @pytest.mark.parametrize("stop_at", [1, 2, 3, 5, 8, 13, 21])
 def test_an_interrupt_at_any_point_resumes_to_the_same_result(tmp_path, monkeypatch, stop_at):
     """KeyboardInterrupt raised between chunks (where Ctrl-C lands), in every phase: the saved
     checkpoint resumes to the uninterrupted result, including the judge's early stop."""
     kw = dict(epsilon=1.0, samples=1_000_000, seed=21, workers=1)
-    _interrupt_then_resume(monkeypatch, tmp_path, stop_at, _rr(2.0), [(0, 1), (1, 0)], kw)
+    mech, pairs = _rr(2.0), [(0, 1), (1, 0)]
+    plain = _uninterrupted("any point", lambda: audit(mech, pairs, **kw))
+    _interrupt_then_resume(monkeypatch, tmp_path, stop_at, mech, pairs, kw, plain)
 
 
-def _interrupt_then_resume(monkeypatch, tmp_path, stop_at, mech, pairs, kw):
+def _interrupt_then_resume(monkeypatch, tmp_path, stop_at, mech, pairs, kw, plain=None):
     """Raise KeyboardInterrupt at the stop_at-th progress update of a checkpointed audit, then
-    resume it: the result equals the uninterrupted one."""
+    resume it: the result equals the uninterrupted one (``plain``, run here unless given)."""
     from auditor.engine import progress
 
-    plain = audit(mech, pairs, **kw)
+    if plain is None:
+        plain = audit(mech, pairs, **kw)
     calls = {"n": 0}
     real = progress.Progress.update
 
@@ -447,7 +460,9 @@ def test_halving_is_deterministic_and_keeps_the_informative_pairs(monkeypatch):
 @pytest.mark.parametrize("stop_at", [2, 9, 17, 30])
 def test_an_interrupt_during_the_rounds_resumes_to_the_same_result(tmp_path, monkeypatch, stop_at):
     kw = dict(epsilon=0.5, samples=800_000, seed=6, workers=1, early_stop=False)
-    _interrupt_then_resume(monkeypatch, tmp_path, stop_at, _rr(1.0), _twelve_pairs(), kw)
+    mech, pairs = _rr(1.0), _twelve_pairs()
+    plain = _uninterrupted("rounds", lambda: audit(mech, pairs, **kw))
+    _interrupt_then_resume(monkeypatch, tmp_path, stop_at, mech, pairs, kw, plain)
 
 
 # -- successive halving over event families ------------------------------------------------------
@@ -576,7 +591,7 @@ def test_family_screens_drop_candidates_and_an_interrupt_around_them_resumes(tmp
     for stop_at in (25, 27, 29, 31):  # before and after each screen (at updates 26, 28, 30)
         where = tmp_path / str(stop_at)
         where.mkdir()
-        _interrupt_then_resume(monkeypatch, where, stop_at, _clear_vector, pairs, kw)
+        _interrupt_then_resume(monkeypatch, where, stop_at, _clear_vector, pairs, kw, plain)
 
 
 def test_a_checkpoint_with_a_bad_alive_mask_is_refused(tmp_path):
