@@ -279,6 +279,9 @@ def draw(mech: Mechanism, data: Any, n: int, rng: np.random.Generator) -> np.nda
         s = int(rng.integers(2**32))
         random.seed(s)
         np.random.seed(s)
+        torch = sys.modules.get("torch")
+        if torch is not None:  # its default generator starts alike in every process
+            torch.manual_seed(s)
     reseed_held(mech.func, rng)
     return _convert(mech, _call(mech, data, n, rng), n)
 
@@ -360,15 +363,16 @@ def _filled(cell: Any) -> bool:
 
 
 def copies_repeat(mech: Mechanism, data: Any, seed: int, budget: float = 1.0) -> bool:
-    """Do two copies of the mechanism (as workers get it) repeat each other's draws from
-    different chunk streams? Then its randomness lives in state that :func:`reseed_held`
-    cannot reach (a hand-written generator, an extension object), and a worker pool would
-    reuse noise across phases and datasets.
+    """Do two copies of the mechanism (as workers get it) repeat each other's draws? Then part
+    of its randomness lives in state that :func:`reseed_held` cannot reach (a hand-written
+    generator, an extension object, a counter), that state starts alike in every copy, and a
+    worker pool would reuse noise across phases and datasets, even when the rest of the noise
+    comes from the stream it is given.
 
-    Draws grow until two draws of one copy differ in at least 16 outputs, enough that a chance
-    match of the other copy's draw is negligible, even for outputs that rarely vary; a
-    mechanism that varies less than that within ``budget`` seconds (4,096 outputs at most) is
-    taken as not repeating."""
+    One copy draws twice from one stream, the other once (see :func:`_restarts`); draws grow
+    until the first copy's two draws differ in at least 16 outputs. A mechanism that varies
+    less than that within ``budget`` seconds (4,096 outputs at most) is taken as not
+    repeating: its outputs depend on the stream alone, or barely on anything else."""
     import cloudpickle
 
     try:
@@ -377,12 +381,11 @@ def copies_repeat(mech: Mechanism, data: Any, seed: int, budget: float = 1.0) ->
         return False
     copy = lambda: Mechanism(cloudpickle.loads(blob), mech.name, mech.batched, mech.wants_rng)
     gen = lambda k: np.random.default_rng(np.random.SeedSequence([seed, 0xC0B1E5, k]))
-    t0, size, k = time.perf_counter(), 16, 0
+    t0, size = time.perf_counter(), 16
     while True:
         one, two = copy(), copy()  # fresh copies, as each worker starts from the pickled state
-        a, b, c = (draw(m, data, size, gen(k + j)) for j, m in enumerate((one, two, one)))
-        k += 3
-        verdict = _repeats(a, b, c, size)
+        first, again = draw(one, data, size, gen(size)), draw(one, data, size, gen(size))
+        verdict = _restarts(first, again, draw(two, data, size, gen(size)), size)
         if verdict is not None:
             return verdict
         if size >= 4096 or time.perf_counter() - t0 > budget:
@@ -390,49 +393,73 @@ def copies_repeat(mech: Mechanism, data: Any, seed: int, budget: float = 1.0) ->
         size *= 4
 
 
-def _repeats(a: np.ndarray, b: np.ndarray, c: np.ndarray, size: int) -> bool | None:
-    """Does copy two's draw ``b`` repeat copy one's ``a`` (another stream)? Decided once copy
-    one's two draws ``a`` and ``c`` differ in at least 16 of ``size`` outputs, so that a chance
-    match is negligible; None before (draw more)."""
-    differ = lambda x, y: np.asarray(x != y).reshape(size, -1).any(axis=1)
-    if int(np.count_nonzero(differ(a, c))) >= 16:
-        return not differ(a, b).any()
+def _differ(x: np.ndarray, y: np.ndarray, size: int) -> np.ndarray:
+    """Which of ``size`` outputs differ between two draws (rows of a vector output)."""
+    return np.asarray(x != y).reshape(size, -1).any(axis=1)
+
+
+def _restarts(first: np.ndarray, again: np.ndarray, other: np.ndarray, size: int) -> bool | None:
+    """Does state beyond the stream restart alike in two copies? ``first`` and ``again`` are
+    one copy's two draws from one stream, ``other`` the other copy's first draw from it. Where
+    ``first`` and ``again`` differ, something besides the stream moved the outputs; if
+    ``other`` nonetheless repeats ``first`` exactly, that something started alike in both.
+    Decided once the two draws differ in at least 16 of ``size`` outputs, so that a chance
+    match of state that does not restart is negligible; None before (draw more)."""
+    if int(np.count_nonzero(_differ(first, again, size))) >= 16:
+        return not _differ(first, other, size).any()
     return None
 
 
+def _moves(mech: Mechanism, data: Any, seed: int, budget: float) -> int | None:
+    """The draw size at which two draws of the mechanism from one stream, in this process,
+    differ in at least 16 outputs: state beyond the stream moves its outputs. None when they
+    do not within ``budget`` seconds (4,096 outputs at most): the stream decides them."""
+    gen = lambda size: np.random.default_rng(np.random.SeedSequence([seed, 0x5A3E, size]))
+    t0, size = time.perf_counter(), 16
+    while True:
+        first, again = draw(mech, data, size, gen(size)), draw(mech, data, size, gen(size))
+        if int(np.count_nonzero(_differ(first, again, size))) >= 16:
+            return size
+        if size >= 4096 or time.perf_counter() - t0 > budget:
+            return None
+        size *= 4
+
+
 def _fresh_draws(blob: bytes, mech: Mechanism, data: Any, size: int, key: list[int]):
-    """In a new process: the mechanism's first two draws (two streams of ``key``)."""
+    """In a new process: the mechanism's first two draws, both from the stream of ``key``."""
     import cloudpickle
 
     copy = Mechanism(cloudpickle.loads(blob), mech.name, mech.batched, mech.wants_rng)
-    gen = lambda j: np.random.default_rng(np.random.SeedSequence([*key, j]))
-    return draw(copy, data, size, gen(0)), draw(copy, data, size, gen(1))
+    gen = lambda: np.random.default_rng(np.random.SeedSequence(key))
+    return draw(copy, data, size, gen()), draw(copy, data, size, gen())
 
 
 def processes_repeat(mech: Mechanism, data: Any, seed: int, budget: float = 20.0) -> bool:
-    """Do two new processes repeat each other's first draws from different streams? Then the
-    mechanism's randomness restarts from one state in every process (a generator seeded when
-    its module is imported, beyond :func:`reseed_held`'s reach), and a run resumed in a new
-    process, or a pool's workers, would draw the noise of draws already used. The test of
-    :func:`copies_repeat` (at least 16 outputs differing between one process's two draws),
+    """Do two new processes repeat each other's first draws? Then part of the mechanism's
+    randomness restarts from one state in every process (a generator seeded when its module
+    is imported, beyond :func:`reseed_held`'s reach, or torch's default one), and a run
+    resumed in a new process, or a pool's workers, would draw noise already used, even when
+    the rest of the noise comes from the stream it is given. The test of :func:`copies_repeat`
     on copies that each import the mechanism's module afresh (a copy in this process shares
-    the module's state). False when the mechanism cannot be pickled or loaded there."""
+    the module's state); it starts no process when two draws from one stream agree here (the
+    stream decides the outputs). False when the mechanism cannot be pickled or loaded there."""
     import cloudpickle
     from loky import ProcessPoolExecutor
 
+    t0 = time.perf_counter()
+    size = _moves(mech, data, seed, budget / 4)
+    if size is None:
+        return False
     try:
         blob = cloudpickle.dumps(mech.func)
     except Exception:
         return False
     bare = Mechanism(None, mech.name, mech.batched, mech.wants_rng)
-    t0, size = time.perf_counter(), 16
     while True:
         pools = [ProcessPoolExecutor(max_workers=1) for _ in range(2)]  # a new process each
         try:  # (started together: the two start-ups overlap)
-            jobs = [
-                pool.submit(_fresh_draws, blob, bare, data, size, [seed, 0xF7E5, k])
-                for k, pool in enumerate(pools)
-            ]
+            key = [seed, 0xF7E5, size]  # one stream for both: only other state tells them apart
+            jobs = [pool.submit(_fresh_draws, blob, bare, data, size, key) for pool in pools]
             wait = max(budget - (time.perf_counter() - t0), 10.0)
             draws = [job.result(timeout=wait) for job in jobs]
         except Exception:  # its module cannot be imported there (workers fail too), or slow
@@ -440,8 +467,8 @@ def processes_repeat(mech: Mechanism, data: Any, seed: int, budget: float = 20.0
         finally:
             for pool in pools:
                 pool.shutdown(wait=False, kill_workers=True)
-        (a, c), (b, _) = draws
-        verdict = _repeats(a, b, c, size)
+        (first, again), (other, _) = draws
+        verdict = _restarts(first, again, other, size)
         if verdict is not None:
             return verdict
         if size >= 4096 or time.perf_counter() - t0 > budget:

@@ -409,11 +409,11 @@ def run(
     # (the check may take up to 1% of the projected work, between 1 s and a minute)
     budget = min(60.0, max(1.0, 0.01 * plan.serial_seconds(pr.rate)))
     # copies from one pickle stand for workers sent the mechanism by value; modules it uses by
-    # name are imported afresh in each worker, which only new processes show (worth their
-    # second when the mechanism takes no rng: one that does varies with the stream it is given)
+    # name are imported afresh in each worker, which only new processes show (started only
+    # when something besides the stream moves its outputs here)
     if not runner.inline and (
         copies_repeat(mech, pairs[0].a, seed, budget)
-        or (not mech.wants_rng and processes_repeat(mech, pairs[0].a, seed, budget))
+        or processes_repeat(mech, pairs[0].a, seed, budget)
     ):
         runner.close()
         runner = Runner(None, 1, "inline")

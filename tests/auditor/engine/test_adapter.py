@@ -324,5 +324,22 @@ def test_copies_that_repeat_are_told_from_low_entropy_outputs():
     def seeded(x, rng):
         return x if rng.random() < p else 1 - x
 
+    class HalfHidden(Hidden):  # the stream decides the coin, the hidden state the flip
+        def __call__(self, x, rng):
+            return super().__call__(x) if rng.random() < 0.5 else 1 - super().__call__(x)
+
     assert all(copies_repeat(as_mechanism(Hidden()), 0, s) for s in range(5))
+    assert all(copies_repeat(as_mechanism(HalfHidden()), 0, s) for s in range(5))
     assert not any(copies_repeat(as_mechanism(seeded), 0, s) for s in range(40))
+
+
+def test_torch_default_generator_is_seeded_from_the_stream():
+    """Torch's default generator starts from one seed in every process: left alone, a pool's
+    workers (and a resumed run) would repeat its noise."""
+    torch = pytest.importorskip("torch")
+    from auditor.engine.adapter import processes_repeat
+
+    mech = as_mechanism(lambda x, size: (x + torch.randn(size)).numpy())
+    a, b = (draw(mech, 0.0, 8, np.random.default_rng(s)) for s in (1, 1))
+    assert np.array_equal(a, b) and not np.array_equal(a, draw(mech, 0.0, 8, RNG))
+    assert not processes_repeat(mech, 0.0, 1)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import sys
 
+import numpy as np
 import pytest
 
 from auditor import audit
@@ -31,6 +32,13 @@ def restarting(data, size):
 
 def seeded(data, size, rng):
     return np.round(data + rng.laplace(0, SCALE, size), 1)
+
+
+def mixed(data, size, rng):
+    # half its noise from the stream it is given, half from the restarting counter
+    _calls[0] += 1
+    g = np.random.default_rng([54321, _calls[0]])
+    return np.round(data + rng.laplace(0, SCALE, size) + g.laplace(0, SCALE, size), 1)
 """
 
 
@@ -52,6 +60,18 @@ def test_new_processes_repeat_a_restarting_mechanism_only(module):
     assert pickled_by_reference(module.restarting) and not pickled_by_reference(lambda d: d)
     assert processes_repeat(restarting, 0.0, 1)
     assert not processes_repeat(seeded, 0.0, 1)
+    # its outputs vary with the stream, and part of their noise still restarts
+    assert processes_repeat(as_mechanism(module.mixed), 0.0, 1)
+
+
+def test_a_mechanism_decided_by_its_stream_starts_no_process(module, monkeypatch):
+    from loky import ProcessPoolExecutor
+
+    started = []
+    monkeypatch.setattr(ProcessPoolExecutor, "__init__", lambda *a, **k: started.append(1) / 0)
+    assert not processes_repeat(as_mechanism(module.seeded), 0.0, 1) and not started
+    assert not processes_repeat(as_mechanism(lambda d, size: np.random.laplace(d, 1, size)), 0, 1)
+    assert not started
 
 
 def _interrupted(monkeypatch, func, ck, kw):
@@ -74,11 +94,12 @@ KW = dict(epsilon=1.0, samples=200_000, seed=3, workers=1)
 
 
 def test_a_restarting_mechanism_is_not_resumed(module, tmp_path, monkeypatch):
-    ck = tmp_path / "r.ckpt"
-    _interrupted(monkeypatch, module.restarting, ck, KW)
-    with pytest.raises(InputError, match="cannot be resumed") as info:
-        audit(module.restarting, [(0, 1)], checkpoint=ck, **KW)
-    assert "\n" not in str(info.value)
+    for func in (module.restarting, module.mixed):
+        ck = tmp_path / f"{func.__name__}.ckpt"
+        _interrupted(monkeypatch, func, ck, KW)
+        with pytest.raises(InputError, match="cannot be resumed") as info:
+            audit(func, [(0, 1)], checkpoint=ck, **KW)
+        assert "\n" not in str(info.value)
     ok = tmp_path / "s.ckpt"
     _interrupted(monkeypatch, module.seeded, ok, KW)
     resumed = audit(module.seeded, [(0, 1)], checkpoint=ok, **KW)
@@ -106,7 +127,7 @@ def test_a_pool_is_not_used_for_a_restarting_mechanism(module, monkeypatch):
     kw = dict(epsilon=1.0, samples=20_000, seed=3, workers=2)
     repeat = "copies of the mechanism repeat"
     # sent by name, or wrapped (a partial is sent by value, the module it names by name)
-    for func in (module.restarting, functools.partial(module.restarting)):
+    for func in (module.restarting, functools.partial(module.restarting), module.mixed):
         assert any(repeat in n for n in audit(func, [(0, 1)], **kw).notes)
     assert not any(repeat in n for n in audit(module.seeded, [(0, 1)], **kw).notes)
 
