@@ -293,6 +293,9 @@ def _check_gaussian_calibration_region(claim) -> Finding:
         return _gaussian_calibration_region_search(claim, gap, deriv)
 
 
+_GRID = 16  # intervals per side of the grid tried before the branch and bound
+
+
 def _gaussian_calibration_region_search(claim, gap, deriv) -> Finding:
     try:
         g = compile_ball(gap, (EPSILON, _V))
@@ -311,8 +314,42 @@ def _gaussian_calibration_region_search(claim, gap, deriv) -> Finding:
         Fraction(math.floor(-math.log(float(claim.delta_max)) * 2**20) - 1, 2**20), Fraction(0)
     )
     v_hi = Fraction(math.ceil(-math.log(float(claim.delta_min)) * 2**20) + 1, 2**20)
-    stack, boxes = [(e0, e1, v_lo, v_hi)], 0
+    d_lo, d_hi = to_ball(claim.delta_min), to_ball(claim.delta_max)
+
+    def inside(em: Fraction, vm: Fraction) -> bool:
+        """Is (em, exp(-vm)) certainly in the claimed region (a witness must be)?"""
+        d = (-ball_of(vm)).exp()
+        e = sp.Rational(em.numerator, em.denominator)
+        return bool(claim.eps_min <= e <= claim.eps_max) and d >= d_lo and d <= d_hi
+
     method = "2-D branch and bound over (eps, ln 1/delta) with arb balls (Balle-Wang profile)"
+
+    def refuted(em: Fraction, vm: Fraction, boxes: int) -> Finding | None:
+        if not inside(em, vm):
+            return None
+        value = f(ball_of(em), ball_of(vm))
+        if not value > 0:
+            return None
+        cex = Counterexample(
+            {"epsilon": f"{em} (~{float(em):.6g})", "delta": f"exp(-{vm}) ~ {math.exp(-vm):.6g}"},
+            ("f(x) = Delta", "f(x') = 0"),
+            "S = {y > c*}",
+            f"delta(eps) - delta in {show_ball(value)}",
+            "0",
+            "arb interval arithmetic",
+        )
+        steps = (*deriv.steps, f"{boxes} boxes" if boxes else "a grid point")
+        return Finding(Verdict.REFUTED, method, counterexample=cex, steps=steps)
+
+    # a grid first (corners included): a violation away from the boundary is found there,
+    # where a depth-first search could spend its budget on boxes along the boundary
+    for i in range(_GRID + 1):
+        for j in range(_GRID + 1):
+            em, vm = e0 + (e1 - e0) * Fraction(i, _GRID), v_lo + (v_hi - v_lo) * Fraction(j, _GRID)
+            found = refuted(em, vm, 0) or refuted(em, _nudge(vm, v_lo, v_hi, j), 0)
+            if found is not None:
+                return found
+    stack, boxes = [(e0, e1, v_lo, v_hi)], 0
     while stack:
         a, b, c, d = stack.pop()
         boxes += 1
@@ -323,20 +360,9 @@ def _gaussian_calibration_region_search(claim, gap, deriv) -> Finding:
         if f(ball_of(a, b), ball_of(c, d)) <= 0:
             continue
         em, vm = (a + b) / 2, (c + d) / 2
-        centre = f(ball_of(em), ball_of(vm))
-        if centre > 0:
-            delta_text = f"exp(-{vm}) ~ {math.exp(-float(vm)):.6g}"
-            cex = Counterexample(
-                {"epsilon": f"{em} (~{float(em):.6g})", "delta": delta_text},
-                ("f(x) = Delta", "f(x') = 0"),
-                "S = {y > c*}",
-                f"delta(eps) - delta in {show_ball(centre)}",
-                "0",
-                "arb interval arithmetic",
-            )
-            return Finding(
-                Verdict.REFUTED, method, counterexample=cex, steps=(*deriv.steps, f"{boxes} boxes")
-            )
+        found = refuted(em, vm, boxes)
+        if found is not None:
+            return found
         if (b - a) / (e1 - e0 or 1) >= (d - c) / (v_hi - v_lo):
             stack += [(em, b, c, d), (a, em, c, d)]
         else:
@@ -348,6 +374,16 @@ def _gaussian_calibration_region_search(claim, gap, deriv) -> Finding:
         f"ln(1/delta) in [{float(v_lo):.6g}, {float(v_hi):.6g}]",
         steps=(*deriv.steps, f"{boxes} boxes"),
     )
+
+
+def _nudge(v: Fraction, lo: Fraction, hi: Fraction, j: int) -> Fraction:
+    """The grid's edge values of ln(1/delta) moved two units of 2**-20 inward, into the
+    claimed range (the bounds were widened outward by one unit)."""
+    if j == 0:
+        return min(lo + Fraction(2, 2**20), hi)
+    if j == _GRID:
+        return max(hi - Fraction(2, 2**20), lo)
+    return v
 
 
 def _check_calibration_minimal(claim) -> Finding:

@@ -3,6 +3,7 @@ checkers: mutants of every true entry of proofs.catalogue.approximate are never 
 (each is refuted with a counterexample), and property tests (Hypothesis) on random finite
 mechanisms."""
 
+import numpy as np
 import pytest
 import sympy as sp
 from hypothesis import HealthCheck, given, settings
@@ -392,3 +393,28 @@ def test_an_rdp_conversion_formula_that_is_not_real_is_bad_input(formula):
     with pytest.raises(InputError, match="not a real number") as info:
         check(RDPConversion(3, 10, R(1, 10**5), formula=formula))
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "sigma, delta_min, eps_min", [(10, 0.01, 0), (3, 0.05, 0), (10, 0.045, 0), (3, 0.2, 0.1)]
+)
+def test_a_constant_sigma_region_is_refuted_exactly_where_it_fails(sigma, delta_min, eps_min):
+    """A fixed sigma over a region of (eps, delta): false when delta(eps_min; sigma) exceeds
+    delta_min (delta(eps) falls with eps), as SciPy computes it; a false one was `unknown`
+    (the depth-first search spent its boxes on the boundary). A witness must lie inside."""
+    from scipy.stats import norm
+
+    from proofs.results import Verdict
+
+    mu = 1 / sigma
+    true_delta = lambda e: norm.cdf(mu / 2 - e / mu) - np.exp(e) * norm.cdf(-mu / 2 - e / mu)
+    claim = GaussianCalibrationRegion(delta_min, 0.9, eps_min, 1, sigma=sigma * SENSITIVITY)
+    found = check(claim)
+    if true_delta(eps_min) <= delta_min:
+        assert found.verdict is Verdict.CERTIFIED, found.reason
+        return
+    assert found.verdict is Verdict.REFUTED, found.reason
+    e = float(sp.Rational(found.counterexample.parameters["epsilon"].split()[0]))
+    d = float(found.counterexample.parameters["delta"].split("~")[1])
+    assert eps_min <= e <= 1 and delta_min <= d <= 0.9
+    assert true_delta(e) > d
