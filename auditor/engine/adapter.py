@@ -280,8 +280,9 @@ def draw(mech: Mechanism, data: Any, n: int, rng: np.random.Generator) -> np.nda
         random.seed(s)
         np.random.seed(s)
         torch = sys.modules.get("torch")
-        if torch is not None:  # its default generator starts alike in every process
-            torch.manual_seed(s)
+        if torch is not None:  # a seed of its own: seeded with s, torch's Mersenne Twister
+            # would replay NumPy's legacy one draw for draw
+            torch.manual_seed(int(np.random.SeedSequence([s, 0x70C5]).generate_state(1)[0]))
     reseed_held(mech.func, rng)
     return _convert(mech, _call(mech, data, n, rng), n)
 
@@ -362,16 +363,59 @@ def _filled(cell: Any) -> bool:
     return True
 
 
+_CHECK_ELEMENTS = 1 << 20  # a check's draw grows no wider than an audit's chunk (plan.py)
+
+
+def _stream(seed: int, tag: int, k: int) -> np.random.Generator:
+    return np.random.default_rng(np.random.SeedSequence([seed, tag, k]))
+
+
+def _differ(x: np.ndarray, y: np.ndarray, size: int) -> np.ndarray:
+    """Which of ``size`` outputs differ between two draws (rows of a vector output)."""
+    return np.asarray(x != y).reshape(size, -1).any(axis=1)
+
+
+def _search(
+    round_: Callable[[int], tuple], judge: Callable[..., Any], budget: float, size: int = 16
+) -> Any:
+    """Draw rounds of ``size``, four times that, ... up to 4,096 outputs until ``judge``
+    decides (not None), while a draw stays within an audit chunk's elements and the next
+    round, four times this one, fits in ``budget`` seconds; None when undecided."""
+    t0 = time.perf_counter()
+    while True:
+        t = time.perf_counter()
+        draws = round_(size)
+        verdict = judge(*draws, size)
+        if verdict is not None:
+            return verdict
+        now = time.perf_counter()
+        if size >= 4096 or 4 * draws[0].size > _CHECK_ELEMENTS or now - t0 + 4 * (now - t) > budget:
+            return None
+        size *= 4
+
+
+def _restarts(x1: np.ndarray, y1: np.ndarray, x2: np.ndarray, y2: np.ndarray, size: int):
+    """Does state beyond the stream start alike in two copies? Copy one drew ``x1`` from a
+    stream S, then ``y1`` from a stream T; copy two drew ``x2`` and ``y2``, both from T.
+    Where ``x2`` and ``y2`` differ, something besides the stream moved the outputs; when the
+    second calls ``y1`` and ``y2`` (one stream, one call count) nonetheless agree exactly, that
+    something was alike in both copies whatever stream drew their first call (state drawn
+    from the first stream, as a lazily built projection, would differ). Decided once ``x2``
+    and ``y2`` differ in at least 16 of ``size`` outputs, so that a chance match is
+    negligible; None before (draw more: state that moves rare outputs, as the flip of a
+    randomized response at a large epsilon, shows only in many)."""
+    if int(np.count_nonzero(_differ(x2, y2, size))) >= 16:
+        return not _differ(y1, y2, size).any()
+    return None
+
+
 def copies_repeat(mech: Mechanism, data: Any, seed: int, budget: float = 1.0) -> bool:
-    """Do two copies of the mechanism (as workers get it) repeat each other's draws? Then part
+    """Do two copies of the mechanism (as workers get it) repeat each other's noise? Then part
     of its randomness lives in state that :func:`reseed_held` cannot reach (a hand-written
     generator, an extension object, a counter), that state starts alike in every copy, and a
     worker pool would reuse noise across phases and datasets, even when the rest of the noise
-    comes from the stream it is given.
-
-    One copy draws twice from one stream, the other once (see :func:`_restarts`); draws grow
-    until the first copy's two draws differ in at least 16 outputs. A mechanism that varies
-    less than that within ``budget`` seconds (4,096 outputs at most) is taken as not
+    comes from the stream it is given (the test of :func:`_restarts`, on two fresh copies
+    per round). A mechanism that cannot be told within ``budget`` seconds is taken as not
     repeating: its outputs depend on the stream alone, or barely on anything else."""
     import cloudpickle
 
@@ -380,100 +424,80 @@ def copies_repeat(mech: Mechanism, data: Any, seed: int, budget: float = 1.0) ->
     except Exception:  # the pool cannot ship it either; it says so itself
         return False
     copy = lambda: Mechanism(cloudpickle.loads(blob), mech.name, mech.batched, mech.wants_rng)
-    gen = lambda k: np.random.default_rng(np.random.SeedSequence([seed, 0xC0B1E5, k]))
-    t0, size = time.perf_counter(), 16
-    while True:
+
+    def round_(size: int) -> tuple:
         one, two = copy(), copy()  # fresh copies, as each worker starts from the pickled state
-        first, again = draw(one, data, size, gen(size)), draw(one, data, size, gen(size))
-        verdict = _restarts(first, again, draw(two, data, size, gen(size)), size)
-        if verdict is not None:
-            return verdict
-        if size >= 4096 or time.perf_counter() - t0 > budget:
-            return False
-        size *= 4
+        s = lambda: _stream(seed, 0xC0B1E5, 2 * size)
+        t = lambda: _stream(seed, 0xC0B1E5, 2 * size + 1)
+        return tuple(draw(m, data, size, g()) for m, g in ((one, s), (one, t), (two, t), (two, t)))
+
+    return bool(_search(round_, _restarts, budget))
 
 
-def _differ(x: np.ndarray, y: np.ndarray, size: int) -> np.ndarray:
-    """Which of ``size`` outputs differ between two draws (rows of a vector output)."""
-    return np.asarray(x != y).reshape(size, -1).any(axis=1)
-
-
-def _restarts(first: np.ndarray, again: np.ndarray, other: np.ndarray, size: int) -> bool | None:
-    """Does state beyond the stream restart alike in two copies? ``first`` and ``again`` are
-    one copy's two draws from one stream, ``other`` the other copy's first draw from it. Where
-    ``first`` and ``again`` differ, something besides the stream moved the outputs; if
-    ``other`` nonetheless repeats ``first`` exactly, that something started alike in both.
-    Decided once the two draws differ in at least 16 of ``size`` outputs, so that a chance
-    match of state that does not restart is negligible; None before (draw more)."""
-    if int(np.count_nonzero(_differ(first, again, size))) >= 16:
-        return not _differ(first, other, size).any()
-    return None
-
-
-def _moves(mech: Mechanism, data: Any, seed: int, budget: float) -> int | None:
+def _moves(mech: Mechanism, data: Any, seed: int, budget: float) -> int:
     """The draw size at which two draws of the mechanism from one stream, in this process,
-    differ in at least 16 outputs: state beyond the stream moves its outputs. None when they
-    do not within ``budget`` seconds (4,096 outputs at most): the stream decides them."""
-    gen = lambda size: np.random.default_rng(np.random.SeedSequence([seed, 0x5A3E, size]))
-    t0, size = time.perf_counter(), 16
-    while True:
-        first, again = draw(mech, data, size, gen(size)), draw(mech, data, size, gen(size))
-        if int(np.count_nonzero(_differ(first, again, size))) >= 16:
-            return size
-        if size >= 4096 or time.perf_counter() - t0 > budget:
-            return None
-        size *= 4
+    differ in at least 16 outputs: state beyond the stream moves its outputs. 0 when they do
+    not within ``budget`` seconds (4,096 outputs at most): the stream decides them."""
+
+    def round_(size: int) -> tuple:
+        return tuple(draw(mech, data, size, _stream(seed, 0x5A3E, size)) for _ in range(2))
+
+    def judge(x, y, size):
+        return size if int(np.count_nonzero(_differ(x, y, size))) >= 16 else None
+
+    return _search(round_, judge, budget) or 0
 
 
-def _fresh_draws(blob: bytes, mech: Mechanism, data: Any, size: int, key: list[int]):
-    """In a new process: the mechanism's first two draws, both from the stream of ``key``."""
+def _fresh_draws(blob: bytes, mech: Mechanism, data: Any, size: int, keys: list[list[int]]):
+    """In a new process: the mechanism's first two draws, from the streams of ``keys``."""
     import cloudpickle
 
     copy = Mechanism(cloudpickle.loads(blob), mech.name, mech.batched, mech.wants_rng)
-    gen = lambda: np.random.default_rng(np.random.SeedSequence(key))
-    return draw(copy, data, size, gen()), draw(copy, data, size, gen())
+    return tuple(
+        draw(copy, data, size, np.random.default_rng(np.random.SeedSequence(k))) for k in keys
+    )
 
 
 def processes_repeat(mech: Mechanism, data: Any, seed: int, budget: float = 20.0) -> bool:
-    """Do two new processes repeat each other's first draws? Then part of the mechanism's
-    randomness restarts from one state in every process (a generator seeded when its module
-    is imported, beyond :func:`reseed_held`'s reach, or torch's default one), and a run
-    resumed in a new process, or a pool's workers, would draw noise already used, even when
-    the rest of the noise comes from the stream it is given. The test of :func:`copies_repeat`
-    on copies that each import the mechanism's module afresh (a copy in this process shares
-    the module's state); it starts no process when two draws from one stream agree here (the
-    stream decides the outputs). False when the mechanism cannot be pickled or loaded there."""
+    """Do two new processes repeat each other's noise? Then part of the mechanism's randomness
+    restarts from one state in every process (a generator or a counter set when its module is
+    imported, beyond :func:`reseed_held`'s reach), and a run resumed in a new process, or a
+    pool's workers, would draw noise already used, even when the rest of the noise comes from
+    the stream it is given. The test of :func:`copies_repeat` on copies that each import the
+    mechanism's module afresh (a copy in this process shares the module's state); it starts
+    no process unless two draws from one stream differ here (:func:`_moves`). False when the
+    mechanism cannot be pickled or loaded there."""
     import cloudpickle
     from loky import ProcessPoolExecutor
 
     t0 = time.perf_counter()
-    size = _moves(mech, data, seed, budget / 4)
-    if size is None:
+    first = _moves(mech, data, seed, budget / 4)
+    if not first:
         return False
     try:
         blob = cloudpickle.dumps(mech.func)
     except Exception:
         return False
     bare = Mechanism(None, mech.name, mech.batched, mech.wants_rng)
-    while True:
+
+    def round_(size: int) -> tuple:
+        s, t = [seed, 0xF7E5, 2 * size], [seed, 0xF7E5, 2 * size + 1]
         pools = [ProcessPoolExecutor(max_workers=1) for _ in range(2)]  # a new process each
         try:  # (started together: the two start-ups overlap)
-            key = [seed, 0xF7E5, size]  # one stream for both: only other state tells them apart
-            jobs = [pool.submit(_fresh_draws, blob, bare, data, size, key) for pool in pools]
+            jobs = [
+                pool.submit(_fresh_draws, blob, bare, data, size, keys)
+                for pool, keys in zip(pools, ([s, t], [t, t]), strict=True)
+            ]
             wait = max(budget - (time.perf_counter() - t0), 10.0)
-            draws = [job.result(timeout=wait) for job in jobs]
-        except Exception:  # its module cannot be imported there (workers fail too), or slow
-            return False
+            return (*jobs[0].result(timeout=wait), *jobs[1].result(timeout=wait))
         finally:
             for pool in pools:
                 pool.shutdown(wait=False, kill_workers=True)
-        (first, again), (other, _) = draws
-        verdict = _restarts(first, again, other, size)
-        if verdict is not None:
-            return verdict
-        if size >= 4096 or time.perf_counter() - t0 > budget:
-            return False
-        size *= 4
+
+    try:
+        return bool(_search(round_, _restarts, budget - (time.perf_counter() - t0), first))
+    except Exception:  # its module cannot be imported there (workers fail too), or slow
+        return False
 
 
 def pickled_by_reference(func: Any) -> bool:

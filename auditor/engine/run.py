@@ -412,8 +412,8 @@ def run(
     # name are imported afresh in each worker, which only new processes show (started only
     # when something besides the stream moves its outputs here)
     if not runner.inline and (
-        copies_repeat(mech, pairs[0].a, seed, budget)
-        or processes_repeat(mech, pairs[0].a, seed, budget)
+        copies_repeat(mech, pairs[0].a, seed, budget / 2)
+        or processes_repeat(mech, pairs[0].a, seed, budget / 2)
     ):
         runner.close()
         runner = Runner(None, 1, "inline")

@@ -333,9 +333,10 @@ def test_copies_that_repeat_are_told_from_low_entropy_outputs():
     assert not any(copies_repeat(as_mechanism(seeded), 0, s) for s in range(40))
 
 
-def test_torch_default_generator_is_seeded_from_the_stream():
-    """Torch's default generator starts from one seed in every process: left alone, a pool's
-    workers (and a resumed run) would repeat its noise."""
+def test_torch_default_generator_is_seeded_from_the_stream_apart_from_numpy():
+    """Seeded from the stream (a rerun replays), with a seed of its own: seeded with NumPy's
+    seed, torch's Mersenne Twister replayed NumPy's legacy one, and a 0-DP mechanism XOR-ing
+    one coin of each was a violation at epsilon 0.1 (bound 6.98)."""
     torch = pytest.importorskip("torch")
     from auditor.engine.adapter import processes_repeat
 
@@ -343,3 +344,53 @@ def test_torch_default_generator_is_seeded_from_the_stream():
     a, b = (draw(mech, 0.0, 8, np.random.default_rng(s)) for s in (1, 1))
     assert np.array_equal(a, b) and not np.array_equal(a, draw(mech, 0.0, 8, RNG))
     assert not processes_repeat(mech, 0.0, 1)
+    xor = as_mechanism(lambda x: np.random.randint(0, 2) ^ int(torch.randint(0, 2, (1,)).item()))
+    bits = np.concatenate([draw(xor, 0, 1, np.random.default_rng(s)) for s in range(2000)])
+    assert 0.4 < bits.mean() < 0.6  # 0.0 when both were seeded alike
+
+
+_SLOW_CALLS: list[int] = []
+
+
+def _slow(x, rng):  # a millisecond at least per output (sent to copies by name: one list)
+    import time
+
+    _SLOW_CALLS.append(1)
+    time.sleep(0.001)
+    return x + rng.random()
+
+
+def test_the_repeat_checks_stay_within_a_chunk_and_their_budget():
+    """A check's draws grew to 4,096 rows whatever their width (10,000-wide rows: 1 GB) and
+    its last round could take four times the budget (a 1 ms mechanism: 28 s for 20 s)."""
+    from auditor.engine.adapter import copies_repeat, processes_repeat
+
+    rows = []
+
+    def wide(x, size, rng):
+        rows.append(size)
+        return rng.random((size, 10_000))
+
+    assert not copies_repeat(as_mechanism(wide), 0, 1, budget=60)
+    assert not processes_repeat(as_mechanism(wide), 0, 1, budget=60)
+    assert max(rows) * 10_000 <= 2**20
+    _SLOW_CALLS.clear()
+    assert not copies_repeat(as_mechanism(_slow), 0.0, 1, budget=0.2)
+    assert len(_SLOW_CALLS) == 4 * 16  # one round: the next (four times longer) would not fit
+
+
+def test_state_drawn_from_the_first_stream_is_not_taken_for_repeating():
+    """A projection drawn from the stream of its first call, kept afterwards: copies given
+    other streams hold other projections, so their noise does not repeat."""
+    from auditor.engine.adapter import copies_repeat
+
+    class Sketch:
+        def __init__(self):
+            self.w = None
+
+        def __call__(self, x, size, rng):
+            if self.w is None:
+                self.w = rng.normal(size=3)
+            return np.round(x + rng.laplace(size=(size, 1)) * self.w, 3)
+
+    assert not any(copies_repeat(as_mechanism(Sketch()), 0.0, s) for s in range(5))
