@@ -366,6 +366,15 @@ def _filled(cell: Any) -> bool:
 _CHECK_ELEMENTS = 1 << 20  # a check's draw grows no wider than an audit's chunk (plan.py)
 
 
+_ALONE = object()  # no second dataset for the repeat checks
+
+
+def _turn(data: Any, other: Any, size: int) -> Any:
+    """The dataset of a repeat check's round of ``size`` outputs (16, 64, ...): ``data`` and
+    ``other`` in turn, when there is another."""
+    return data if other is _ALONE or (size.bit_length() // 2) % 2 == 0 else other
+
+
 def _stream(seed: int, tag: int, k: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([seed, tag, k]))
 
@@ -409,13 +418,16 @@ def _restarts(x1: np.ndarray, y1: np.ndarray, x2: np.ndarray, y2: np.ndarray, si
     return None
 
 
-def copies_repeat(mech: Mechanism, data: Any, seed: int, budget: float = 1.0) -> bool:
+def copies_repeat(
+    mech: Mechanism, data: Any, seed: int, budget: float = 1.0, other: Any = _ALONE
+) -> bool:
     """Do two copies of the mechanism (as workers get it) repeat each other's noise? Then part
     of its randomness lives in state that :func:`reseed_held` cannot reach (a hand-written
     generator, an extension object, a counter), that state starts alike in every copy, and a
     worker pool would reuse noise across phases and datasets, even when the rest of the noise
     comes from the stream it is given (the test of :func:`_restarts`, on two fresh copies
-    per round). A mechanism that cannot be told within ``budget`` seconds is taken as not
+    per round, on ``data`` and ``other`` in turn when given: the state may serve one dataset
+    only). A mechanism that cannot be told within ``budget`` seconds is taken as not
     repeating: its outputs depend on the stream alone, or barely on anything else."""
     import cloudpickle
 
@@ -429,18 +441,20 @@ def copies_repeat(mech: Mechanism, data: Any, seed: int, budget: float = 1.0) ->
         one, two = copy(), copy()  # fresh copies, as each worker starts from the pickled state
         s = lambda: _stream(seed, 0xC0B1E5, 2 * size)
         t = lambda: _stream(seed, 0xC0B1E5, 2 * size + 1)
-        return tuple(draw(m, data, size, g()) for m, g in ((one, s), (one, t), (two, t), (two, t)))
+        d = _turn(data, other, size)
+        return tuple(draw(m, d, size, g()) for m, g in ((one, s), (one, t), (two, t), (two, t)))
 
     return bool(_search(round_, _restarts, budget))
 
 
-def _moves(mech: Mechanism, data: Any, seed: int, budget: float) -> int:
+def _moves(mech: Mechanism, data: Any, seed: int, budget: float, other: Any) -> int:
     """The draw size at which two draws of the mechanism from one stream, in this process,
     differ in at least 16 outputs: state beyond the stream moves its outputs. 0 when they do
     not within ``budget`` seconds (4,096 outputs at most): the stream decides them."""
 
     def round_(size: int) -> tuple:
-        return tuple(draw(mech, data, size, _stream(seed, 0x5A3E, size)) for _ in range(2))
+        d = _turn(data, other, size)
+        return tuple(draw(mech, d, size, _stream(seed, 0x5A3E, size)) for _ in range(2))
 
     def judge(x, y, size):
         return size if int(np.count_nonzero(_differ(x, y, size))) >= 16 else None
@@ -458,7 +472,9 @@ def _fresh_draws(blob: bytes, mech: Mechanism, data: Any, size: int, keys: list[
     )
 
 
-def processes_repeat(mech: Mechanism, data: Any, seed: int, budget: float = 20.0) -> bool:
+def processes_repeat(
+    mech: Mechanism, data: Any, seed: int, budget: float = 20.0, other: Any = _ALONE
+) -> bool:
     """Do two new processes repeat each other's noise? Then part of the mechanism's randomness
     restarts from one state in every process (a generator or a counter set when its module is
     imported, beyond :func:`reseed_held`'s reach), and a run resumed in a new process, or a
@@ -471,7 +487,7 @@ def processes_repeat(mech: Mechanism, data: Any, seed: int, budget: float = 20.0
     from loky import ProcessPoolExecutor
 
     t0 = time.perf_counter()
-    first = _moves(mech, data, seed, budget / 4)
+    first = _moves(mech, data, seed, budget / 4, other)
     if not first:
         return False
     try:
@@ -485,7 +501,7 @@ def processes_repeat(mech: Mechanism, data: Any, seed: int, budget: float = 20.0
         pools = [ProcessPoolExecutor(max_workers=1) for _ in range(2)]  # a new process each
         try:  # (started together: the two start-ups overlap)
             jobs = [
-                pool.submit(_fresh_draws, blob, bare, data, size, keys)
+                pool.submit(_fresh_draws, blob, bare, _turn(data, other, size), size, keys)
                 for pool, keys in zip(pools, ([s, t], [t, t]), strict=True)
             ]
             wait = max(budget - (time.perf_counter() - t0), 10.0)

@@ -397,7 +397,8 @@ def run(
     sequential = cfg.early_stop or cfg.max_time is not None
     plan = Plan.of(m, n, mech, pr, cfg.batch_size, len(pairs), sequential)
     ckpt = Checkpoint(cfg.checkpoint, _identity(mech, pairs, cfg, plan)) if cfg.checkpoint else None
-    if ckpt is not None and ckpt.state and processes_repeat(mech, pairs[0].a, seed):
+    a, b = pairs[0].a, pairs[0].b
+    if ckpt is not None and ckpt.state and processes_repeat(mech, a, seed, other=b):
         raise InputError(
             f"checkpoint {cfg.checkpoint!r} cannot be resumed: the mechanism's random draws "
             "restart from one state in every new process (randomness dpaudit cannot reseed), "
@@ -412,8 +413,8 @@ def run(
     # name are imported afresh in each worker, which only new processes show (started only
     # when something besides the stream moves its outputs here)
     if not runner.inline and (
-        copies_repeat(mech, pairs[0].a, seed, budget / 2)
-        or processes_repeat(mech, pairs[0].a, seed, budget / 2)
+        copies_repeat(mech, a, seed, budget / 2, other=b)
+        or processes_repeat(mech, a, seed, budget / 2, other=b)
     ):
         runner.close()
         runner = Runner(None, 1, "inline")

@@ -394,3 +394,20 @@ def test_state_drawn_from_the_first_stream_is_not_taken_for_repeating():
             return np.round(x + rng.laplace(size=(size, 1)) * self.w, 3)
 
     assert not any(copies_repeat(as_mechanism(Sketch()), 0.0, s) for s in range(5))
+
+
+def test_state_that_serves_one_dataset_is_found_on_the_other():
+    from auditor.engine.adapter import copies_repeat
+
+    class OneSided:  # the stream on dataset 0, a hand-written generator on dataset 1
+        def __init__(self):
+            self.s = 7
+
+        def __call__(self, x, size, rng):
+            if x == 0:
+                return rng.integers(0, 10, size)
+            self.s = (6364136223846793005 * self.s + 1442695040888963407) % 2**64
+            return np.random.default_rng(self.s).integers(0, 10, size)
+
+    assert not copies_repeat(as_mechanism(OneSided()), 0, 1)
+    assert all(copies_repeat(as_mechanism(OneSided()), 0, s, other=1) for s in range(5))

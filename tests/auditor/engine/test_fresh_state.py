@@ -39,6 +39,11 @@ def mixed(data, size, rng):
     _calls[0] += 1
     g = np.random.default_rng([54321, _calls[0]])
     return np.round(data + rng.laplace(0, SCALE, size) + g.laplace(0, SCALE, size), 1)
+
+
+def one_sided(data, size, rng):
+    # the stream on dataset 0, the restarting counter on the other
+    return seeded(data, size, rng) if data == 0 else restarting(data, size)
 """
 
 
@@ -62,6 +67,10 @@ def test_new_processes_repeat_a_restarting_mechanism_only(module):
     assert not processes_repeat(seeded, 0.0, 1)
     # its outputs vary with the stream, and part of their noise still restarts
     assert processes_repeat(as_mechanism(module.mixed), 0.0, 1)
+    # the state serves one dataset only: the checks take both of the first pair in turn
+    one_sided = as_mechanism(module.one_sided)
+    assert processes_repeat(one_sided, 0.0, 1, other=1.0)
+    assert not processes_repeat(one_sided, 0.0, 1)
 
 
 def test_a_mechanism_decided_by_its_stream_starts_no_process(module, monkeypatch):
@@ -94,7 +103,7 @@ KW = dict(epsilon=1.0, samples=200_000, seed=3, workers=1)
 
 
 def test_a_restarting_mechanism_is_not_resumed(module, tmp_path, monkeypatch):
-    for func in (module.restarting, module.mixed):
+    for func in (module.restarting, module.mixed, module.one_sided):
         ck = tmp_path / f"{func.__name__}.ckpt"
         _interrupted(monkeypatch, func, ck, KW)
         with pytest.raises(InputError, match="cannot be resumed") as info:
