@@ -157,6 +157,8 @@ def _convert(mech: Mechanism, raw: Any, n: int) -> np.ndarray:
         arr = _fast_array(values)
         if arr is None or (arr.dtype.kind == "U" and arr.ndim == 1):
             return _slow_convert(mech, values)
+        if arr.dtype.kind == "f" and arr.size and not np.abs(arr).max() <= 2**53:
+            arr = _exact_array(mech, values, arr)
         if arr.dtype.kind == "U":  # rows of strings: numpy would have made text of numbers
             strings = lambda v: all(isinstance(x, str) for x in np.ravel(np.asarray(v, object)))
             i = _first_bad(values, lambda v: not strings(v))
@@ -168,6 +170,43 @@ def _convert(mech: Mechanism, raw: Any, n: int) -> np.ndarray:
             "a batched mechanism must return `size` outputs along the first axis."
         )
     return _validate_array(mech, arr)
+
+
+def _exact_array(mech: Mechanism, values: list[Any], arr: np.ndarray) -> np.ndarray:
+    """NumPy made doubles of a batch holding integers beyond 2**53 (beside a fraction, or
+    beside one of 2**63 and over): such an integer changed value, and whether an output was
+    in an event then depended on the rest of its batch. Integers in [0, 2**64) throughout are
+    kept exactly as uint64; an integer a double changes beside fractions is refused."""
+    i = _first_bad(values, _inexact_integer)
+    if i < 0:
+        return arr
+    try:
+        exact = np.asarray(values, dtype=np.uint64)
+    except (OverflowError, TypeError, ValueError):
+        exact = None
+    if exact is not None and _first_bad(values, lambda v: not _all_integers(v)) < 0:
+        return exact
+    raise _bad_output(
+        mech,
+        i,
+        values[i],
+        "an integer beyond 2**53 beside fractions or negative numbers, which no 64-bit type "
+        "holds together exactly; return floats throughout, or integers in one 64-bit range",
+    )
+
+
+def _all_integers(v: Any) -> bool:
+    items = np.ravel(np.asarray(v, dtype=object)) if isinstance(v, (list, tuple)) else (v,)
+    return all(isinstance(x, (int, np.integer)) for x in items)
+
+
+def _inexact_integer(v: Any) -> bool:
+    """Does the output (or a coordinate of it) hold an integer that a double changes?"""
+    items = np.ravel(np.asarray(v, dtype=object)) if isinstance(v, (list, tuple)) else (v,)
+    return any(
+        isinstance(x, (int, np.integer)) and not isinstance(x, bool) and float(x) != x
+        for x in items
+    )
 
 
 def _fast_array(values: list[Any]) -> np.ndarray | None:

@@ -269,18 +269,56 @@ class KeyFn:
 
 
 def matched(values: np.ndarray, keys: tuple[Any, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Key values and an event's keys in one dtype to compare them in: strings as strings,
-    integers in the values' own type, and anything with a real number in float64. (Cast to an
-    integer chunk's dtype, a key 0.5 chosen where fractions occurred became 0, and every 0 of
-    that chunk counted as 0.5.)"""
+    """Key values and an event's keys in one dtype to compare them in, exactly: strings as
+    strings, integers in a dtype holding both sides, reals in float64, and across kinds only
+    the keys a value of the other kind can equal (an integer key beyond 2**53 that no double
+    holds matches no double, a fraction no integer, 258 no uint8). Cast to the values' dtype,
+    a key 0.5 chosen where fractions occurred became 0 in an integer chunk, 258 became 2 in a
+    uint8 one, and 2**60 + 1 met the double 2**60: whether an output was in the event
+    depended on the rest of its chunk, and correct mechanisms were violations."""
     if values.dtype.kind == "U":
         return values, np.asarray(keys, dtype=str)
+    if values.dtype.kind == "b":
+        values = values.astype(np.int64)
     k = np.asarray(keys)
-    if k.dtype == values.dtype or (k.dtype.kind in "iub" and values.dtype.kind in "iub"):
-        return values, k.astype(values.dtype, copy=False)
     if k.size == 0:
         return values, np.empty(0, dtype=values.dtype)
+    if k.dtype.kind == "f" and not np.abs(k).max() <= 2**53:  # doubles of integer keys?
+        if any(isinstance(x, (int, np.integer)) for x in keys):
+            return _exactly(values, keys)
+    if k.dtype == values.dtype:
+        return values, k
+    if values.dtype.kind in "iu" and k.dtype.kind in "iub":
+        common = np.promote_types(values.dtype, k.dtype)
+        if common.kind in "iu":
+            return values.astype(common, copy=False), k.astype(common, copy=False)
+    if values.dtype.kind in "iu" or k.dtype.kind != "f":
+        return _exactly(values, keys)
     return values.astype(np.float64, copy=False), k.astype(np.float64, copy=False)
+
+
+def _exactly(values: np.ndarray, keys: tuple[Any, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """``values`` (in float64 unless they are integers) and the keys one of them can equal,
+    in their dtype, found one key at a time (Python compares ints and floats exactly)."""
+    if values.dtype.kind not in "iu":
+        values = values.astype(np.float64, copy=False)
+    info = np.iinfo(values.dtype) if values.dtype.kind in "iu" else None
+    kept = []
+    for x in keys:
+        x = x.item() if isinstance(x, np.generic) else x
+        if info is not None:
+            if isinstance(x, float) and not (math.isfinite(x) and x.is_integer()):
+                continue
+            if info.min <= int(x) <= info.max:
+                kept.append(int(x))
+        else:
+            try:
+                f = float(x)
+            except OverflowError:
+                continue
+            if f == x:
+                kept.append(f)
+    return values, np.asarray(kept, dtype=values.dtype)
 
 
 @dataclass(frozen=True, slots=True)
