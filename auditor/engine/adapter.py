@@ -143,7 +143,7 @@ def _convert(mech: Mechanism, raw: Any, n: int) -> np.ndarray:
     if isinstance(raw, np.ndarray) and raw.dtype != object:
         arr = raw
     else:
-        if isinstance(raw, (str, bytes)) or not hasattr(raw, "__len__"):
+        if isinstance(raw, (str, bytes, dict)) or not hasattr(raw, "__len__"):
             raise InputError(
                 f"mechanism {mech.name} returned {type(raw).__name__} {raw!r:.60} for size={n}; "
                 "a batched mechanism must return `size` outputs (a list or an array)."

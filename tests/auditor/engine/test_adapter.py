@@ -324,6 +324,8 @@ def test_integers_a_double_would_change_are_kept_or_refused():
     with pytest.raises(InputError, match=r"beyond 2\*\*53 beside fractions") as info:
         draw(as_mechanism(mixed), 0, 64, RNG)
     assert "\n" not in str(info.value)
+    with pytest.raises(InputError, match="returned dict"):  # its keys were taken as outputs
+        draw(as_mechanism(lambda x, size, rng: dict.fromkeys(range(size), x)), 0, 4, RNG)
     small = lambda x, rng: 2**53 if rng.random() < 0.9 else 0.5  # a double holds 2**53
     assert draw(as_mechanism(small), 0, 64, RNG).dtype == np.float64
 
