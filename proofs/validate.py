@@ -149,6 +149,20 @@ def check_description(mech: Any) -> None:
             and not value.is_Integer
         ):
             raise InputError(f"{name}={value} must be an integer; give e.g. {name}=2.")
+        if (
+            isinstance(default, sp.Symbol)
+            and default.is_integer
+            and isinstance(value, sp.Expr)
+            and value.free_symbols
+            and value.is_integer is not True
+        ):
+            # a proof (and an attained point) over non-integer values would be about another
+            # mechanism: TwoSidedGeometric(b, D) with D = 3/2 attains 1/b, not D/b
+            raise InputError(
+                f"{name}={value} must be an integer for every value of its symbols; use "
+                f"an integer symbol, e.g. sp.Symbol({str(default)!r}, integer=True, "
+                "positive=True)."
+            )
     if hasattr(mech, "validate"):
         mech.validate()
     if not hasattr(mech, "domain"):
@@ -205,3 +219,17 @@ def _empty(constraints: tuple) -> bool:
     return prove_forall(
         sp.Integer(1), sp.Integer(0), list(constraints), timeout_ms=3_000
     ).status == ("proved")
+
+
+def allowed(symbol: Any, value: Any) -> bool:
+    """Does ``value`` certainly meet every assumption of ``symbol`` (integer, even, prime,
+    positive, ...)? A counterexample at a value outside them is about another claim: k = 3
+    for an even k, p = 1 for a prime p."""
+    if not isinstance(symbol, sp.Symbol):
+        return True
+    v = sp.sympify(value)
+    return all(
+        getattr(v, f"is_{key}", None) is want
+        for key, want in symbol.assumptions0.items()
+        if key != "commutative"
+    )

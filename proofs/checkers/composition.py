@@ -34,7 +34,7 @@ from proofs.finite import compose, compose_adaptive, finite_delta, finite_ratio
 from proofs.numeric import PRECISION, show_ball, to_ball
 from proofs.results import Counterexample, Finding, Verdict
 from proofs.symbols import D1, D2, E1, E2
-from proofs.validate import check_delta, check_eps_value, check_k
+from proofs.validate import allowed, check_delta, check_eps_value, check_k
 
 __all__ = ["check", "general_verdict", "kov_delta", "kov_epsilon", "kov_exact", "supports"]
 
@@ -350,7 +350,7 @@ def _composed_dp_points(free: set):
     pools = [_POINTS.get(s.name, _POINTS["epsilon"]) for s in symbols]
     for combo in itertools.islice(itertools.product(*pools), 200):
         values = dict(zip(symbols, map(sp.sympify, combo)))
-        if all(not (s.is_integer and not v.is_integer) for s, v in values.items()):
+        if all(allowed(s, v) for s, v in values.items()):
             yield values
 
 

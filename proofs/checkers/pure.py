@@ -31,7 +31,7 @@ from proofs.errors import InputError
 from proofs.expr import rationalize
 from proofs.numeric import certainly_greater
 from proofs.results import Counterexample, Finding, Verdict
-from proofs.validate import check_description, check_epsilon
+from proofs.validate import allowed, check_description, check_epsilon
 
 __all__ = ["check", "supports", "supremum_epsilon", "tight_epsilon", "upper_bound"]
 
@@ -123,9 +123,8 @@ def _recheck(case: Case, eps: sp.Expr, values: dict, domain: list) -> Counterexa
         return None
     if not all(_is_true(c, values) for c in (*domain, *case.constraints)):
         return None
-    for s, v in values.items():
-        if s.is_integer and not sp.sympify(v).is_integer:
-            return None
+    if not all(allowed(s, v) for s, v in values.items()):
+        return None
     e = sp.sympify(eps).subs(values)
     found = _violation(case, e, values)
     if found is None:
@@ -187,7 +186,9 @@ def _param_points(params: list, domain: list):
     for rank in ranks:
         combo = [pool[i] for pool, i in zip(pools, rank)]
         values = dict(zip(params, map(sp.sympify, combo)))
-        if all(_is_true(c, values) for c in domain):
+        if all(allowed(s, v) for s, v in values.items()) and all(
+            _is_true(c, values) for c in domain
+        ):
             yield values
             count += 1
             if count >= _MAX_PARAM_POINTS:

@@ -344,6 +344,13 @@ def joint_of_tables(comp: m.Composition) -> Formulation | None:
     tables = _same_tables(comp)
     if tables is None:
         return None
+    try:  # (SymPy orders the ratios exactly, or cannot: then the parts are summed instead)
+        return _joint_of_tables(comp, tables)
+    except TypeError:
+        return None
+
+
+def _joint_of_tables(comp: m.Composition, tables: list) -> Formulation:
     cases = []
     for x, xp in comp.mechanisms[0].neighbour_pairs():
         ys = tuple(_worst_output(t[x], t[xp]) for t in tables)

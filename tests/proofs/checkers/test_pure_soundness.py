@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from proofs import (
     AlphaCoinRR,
+    Composition,
     ExponentialMechanism,
     FiniteMechanism,
     ForcedResponse,
@@ -312,3 +313,47 @@ def test_a_table_without_a_neighbouring_pair_is_bad_input(neighbours):
     pmf = {0: {0: 1}} if neighbours is None else {0: {0: 1}, 1: {0: 1}}
     with pytest.raises(InputError, match="no neighbouring pair"):
         check(PureDP(FiniteMechanism(pmf, neighbours=neighbours), 1))
+
+
+_INT_D = sp.Symbol("Delta", integer=True, positive=True)
+
+
+@pytest.mark.parametrize(
+    "sensitivity", [_INT_D + sp.Rational(1, 2), _INT_D / 2, "D", sp.Symbol("s", positive=True)]
+)
+def test_an_integer_field_given_a_formula_that_may_not_be_an_integer_is_refused(sensitivity):
+    """TwoSidedGeometric(1, Delta + 1/2) was proved (Delta + 1/2)-DP, 'attained' at the output
+    Delta + 1/2: its inputs are integers, so they differ by floor(Delta + 1/2) at most (true
+    epsilon 1, 2, 3 at Delta + 1/2 = 1.5, 2.5, 3.5, by brute force)."""
+    with pytest.raises(InputError, match="must be an integer for every value"):
+        check(PureDP(TwoSidedGeometric(1, sensitivity), 1, exact=True))
+    # a formula that is an integer for every value of its symbols stays welcome
+    assert check(PureDP(TwoSidedGeometric(1, 2 * _INT_D), 2 * _INT_D, exact=True)).verdict is (
+        Verdict.PROVED
+    )
+
+
+def test_a_counterexample_meets_every_assumption_of_its_symbols():
+    """Only integer symbols were kept to integers: a true claim on an even k was refuted at
+    k = 3, one on a prime p at p = 1."""
+    k, eps = sp.Symbol("k", even=True, positive=True), sp.Symbol("epsilon", positive=True)
+    p = sp.Symbol("p", prime=True)
+    for claim in (
+        PureDP(KAryRR(eps, k), eps * (1 + (k - 2) * (k - 4) / 100)),
+        PureDP(KAryRR(p, 3), p - (2 - p) / 10),
+    ):
+        assert check(claim).verdict is not Verdict.REFUTED
+    false = check(PureDP(KAryRR(eps, k), eps * (1 - (k - 2) * (k - 4) / 100)))  # k = 6: 0.92
+    assert false.verdict is Verdict.REFUTED
+
+
+def test_a_composition_of_tables_sympy_cannot_order_is_not_an_internal_error():
+    d = sp.Rational(1, 10**200)  # ratios that differ beyond SymPy's precision
+    t = FiniteMechanism(
+        {
+            0: {"A": sp.Rational(2, 5), "B": sp.exp(d) / 5, "C": sp.Rational(3, 5) - sp.exp(d) / 5},
+            1: {"A": sp.Rational(1, 5), "B": sp.Rational(1, 10), "C": sp.Rational(7, 10)},
+        }
+    )
+    found = check(PureDP(Composition((t, t)), 2 * sp.log(2)))  # false: the truth is 2 ln 2 + 2d
+    assert found.verdict in (Verdict.REFUTED, Verdict.UNKNOWN), found.reason
