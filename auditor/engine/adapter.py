@@ -157,7 +157,7 @@ def _convert(mech: Mechanism, raw: Any, n: int) -> np.ndarray:
         arr = _fast_array(values)
         if arr is None or (arr.dtype.kind == "U" and arr.ndim == 1):
             return _slow_convert(mech, values)
-        if arr.dtype.kind == "f" and arr.size and not np.abs(arr).max() <= 2**53:
+        if arr.dtype.kind == "f" and arr.size and not np.abs(arr).max() < 2**53:
             arr = _exact_array(mech, values, arr)
         if arr.dtype.kind == "U":  # rows of strings: numpy would have made text of numbers
             strings = lambda v: all(isinstance(x, str) for x in np.ravel(np.asarray(v, object)))
@@ -195,17 +195,23 @@ def _exact_array(mech: Mechanism, values: list[Any], arr: np.ndarray) -> np.ndar
     )
 
 
+def _items(v: Any):
+    """The numbers of an output: its own, or its coordinates' (a row may be an array)."""
+    return (
+        np.ravel(np.asarray(v, dtype=object)) if isinstance(v, (list, tuple, np.ndarray)) else (v,)
+    )
+
+
 def _all_integers(v: Any) -> bool:
-    items = np.ravel(np.asarray(v, dtype=object)) if isinstance(v, (list, tuple)) else (v,)
+    items = _items(v)
     return all(isinstance(x, (int, np.integer)) for x in items)
 
 
 def _inexact_integer(v: Any) -> bool:
     """Does the output (or a coordinate of it) hold an integer that a double changes?"""
-    items = np.ravel(np.asarray(v, dtype=object)) if isinstance(v, (list, tuple)) else (v,)
-    return any(
-        isinstance(x, (int, np.integer)) and not isinstance(x, bool) and float(x) != x
-        for x in items
+    return any(  # (as Python ints: NumPy compares np.int64(2**60 + 1) == 2.0**60 as doubles)
+        isinstance(x, (int, np.integer)) and not isinstance(x, bool) and float(x) != int(x)
+        for x in _items(v)
     )
 
 

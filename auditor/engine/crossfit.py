@@ -28,7 +28,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from auditor.engine.events import KeyFn, KeySet, matched
+from auditor.engine.events import KeyFn, KeySet, joined, matched
 from auditor.engine.select import (
     MAX_KEYS,
     Candidate,
@@ -46,9 +46,7 @@ def add_tallies(t1: KeyTally, t2: KeyTally) -> KeyTally:
     """The tally of two samples of one key function together (labels from the first)."""
     if t1.overflow or t2.overflow:
         return KeyTally(t1.keys[:0], t1.counts[:0], t1.rows[:0], t1.m + t2.m, overflow=True)
-    keys, first, inv = np.unique(
-        np.concatenate([t1.keys, t2.keys]), return_index=True, return_inverse=True
-    )
+    keys, first, inv = np.unique(joined(t1.keys, t2.keys), return_index=True, return_inverse=True)
     if keys.size > MAX_KEYS:
         return KeyTally(keys[:0], t1.counts[:0], t1.rows[:0], t1.m + t2.m, overflow=True)
     counts = np.zeros((keys.size, 2), dtype=np.int64)

@@ -283,7 +283,12 @@ def matched(values: np.ndarray, keys: tuple[Any, ...]) -> tuple[np.ndarray, np.n
     k = np.asarray(keys)
     if k.size == 0:
         return values, np.empty(0, dtype=values.dtype)
-    if k.dtype.kind == "f" and not np.abs(k).max() <= 2**53:  # doubles of integer keys?
+    if values.dtype.kind in "iu" and k.dtype.kind != "i" and all(type(x) is int for x in keys):
+        try:  # Python ints, exactly in the values' own dtype (hash keys: half are >= 2**63)
+            return values, np.array(keys, dtype=values.dtype)
+        except OverflowError:
+            pass
+    if k.dtype.kind == "f" and not np.abs(k).max() < 2**53:  # doubles of integer keys?
         if any(isinstance(x, (int, np.integer)) for x in keys):
             return _exactly(values, keys)
     if k.dtype == values.dtype:
@@ -292,9 +297,24 @@ def matched(values: np.ndarray, keys: tuple[Any, ...]) -> tuple[np.ndarray, np.n
         common = np.promote_types(values.dtype, k.dtype)
         if common.kind in "iu":
             return values.astype(common, copy=False), k.astype(common, copy=False)
+        if values.dtype == np.uint64:  # int64 keys: only those >= 0 can be met, exactly
+            return values, k[k >= 0].astype(np.uint64)
+        return values, k[k <= np.iinfo(np.int64).max].astype(np.int64)  # uint64 keys
     if values.dtype.kind in "iu" or k.dtype.kind != "f":
         return _exactly(values, keys)
     return values.astype(np.float64, copy=False), k.astype(np.float64, copy=False)
+
+
+def joined(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Two arrays of keys end to end: integers of two kinds that NumPy would join as doubles
+    (int64 beside uint64) as uint64 when none is negative, so that tallies of chunks of both
+    kinds keep 2**60 and 2**60 + 1 apart."""
+    if a.dtype.kind in "iub" and b.dtype.kind in "iub":
+        if np.promote_types(a.dtype, b.dtype).kind == "f" and not (
+            (a.size and a.min() < 0) or (b.size and b.min() < 0)
+        ):
+            return np.concatenate([a.astype(np.uint64), b.astype(np.uint64)])
+    return np.concatenate([a, b])
 
 
 def _exactly(values: np.ndarray, keys: tuple[Any, ...]) -> tuple[np.ndarray, np.ndarray]:

@@ -36,6 +36,7 @@ from auditor.engine.events import (
     Score,
     ScoreInterval,
     Vote,
+    joined,
     matched,
 )
 from auditor.engine.scores import (
@@ -297,9 +298,7 @@ def merge_tally(t: KeyTally | None, part: tuple, side: int, size: int) -> KeyTal
         t = KeyTally(uniq[:0], np.zeros((0, 2), np.int64), rows[:0], 0)
     if t.overflow:
         return t
-    keys, first, inv = np.unique(
-        np.concatenate([t.keys, uniq]), return_index=True, return_inverse=True
-    )
+    keys, first, inv = np.unique(joined(t.keys, uniq), return_index=True, return_inverse=True)
     if keys.size > MAX_KEYS:
         return KeyTally(keys[:0], t.counts[:0], t.rows[:0], t.m, overflow=True)
     merged = np.zeros((keys.size, 2), dtype=np.int64)

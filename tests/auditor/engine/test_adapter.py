@@ -455,3 +455,29 @@ def test_state_that_serves_one_dataset_is_found_on_the_other():
 
     assert not copies_repeat(as_mechanism(OneSided()), 0, 1)
     assert all(copies_repeat(as_mechanism(OneSided()), 0, s, other=1) for s in range(5))
+
+
+def test_integers_near_2_53_and_of_every_type_stay_exact():
+    """(A review's brute force: 2**53 + 1 beside a fraction met the double 2**53; NumPy
+    integers and array rows passed the conversion's check; tallies of an int64 and a uint64
+    chunk were joined as doubles.)"""
+    from auditor.engine.crossfit import count_keys
+    from auditor.engine.events import KeyFn, KeySet
+    from auditor.engine.select import merge_tally, tally
+
+    assert not KeySet(KeyFn(), (2**53 + 1, 0.5), ("a", "b")).contains(np.array([2.0**53])).any()
+    for batch in (
+        [2**53 + 1, 0.5],
+        [np.int64(2**60 + 1), 0.5],
+        [[np.int64(2**60 + 1), 1], [0.5, 1]],
+        [np.array([2**60 + 1, 1]), np.array([0.5, 1.0])],
+    ):
+        mech = as_mechanism(lambda x, size, b=batch: b)
+        with pytest.raises(InputError, match=r"beyond 2\*\*53"):
+            draw(mech, 0, len(batch), RNG)
+    kept = draw(as_mechanism(lambda x, size: [np.int64(2**60 + 1), np.uint64(2**63)]), 0, 2, RNG)
+    assert kept.dtype == np.uint64 and kept[0] == 2**60 + 1
+    a = np.array([2**60, 2**60 + 1, 2**60 + 1], np.int64)
+    b = np.array([2**63, 5], np.uint64)
+    t = merge_tally(merge_tally(None, tally(KeyFn(), a), 0, 3), tally(KeyFn(), b), 0, 2)
+    assert count_keys(KeySet(KeyFn(), (2**60 + 1,), ("x",)), t).tolist() == [2, 0]
