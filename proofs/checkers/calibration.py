@@ -346,7 +346,7 @@ def _gaussian_calibration_region_search(claim, gap, deriv) -> Finding:
     for i in range(_GRID + 1):
         for j in range(_GRID + 1):
             em, vm = e0 + (e1 - e0) * Fraction(i, _GRID), v_lo + (v_hi - v_lo) * Fraction(j, _GRID)
-            found = refuted(em, vm, 0) or refuted(em, _nudge(vm, v_lo, v_hi, j), 0)
+            found = refuted(em, _nudge(vm, v_lo, v_hi, j), 0)
             if found is not None:
                 return found
     stack, boxes = [(e0, e1, v_lo, v_hi)], 0
@@ -378,7 +378,8 @@ def _gaussian_calibration_region_search(claim, gap, deriv) -> Finding:
 
 def _nudge(v: Fraction, lo: Fraction, hi: Fraction, j: int) -> Fraction:
     """The grid's edge values of ln(1/delta) moved two units of 2**-20 inward, into the
-    claimed range (the bounds were widened outward by one unit)."""
+    claimed range (the bounds were widened outward by one unit, so the edges themselves lie
+    outside it and are never a witness)."""
     if j == 0:
         return min(lo + Fraction(2, 2**20), hi)
     if j == _GRID:
