@@ -217,21 +217,73 @@ def _pool(s: sp.Symbol):
     return REAL_POOL
 
 
+def _allowed(s: sp.Symbol, value) -> bool:
+    """`value` meets the sign and integrality assumptions of `s`."""
+    if s.is_integer and not value.is_integer:
+        return False
+    if s.is_positive and not value > 0:
+        return False
+    return not (s.is_nonnegative and value < 0)
+
+
+def _between(s: sp.Symbol, domain) -> tuple:
+    """Values of `s` the fixed pool misses inside a domain bounded by numbers: each number in a
+    constraint on `s` alone (a closed bound is allowed), and the midpoints of consecutive
+    values of the pool and those numbers (r < 2 over a pool 1, 2, 3 gets 3/2)."""
+    cuts = {
+        n
+        for c in domain
+        if sp.sympify(c).free_symbols == {s}
+        for n in sp.sympify(c).atoms(sp.Rational)
+    }
+    if not cuts:
+        return ()
+    grid = sorted(set(_pool(s)) | cuts)
+    steps = tuple(n + d for n in cuts for d in (1, -1)) if s.is_integer else ()
+    near = (*sorted(cuts), *steps)
+    mids = () if s.is_integer else tuple((a + b) / 2 for a, b in itertools.pairwise(grid))
+    seen = set(_pool(s))
+    return tuple(v for v in dict.fromkeys((*near, *mids)) if v not in seen and _allowed(s, v))
+
+
+_MAX_EXTRA_TRIES = 4096  # combinations tried beyond the fixed pools
+
+
+def _meets(values, domain) -> bool:
+    for c in domain:
+        try:
+            if sp.sympify(c).subs(values) is not sp.true:
+                return False
+        except (TypeError, ValueError):
+            return False
+    return True
+
+
 def points(symbols, domain, limit=_MAX_POINTS):
-    """Concrete values (small first) of `symbols` satisfying every constraint of `domain`."""
+    """Concrete values (small first) of `symbols` satisfying every constraint of `domain`: the
+    fixed pools first, then combinations using a value between them (:func:`_between`)."""
     symbols = sorted(symbols, key=str)
     found = 0
     for combo in itertools.product(*(_pool(s) for s in symbols)):
         values = dict(zip(symbols, combo))
-        ok = True
-        for c in domain:
-            try:
-                ok = sp.sympify(c).subs(values) is sp.true
-            except (TypeError, ValueError):
-                ok = False
-            if not ok:
-                break
-        if ok:
+        if _meets(values, domain):
+            yield values
+            found += 1
+            if found >= limit:
+                return
+    extra = [_between(s, domain) for s in symbols]
+    if not any(extra):
+        return
+    tries = 0
+    full = [(*_pool(s), *e) for s, e in zip(symbols, extra)]
+    for combo in itertools.product(*full):
+        if all(v in _pool(s) for s, v in zip(symbols, combo)):
+            continue  # tried in the first pass
+        tries += 1
+        if tries > _MAX_EXTRA_TRIES:
+            return
+        values = dict(zip(symbols, combo))
+        if _meets(values, domain):
             yield values
             found += 1
             if found >= limit:

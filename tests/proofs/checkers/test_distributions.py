@@ -215,6 +215,22 @@ def test_negative_density_is_refuted():
     assert r.verdict is Verdict.REFUTED and r.counterexample.output.startswith("g(")
 
 
+@pytest.mark.parametrize("bound", [sp.Integer(2), sp.Rational(5, 4)])
+def test_negative_only_between_the_pool_values_is_refuted(bound):
+    """(1 - r)/(1 + r) r^|z| is a pmf for r in (0, 1) and negative at z = 0 for r in (1, bound):
+    the fixed pool (1/10, 1/2, 1, 2, 3, 10) has no value there, so the search also tries values
+    between the pool and the domain's bounds."""
+    r = sp.Symbol("r", positive=True)
+    law = NoiseDensity((1 - r) / (1 + r) * r ** sp.Abs(Z), support="integers", domain=(r < bound,))
+    res = Normalised(law).check()
+    assert res.verdict is Verdict.REFUTED
+    value = sp.Rational(res.counterexample.parameters["r"])
+    assert 1 < value < bound and res.counterexample.output == "g(z = 0)"
+    # the same law on r < 1 is a pmf
+    law = NoiseDensity((1 - r) / (1 + r) * r ** sp.Abs(Z), support="integers", domain=(r < 1,))
+    assert Normalised(law).check().verdict is Verdict.PROVED
+
+
 # --- what cannot be decided is unknown, never proved ----------------------------------------
 
 
