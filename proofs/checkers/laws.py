@@ -11,6 +11,7 @@ from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 
 from proofs.claims.distributions import NoiseDensity, holds_everywhere
 from proofs.symbols import Y, Z
+from proofs.validate import allowed
 
 __all__ = [
     "INTEGER_POINTS",
@@ -217,15 +218,6 @@ def _pool(s: sp.Symbol):
     return REAL_POOL
 
 
-def _allowed(s: sp.Symbol, value) -> bool:
-    """`value` meets the sign and integrality assumptions of `s`."""
-    if s.is_integer and not value.is_integer:
-        return False
-    if s.is_positive and not value > 0:
-        return False
-    return not (s.is_nonnegative and value < 0)
-
-
 def _between(s: sp.Symbol, domain) -> tuple:
     """Values of `s` the fixed pool misses inside a domain bounded by numbers: each number in a
     constraint on `s` alone (a closed bound is allowed), and the midpoints of consecutive
@@ -243,7 +235,7 @@ def _between(s: sp.Symbol, domain) -> tuple:
     near = (*sorted(cuts), *steps)
     mids = () if s.is_integer else tuple((a + b) / 2 for a, b in itertools.pairwise(grid))
     seen = set(_pool(s))
-    return tuple(v for v in dict.fromkeys((*near, *mids)) if v not in seen and _allowed(s, v))
+    return tuple(v for v in dict.fromkeys((*near, *mids)) if v not in seen and allowed(s, v))
 
 
 _MAX_EXTRA_TRIES = 4096  # combinations tried beyond the fixed pools

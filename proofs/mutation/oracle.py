@@ -20,6 +20,7 @@ import sympy as sp
 
 from proofs import mechanisms as m
 from proofs.errors import InputError
+from proofs.validate import allowed
 
 __all__ = [
     "DIGITS",
@@ -71,7 +72,7 @@ def samples(symbols, domain=(), limit: int = 64):
     count = 0
     for combo in itertools.product(*pools):
         values = dict(zip(symbols, map(sp.sympify, combo)))
-        if any(s.is_integer and not v.is_integer for s, v in values.items()):
+        if not all(allowed(s, v) for s, v in values.items()):
             continue
         try:
             ok = all(bool(sp.sympify(c).subs(values)) for c in domain)
