@@ -179,6 +179,29 @@ def _remote_chunk(digest: str, payload: bytes | None, task: Task):
     return run_chunk(mech, events, datas, task)
 
 
+def _own_modules(func: Any) -> list[Any]:
+    """The user's modules defining ``func`` (and its type), to send to a cluster by value. A
+    Dask worker lives across audits and keeps the copy of a module it imported first: sent by
+    name, a mechanism edited since would run as it was. Installed packages (site-packages,
+    the standard library, this package) are sent by name, as usual."""
+    import sysconfig
+
+    installed = tuple(
+        os.path.realpath(p)
+        for key in ("stdlib", "platstdlib", "purelib", "platlib")
+        if (p := sysconfig.get_paths().get(key))
+    )
+    out = []
+    for name in {getattr(func, "__module__", None), type(func).__module__}:
+        module = sys.modules.get(name) if name else None
+        path = getattr(module, "__file__", None)
+        if not path or name.partition(".")[0] in ("auditor", "proofs", "__main__", "builtins"):
+            continue
+        if not os.path.realpath(path).startswith(installed):
+            out.append(module)
+    return out
+
+
 class Runner:
     """Runs chunk tasks and yields their results in task order, a bounded window in flight."""
 
@@ -233,7 +256,11 @@ class Runner:
         e.g. a closure over a lock or a library handle. Same chunks, so the same result."""
         import cloudpickle
 
+        ours = _own_modules(mech.func) if self.label == "dask" else []
+        ours = [m for m in ours if m.__name__ not in cloudpickle.list_registry_pickle_by_value()]
         try:
+            for module in ours:
+                cloudpickle.register_pickle_by_value(module)
             return cloudpickle.dumps((mech, events, datas))
         except Exception as exc:
             print(
@@ -245,6 +272,9 @@ class Runner:
             )
             self.executor, self.workers, self.label = None, 1, "inline"
             return None
+        finally:
+            for module in ours:
+                cloudpickle.unregister_pickle_by_value(module)
 
     def abort(self) -> None:
         """After an interrupt: stop the local pool's workers now instead of waiting for them."""

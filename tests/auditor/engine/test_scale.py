@@ -7,8 +7,10 @@ The headline property: the same seed gives the same result (same counts, same JS
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import math
+import os
 import random
 
 import numpy as np
@@ -165,14 +167,40 @@ def test_same_seed_same_result_one_worker_or_a_pool(mech, pairs, eps, pool, monk
     _same(one, audit(mech, pairs, workers=2, executor="local", **kw))
 
 
-def test_same_seed_same_result_on_a_dask_local_cluster():
+_EDITED = """import numpy as np
+
+P = {p!r}
+
+
+def release(data, size, rng):
+    return np.where(rng.random(size) < P, int(data), 1 - int(data))
+"""
+
+
+def test_same_seed_same_result_on_a_dask_local_cluster(tmp_path, monkeypatch):
+    """The same result as one worker, and a mechanism edited between two audits on the same
+    cluster runs as edited: its workers imported the first version of the module by name."""
     distributed = pytest.importorskip("distributed")
+    src = tmp_path / "dpaudit_edited_mechanism.py"
+    src.write_text(_EDITED.format(p=0.5))  # 0-DP
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = importlib.import_module("dpaudit_edited_mechanism")
+    kw = dict(epsilon=1.0, samples=60_000, seed=4)
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
     ) as cluster:
-        kw = dict(epsilon=1.0, samples=60_000, seed=4)
-        dask = audit(_rr(1.0), [(0, 1)], executor="dask", scheduler=cluster.scheduler_address, **kw)
+        on = dict(executor="dask", scheduler=cluster.scheduler_address)
+        dask = audit(_rr(1.0), [(0, 1)], **on, **kw)
+        first = audit(mod.release, [(0, 1)], **on, **kw)
+        src.write_text(_EDITED.format(p=0.95) + "# edited\n")  # 2.94-DP
+        importlib.reload(mod)
+        second = audit(mod.release, [(0, 1)], **on, **kw)
     _same(audit(_rr(1.0), [(0, 1)], workers=1, **kw), dask)
+    assert not first.violation and second.violation
+    _same(audit(mod.release, [(0, 1)], workers=1, **kw), second)
 
 
 def test_reproducibility_is_reported(tmp_path):
