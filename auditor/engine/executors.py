@@ -183,7 +183,7 @@ def _own_modules(func: Any) -> list[Any]:
     """The user's modules defining ``func`` (and its type), to send to a cluster by value. A
     Dask worker lives across audits and keeps the copy of a module it imported first: sent by
     name, a mechanism edited since would run as it was. Installed packages (site-packages,
-    the standard library, this package) are sent by name, as usual."""
+    the standard library, this package) and compiled modules are sent by name, as usual."""
     import sysconfig
 
     installed = tuple(
@@ -197,7 +197,7 @@ def _own_modules(func: Any) -> list[Any]:
         path = getattr(module, "__file__", None)
         if not path or name.partition(".")[0] in ("auditor", "proofs", "__main__", "builtins"):
             continue
-        if not os.path.realpath(path).startswith(installed):
+        if path.endswith(".py") and not os.path.realpath(path).startswith(installed):
             out.append(module)
     return out
 
