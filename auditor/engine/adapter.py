@@ -252,6 +252,16 @@ def _slow_convert(mech: Mechanism, values: list[Any]) -> np.ndarray:
         raise _bad_output(
             mech, i, values[i], f"length differs from the first output's {lengths[0]}"
         )
+    shapes = [np.shape(v) for v in values]
+    i = _first_bad(shapes, lambda s: s != shapes[0])
+    if i >= 0:
+        raise _bad_output(
+            mech,
+            i,
+            values[i],
+            f"its shape {shapes[i]} differs from the first output's {shapes[0]} "
+            "(a vector on some calls and a number on others)",
+        )
     i = _first_bad(values, lambda v: isinstance(v, int) and not -(2**63) <= v < 2**64)
     if i >= 0:
         raise _bad_output(

@@ -174,6 +174,11 @@ def test_odd_outputs_and_pairs_are_one_line_errors_or_audited():
     with pytest.raises(InputError, match="ragged nested output") as err:
         auditor.audit(lambda data: [[1, 2], [3]], [(0, 1)], epsilon=1, samples=5_000)
     assert "\n" not in str(err.value)
+    # a vector on some calls and a number on others: the first output of another shape named
+    batch = lambda data, size: [[1] if i % 3 == 2 else 1 for i in range(size)]
+    with pytest.raises(InputError, match=r"returned \[1\] at sample index 2: its shape") as err:
+        auditor.audit(batch, [(0, 1)], epsilon=1, samples=5_000)
+    assert "\n" not in str(err.value)
     # a pair too far apart for a float is not within the sensitivity: a one-line error
     with pytest.raises(InputError, match="sensitivity"):
         auditor.audit(_rr, [(10**400, 0)], epsilon=1, relation="sensitivity", samples=5_000)
