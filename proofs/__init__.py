@@ -50,6 +50,7 @@ _EXPORTS = {
         "GaussianCalibration",
         "GaussianCalibrationRegion",
         "GroupPrivacy",
+        "Inequality",
         "LinearEstimator",
         "Moment",
         "NoiseDensity",

@@ -33,6 +33,7 @@ CHECKERS = (
     "proofs.checkers.estimators",
     "proofs.checkers.densities",
     "proofs.checkers.distances",
+    "proofs.checkers.inequality",
 )
 
 

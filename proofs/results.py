@@ -83,7 +83,11 @@ class Counterexample:
     def summary(self) -> str:
         params = ", ".join(f"{k}={v}" for k, v in self.parameters.items())
         x, xp = self.inputs
-        text = f"at {params or 'the stated parameters'}: x={x}, x'={xp}, output {self.output}: "
+        where = [f"x={x}, x'={xp}"] if (x, xp) != ("-", "-") else []
+        where += [f"output {self.output}"] if self.output != "-" else []
+        text = f"at {params or 'the stated parameters'}: " + (
+            f"{', '.join(where)}: " if where else ""
+        )
         text += f"{self.ratio} > {self.bound} ({self.check})"
         return text + (f"; {self.note}" if self.note else "")
 

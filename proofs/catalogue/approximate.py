@@ -166,6 +166,14 @@ def _gaussian() -> list[Theorem]:
             "eps in [0, 1] (true, since it exceeds the classical sigma when delta < 0.758)",
         ),
         Theorem(
+            "gaussian.notes_calibration.all_delta",
+            GaussianCalibrationRegion(R(1, 10**12), R(99, 100), sigma=notes_sigma()),
+            "notes 004, Thm 'Gaussian Mechanism satisfies DP' (stated for every delta > 0 and "
+            "eps in (0, 1))",
+            "the notes' sigma = (2 Delta/eps) ln(1.25/delta) gives (eps, delta)-DP for every eps "
+            "in [0, 1] and every delta in [1e-12, 0.99]",
+        ),
+        Theorem(
             "gaussian.notes_calibration.minimal",
             CalibrationMinimal(R(1, 2), d5, notes_sigma(R(1, 2), d5, 1)),
             "notes 004 (sigma about 46.9 at eps = 0.5, delta = 1e-5; smallest is about 7.03)",

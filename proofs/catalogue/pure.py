@@ -8,10 +8,12 @@ import sympy as sp
 from proofs import (
     AlphaCoinRR,
     ExponentialMechanism,
+    FiniteMechanism,
     FloatLaplace,
     ForcedResponse,
     Gaussian,
     Histogram,
+    Inequality,
     KAryRR,
     Laplace,
     LaplaceVector,
@@ -33,6 +35,14 @@ R = sp.Rational
 n = sp.Symbol("n", integer=True, positive=True)
 
 _DR14 = "Dwork and Roth (2014), The Algorithmic Foundations of Differential Privacy"
+
+_D = sym("Delta")
+_FX, _FXP, _Y = sp.symbols("f_x f_xp y", real=True)
+
+
+def _coordinate_loss() -> sp.Expr:
+    """The Laplace ratio on one coordinate, as the notes write it."""
+    return sp.exp(-eps / _D * (sp.Abs(_FX - _Y) - sp.Abs(_FXP - _Y)))
 
 
 def theorems() -> list[Theorem]:
@@ -93,6 +103,21 @@ def theorems() -> list[Theorem]:
             "notes 000 'Example: Counting queries' calls count + Lap(1/eps) the '2-DP version "
             "of counting': its epsilon is eps, above 2 once eps > 2",
             "a count + Lap(1/eps) is 2-DP for every eps > 0",
+            expect="refuted",
+        ),
+        Theorem(
+            "laplace.proof_step",
+            Inequality(_coordinate_loss(), sp.exp(eps / _D * sp.Abs(_FX - _FXP))),
+            f"{_DR14}, proof of Thm 3.6; notes 000 'Laplace mechanism is DP', triangle inequality",
+            "one coordinate of the Laplace ratio: exp(-eps/Delta (|f(x) - y| - |f(x') - y|)) <= "
+            "exp(eps/Delta |f(x) - f(x')|) for all reals f(x), f(x'), y",
+        ),
+        Theorem(
+            "laplace.notes_proof_step",
+            Inequality(_coordinate_loss(), sp.exp(-eps / _D * sp.Abs(_FXP - _FX))),
+            "notes 000 'Laplace mechanism is DP', the triangle-inequality line of the proof: its "
+            "bound has the sign of the exponent flipped (the next line flips it back)",
+            "exp(-eps/Delta (|f(x) - y| - |f(x') - y|)) <= exp(-eps/Delta |f(x') - f(x)|)",
             expect="refuted",
         ),
         Theorem(
@@ -203,6 +228,13 @@ def theorems() -> list[Theorem]:
             PureDP(Histogram(scale=1 / eps, neighbours="replace_one"), eps),
             "a common mistake: add/remove sensitivity used under replace-one (true eps: 2 eps)",
             "a histogram with Lap(1/eps) per bin is eps-DP under replace-one neighbours",
+            expect="refuted",
+        ),
+        Theorem(
+            "deterministic.not_dp",
+            PureDP(FiniteMechanism({0: {0: 1, 1: 0}, 1: {0: 0, 1: 1}}, name="bit as it is"), eps),
+            "notes 004 Thm 'DP requires randomisation'; notes 000 and 003 ('M must be randomized')",
+            "a non-constant deterministic mechanism (a bit released as it is) is eps-DP",
             expect="refuted",
         ),
         Theorem(

@@ -33,6 +33,7 @@ from proofs.claims.estimation import (
     Unbiased,
     Variance,
 )
+from proofs.claims.inequality import Inequality
 from proofs.claims.privacy import (
     ApproxDP,
     CalibrationMinimal,

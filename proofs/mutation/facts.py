@@ -11,7 +11,8 @@ import mpmath as mp
 import sympy as sp
 
 from proofs import mechanisms as m
-from proofs.mutation.oracle import beats, differ, free, num, samples
+from proofs.mutation.oracle import beats, differ, free, num, samples, samples_pool
+from proofs.validate import allowed
 
 __all__ = [
     "distance_sides",
@@ -206,6 +207,27 @@ def _oracle_distance(c) -> bool | None:
         if c.relation == "<=" and beats(lhs, rhs):
             return False
         if c.relation == "==" and differ(lhs, rhs):
+            return False
+    return True
+
+
+_SIGNED_POOL = (-2, -1, 0, sp.Rational(1, 2), 1, 2, 3)
+
+
+def _oracle_inequality(c) -> bool | None:
+    """lhs <= rhs at every point of small pools (signed for real symbols), in mpmath."""
+    symbols = sorted(free(c.lhs, c.rhs, *c.domain), key=str)
+    pools = [samples_pool(s) if s.is_positive or s.is_integer else _SIGNED_POOL for s in symbols]
+    for combo in itertools.islice(itertools.product(*pools), 4096):
+        values = dict(zip(symbols, map(sp.sympify, combo)))
+        if not all(allowed(s, v) for s, v in values.items()):
+            continue
+        if not all(sp.sympify(d).subs(values) is sp.true for d in c.domain):
+            continue
+        lhs, rhs = num(c.lhs, values), num(c.rhs, values)
+        if mp.isnan(lhs) or mp.isnan(rhs):
+            continue
+        if beats(lhs, rhs):
             return False
     return True
 

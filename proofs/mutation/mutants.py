@@ -94,6 +94,7 @@ def _claim_mutants(claim) -> list[tuple[str, Any]]:
         GaussianCalibration,
         GaussianCalibrationRegion,
         GroupPrivacy,
+        Inequality,
         Moment,
         NoisyMeanVariance,
         PerReportUnbiased,
@@ -203,6 +204,11 @@ def _claim_mutants(claim) -> list[tuple[str, Any]]:
         out += [
             ("constant", replace(c, value=c.value * _DOWN)),
             ("k+1", replace(c, value=_shift_symbol(c.value, "n", 1) or c.value * _UP)),
+        ]
+    elif isinstance(c, Inequality):
+        out += [
+            ("constant", replace(c, rhs=c.rhs - sp.Abs(c.rhs) / 100)),
+            ("constant", replace(c, rhs=c.rhs - sp.Rational(1, 100))),
         ]
     elif isinstance(c, DistanceBound):
         if c.relation == "<=":

@@ -65,10 +65,15 @@ _POOLS = {
 }
 
 
+def samples_pool(s: sp.Symbol) -> tuple:
+    """The small pool of values tried for a parameter, by its name."""
+    return _POOLS.get(s.name, (sp.Rational(1, 2), 2))
+
+
 def samples(symbols, domain=(), limit: int = 64):
     """Parameter values (a dict per point) inside `domain`, from small pools per name."""
     symbols = sorted(symbols, key=str)
-    pools = [_POOLS.get(s.name, (sp.Rational(1, 2), 2)) for s in symbols]
+    pools = [samples_pool(s) for s in symbols]
     count = 0
     for combo in itertools.product(*pools):
         values = dict(zip(symbols, map(sp.sympify, combo)))
@@ -474,6 +479,7 @@ def _judge(claim) -> bool | None:
     from proofs.mutation.facts import (  # estimators and facts about distributions
         _oracle_chebyshev,
         _oracle_distance,
+        _oracle_inequality,
         _oracle_moment,
         _oracle_noisy_mean,
         _oracle_normalised,
@@ -503,6 +509,7 @@ def _judge(claim) -> bool | None:
         (c.Moment, _oracle_moment),
         (c.NoisyMeanVariance, _oracle_noisy_mean),
         (c.DistanceBound, _oracle_distance),
+        (c.Inequality, _oracle_inequality),
     ]
     if isinstance(claim, c.ApproxDP):
         value = approx_delta(claim.mechanism, num(claim.epsilon))

@@ -204,6 +204,12 @@ claims = st.one_of(
         st.sampled_from(["<=", "==", "<"]),
     ),
     st.builds(
+        proofs.Inequality,
+        scalars,
+        scalars,
+        st.one_of(st.just(()), st.just("x > 0"), st.builds(lambda s: (s > 0,), symbols)),
+    ),
+    st.builds(
         lambda e, d: proofs.Normalised(proofs.NoiseDensity(e, d)),
         st.one_of(formulas, st.sampled_from(["exp(-abs(y))/2", "exp(-y^2)", "y"])),
         st.sampled_from(["reals", "integers", "x"]),

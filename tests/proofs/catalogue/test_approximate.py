@@ -27,6 +27,7 @@ EXPECTED = {
     "gaussian.classical_calibration.large_eps": "refuted",
     "gaussian.classical_calibration.delta_half": "refuted",
     "gaussian.notes_calibration": "certified",
+    "gaussian.notes_calibration.all_delta": "certified",
     "gaussian.notes_calibration.minimal": "refuted",
     "gaussian.notes_calibration.actual": "certified",
     "gaussian.notes_calibration.actual.below": "refuted",

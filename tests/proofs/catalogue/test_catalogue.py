@@ -20,6 +20,7 @@ PROVED = [
     "histogram.replace_one",
     "histogram.add_remove",
     "one_bit.telemetry",
+    "laplace.proof_step",
 ]
 REFUTED = [
     "rr.alpha_coin.two_alpha",
@@ -27,6 +28,8 @@ REFUTED = [
     "histogram.replace_one.sensitivity_one",
     "gaussian.as_pure",
     "one_bit.product_form",
+    "laplace.notes_proof_step",
+    "deterministic.not_dp",
 ]
 BY_ID = {t.id: t for t in CATALOGUE}
 

@@ -1,0 +1,123 @@
+"""For-all inequalities (:class:`proofs.claims.Inequality`): ``lhs <= rhs`` over a domain.
+
+- ``proved``: exact algebra (the sides are equal), or z3 over the domain and the symbols'
+  assumptions (:func:`proofs.smt.prove_forall`; integer symbols range over the reals there, a
+  superset, with a positive integer >= 1). Exponentials and logarithms outside the SMT
+  fragment are taken off both sides where that gives an equivalent inequality (exp and log
+  are increasing): exp(A) <= exp(B) as A <= B, log(A) <= R as A <= exp(R).
+- ``certified``: no symbols, and arb balls separate the two sides.
+- ``refuted``: a point meeting every assumption and constraint where lhs > rhs, re-checked
+  exactly or with arb balls: z3's model first, then a search over small values
+  (:func:`proofs.checkers.laws.points`).
+- ``unknown`` otherwise. A domain that no value satisfies is refused as an input error.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from proofs.checkers.laws import params, points
+from proofs.claims.inequality import Inequality
+from proofs.decide import algebraically_equal, closed_compare, greater, holds_at, show
+from proofs.results import Counterexample, Finding, Verdict
+from proofs.smt import prove_forall
+from proofs.validate import allowed, check_satisfiable
+
+__all__ = ["check", "supports"]
+
+
+def supports(claim) -> bool:
+    return isinstance(claim, Inequality)
+
+
+def _monotone(lhs: sp.Expr, rhs: sp.Expr) -> list[tuple[sp.Expr, sp.Expr, str]]:
+    """Equivalent forms outside exp and log, which are increasing: exp(A) <= exp(B) as A <= B
+    (products of exponentials combined first), log(A) <= R as A <= exp(R), and L <= log(B) as
+    exp(L) <= B (where the logarithms are real)."""
+    a, b = (sp.powsimp(sp.sympify(e), combine="exp") for e in (lhs, rhs))
+    out = []
+    if isinstance(a, sp.exp) and isinstance(b, sp.exp):
+        if a.args[0].is_extended_real and b.args[0].is_extended_real:
+            out.append((a.args[0], b.args[0], "z3 on the exponents (exp is increasing)"))
+    if isinstance(a, sp.log) and b.is_extended_real:
+        out.append((a.args[0], sp.exp(b), "z3 on exp of both sides (exp is increasing)"))
+    if isinstance(b, sp.log) and a.is_extended_real:
+        out.append((sp.exp(a), b.args[0], "z3 on exp of both sides (exp is increasing)"))
+    return out
+
+
+def _relaxed(symbols) -> tuple[dict, list]:
+    """Integer symbols as real ones for z3 (a superset of values: proofs stay sound), with the
+    true bound a positive integer has (>= 1; SymPy would fold ``k >= 1`` to True on an
+    integer symbol, so the bound is stated on the real stand-in)."""
+    swap, bounds = {}, []
+    for s in sorted(symbols, key=str):
+        if s.is_integer and s.is_positive:
+            swap[s] = sp.Symbol(s.name, positive=True)
+            bounds.append(swap[s] >= 1)
+    return swap, bounds
+
+
+def _violation(claim: Inequality, values: dict) -> tuple[bool, str, sp.Expr, sp.Expr]:
+    """lhs > rhs, certainly, at a point meeting every assumption and constraint?"""
+    symbols = claim.lhs.free_symbols | claim.rhs.free_symbols
+    if set(values) != symbols | set().union(*(c.free_symbols for c in claim.domain)) or any(
+        v is None for v in values.values()
+    ):
+        return False, "", sp.nan, sp.nan
+    if not all(allowed(s, v) for s, v in values.items()):
+        return False, "", sp.nan, sp.nan
+    if not all(holds_at(c, values) for c in claim.domain):
+        return False, "", sp.nan, sp.nan
+    lhs, rhs = claim.lhs.xreplace(values), claim.rhs.xreplace(values)
+    bad, how = greater(lhs, rhs)
+    return bad, how, lhs, rhs
+
+
+def _refuted(claim: Inequality, values: dict, how: str, lhs, rhs, method: str, steps) -> Finding:
+    cex = Counterexample(
+        params(values), ("-", "-"), "-", f"lhs = {show(lhs)}", f"rhs = {show(rhs)}", how
+    )
+    return Finding(Verdict.REFUTED, method, counterexample=cex, steps=tuple(steps))
+
+
+def check(claim: Inequality) -> Finding:
+    lhs, rhs, domain = claim.lhs, claim.rhs, list(claim.domain)
+    symbols = lhs.free_symbols | rhs.free_symbols | set().union(*(c.free_symbols for c in domain))
+    check_satisfiable(domain, "Inequality")
+    if algebraically_equal(lhs, rhs, thorough=True):
+        return Finding(Verdict.PROVED, "exact algebra (the two sides are equal)")
+    if not symbols:
+        out = closed_compare(lhs, rhs)
+        verdict = {"proved": Verdict.PROVED, "certified": Verdict.CERTIFIED}.get(out.status)
+        if verdict is not None:
+            return Finding(verdict, out.detail)
+        if out.status == "violated":
+            return _refuted(claim, {}, out.detail, lhs, rhs, "closed values compared", ())
+        return Finding(Verdict.UNKNOWN, "closed values", reason=out.detail)
+    steps = []
+    swap, bounds = _relaxed(symbols)
+    back = {v: k for k, v in swap.items()}
+    known = [c.xreplace(swap) for c in domain] + bounds
+    for a, b, how in [(lhs, rhs, "z3"), *_monotone(lhs, rhs)]:
+        res = prove_forall(a.xreplace(swap), b.xreplace(swap), known)
+        steps.append(f"{a} <= {b}: {res.status}{f' ({res.reason})' if res.reason else ''}")
+        if res.status == "proved":
+            return Finding(Verdict.PROVED, how, steps=tuple(steps))
+        if res.status == "model":
+            values = {back.get(k, k): v for k, v in res.model["symbols"].items()}
+            bad, check_how, l, r = _violation(claim, values)
+            if bad:
+                return _refuted(claim, values, check_how, l, r, "z3 model, re-checked", steps)
+    for values in points(symbols, domain):
+        bad, check_how, l, r = _violation(claim, values)
+        if bad:
+            return _refuted(
+                claim, values, check_how, l, r, "counterexample search, re-checked", steps
+            )
+    return Finding(
+        Verdict.UNKNOWN,
+        "z3 and a search over small values",
+        reason="neither proved by z3 nor violated at a value tried",
+        steps=tuple(steps),
+    )

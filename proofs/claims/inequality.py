@@ -1,0 +1,68 @@
+"""A for-all inequality: one step of a proof, checked on its own."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import sympy as sp
+
+from proofs.claims.base import Claim
+from proofs.errors import InputError
+from proofs.expr import as_expr, by_name, symbols_of
+
+__all__ = ["Inequality"]
+
+
+def _real(expr: Any) -> Any:
+    """Symbols without a sign or kind are taken as real: inequalities order real numbers."""
+    swap = {s: sp.Symbol(s.name, real=True) for s in expr.free_symbols if s.is_real is None}
+    return expr.xreplace(swap) if swap else expr
+
+
+@dataclass(frozen=True, slots=True)
+class Inequality(Claim):
+    """Claim: ``lhs <= rhs`` for every value of their symbols that meets the symbols'
+    assumptions (positive, integer, ...) and every constraint of ``domain`` (SymPy relations).
+
+    A step of a proof stated on its own, e.g. the bound on one coordinate of the Laplace
+    mechanism's ratio, exp(-eps/Delta (|a - y| - |b - y|)) <= exp(eps/Delta |a - b|) (notes 000,
+    "Laplace mechanism is DP"). Text is read by :func:`proofs.parse` (a name without an
+    assumption is a positive symbol there); a symbol with no assumption is taken as real, and
+    one name means one quantity in both sides and the domain (the first occurrence, lhs
+    first, gives its assumptions). Decided by exact algebra and z3 (exponentials compared by
+    their exponents, as exp is increasing); a counterexample is a point of the domain
+    re-checked exactly or with arb balls."""
+
+    lhs: Any
+    rhs: Any
+    domain: tuple = ()
+
+    def __post_init__(self):
+        lhs = _real(as_expr(self.lhs, "lhs"))
+        rhs = _real(as_expr(self.rhs, "rhs", symbols=symbols_of(lhs)))
+        table = symbols_of(lhs, rhs)
+        rhs = by_name(rhs, table)
+        domain = self.domain if isinstance(self.domain, (tuple, list)) else (self.domain,)
+        rels = []
+        for c in domain:
+            c = sp.sympify(c) if not isinstance(c, str) else c
+            if not isinstance(c, (sp.core.relational.Relational, sp.logic.boolalg.Boolean)):
+                raise InputError(
+                    f"domain entry {c!r} must be a SymPy relation such as b > 0 (use "
+                    "sympy.Symbol('b', positive=True) > 0, not text)."
+                )
+            c = by_name(_real(c), table)
+            if c is sp.false:
+                raise InputError(
+                    f"domain entry {c} is false for the given numbers; every claim over it "
+                    "would hold vacuously. Give satisfiable constraints."
+                )
+            rels.append(c)
+        object.__setattr__(self, "lhs", lhs)
+        object.__setattr__(self, "rhs", rhs)
+        object.__setattr__(self, "domain", tuple(c for c in rels if c is not sp.true))
+
+    def statement(self) -> str:
+        where = f" where {', '.join(str(c) for c in self.domain)}" if self.domain else ""
+        return f"{self.lhs} <= {self.rhs} for every value of its symbols{where}"

@@ -1,0 +1,124 @@
+"""For-all inequalities (proofs.Inequality): known answers, the monotone rewrites, integer
+symbols, input errors, and a property test of soundness against independent numerics."""
+
+import random
+
+import mpmath as mp
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from proofs import Inequality, InputError, Verdict, check
+
+a, b, y = sp.symbols("a b y", real=True)
+c = sp.Symbol("c", positive=True)
+k = sp.Symbol("k", integer=True, positive=True)
+eps, Delta = sp.symbols("epsilon Delta", positive=True)
+
+
+def _laplace_step(sign):
+    loss = sp.exp(-eps / Delta * (sp.Abs(a - y) - sp.Abs(b - y)))
+    return Inequality(loss, sp.exp(sign * eps / Delta * sp.Abs(a - b)))
+
+
+@pytest.mark.parametrize(
+    "claim, verdict",
+    [
+        (Inequality(sp.Abs(a + b), sp.Abs(a) + sp.Abs(b)), "proved"),
+        (Inequality(sp.Abs(a) + sp.Abs(b), sp.Abs(a + b)), "refuted"),
+        (Inequality(1 + a, sp.exp(a)), "proved"),
+        (Inequality(sp.exp(a), 1 + a + a**2), "refuted"),
+        (_laplace_step(+1), "proved"),  # exp compared by its exponent
+        (_laplace_step(-1), "refuted"),  # the notes' sign
+        (Inequality(sp.log(1 + c), c), "proved"),  # log(A) <= R as A <= exp(R)
+        (Inequality(c, sp.log(1 + c)), "refuted"),
+        (Inequality(k * (k + 1) / 2, k**2), "proved"),  # k >= 1 for a positive integer
+        (Inequality(k**2, 2 * k), "refuted"),
+        (Inequality(a, 2, (a < 1,)), "proved"),
+        (Inequality(a, sp.Rational(1, 2), (a < 1,)), "refuted"),
+        (Inequality(sp.E, sp.Rational(272, 100)), "certified"),
+        (Inequality(sp.E, sp.Rational(271, 100)), "refuted"),
+        (Inequality("exp(-x)", "1"), "proved"),  # text: x is a positive symbol
+    ],
+)
+def test_known_answers(claim, verdict):
+    r = check(claim)
+    assert r.verdict.value == verdict, r.summary()
+    if verdict == "refuted":
+        cex = r.counterexample
+        values = {s: sp.Rational(cex.parameters[s.name]) for s in _symbols(claim)}
+        assert _lhs_exceeds(claim, values, digits=50)
+
+
+def test_a_plain_symbol_is_real_and_one_name_is_one_quantity():
+    x = sp.Symbol("x")  # no assumptions: real, so x^2 >= 0 holds and x >= 0 does not
+    assert check(Inequality(0, x**2)).verdict is Verdict.PROVED
+    assert check(Inequality(0, x)).verdict is Verdict.REFUTED
+    # "x" in the text of rhs is the lhs's real x, not a new positive symbol
+    assert check(Inequality(x, "x + 1")).verdict is Verdict.PROVED
+    assert check(Inequality(-x, "x")).verdict is Verdict.REFUTED
+
+
+def test_integer_counterexamples_meet_the_assumptions():
+    """Over the reals k^2 <= k fails at k = 1/2 too; only integer points may be reported."""
+    r = check(Inequality(k**2, 3 * k))
+    assert r.verdict is Verdict.REFUTED and sp.Rational(r.counterexample.parameters["k"]) >= 4
+
+
+def test_bad_inputs_are_input_errors():
+    with pytest.raises(InputError, match="domain entry"):
+        Inequality(a, b, ("a < 1",))
+    with pytest.raises(InputError, match="no parameter value"):
+        check(Inequality(a, b, (a < 0, a > 1)))
+    with pytest.raises(InputError, match="false for the given numbers"):
+        Inequality(a, b, (sp.Integer(1) < 0,))
+
+
+# -- soundness: proved claims hold at random points; counterexamples are violations ----------
+
+
+def _symbols(claim):
+    return claim.lhs.free_symbols | claim.rhs.free_symbols
+
+
+def _lhs_exceeds(claim, values, digits=30):
+    with mp.workdps(digits):
+        lhs = mp.mpf(sp.N(claim.lhs.xreplace(values), digits))
+        rhs = mp.mpf(sp.N(claim.rhs.xreplace(values), digits))
+        return lhs > rhs + mp.mpf(10) ** (-digits + 10) * (1 + abs(rhs))
+
+
+_LEAVES = st.sampled_from([a, b, c, sp.Integer(1), sp.Integer(2), sp.Rational(1, 2), -a])
+
+
+def _terms(depth):
+    if depth == 0:
+        return _LEAVES
+    sub = _terms(depth - 1)
+    return st.one_of(
+        _LEAVES,
+        st.builds(lambda u, v: u + v, sub, sub),
+        st.builds(lambda u, v: u * v, sub, _LEAVES),
+        st.builds(sp.Abs, sub),
+        st.builds(lambda u, v: sp.Max(u, v), sub, sub),
+        st.builds(lambda q: sp.exp(q * c), st.sampled_from([-1, 1, sp.Rational(1, 2)])),
+    )
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(_terms(2), _terms(2), st.integers(0, 2**32))
+def test_verdicts_agree_with_random_points(lhs, rhs, seed):
+    claim = Inequality(lhs, rhs)
+    r = check(claim)
+    symbols = sorted(_symbols(claim), key=str)
+    if r.verdict is Verdict.REFUTED:
+        values = {s: sp.Rational(r.counterexample.parameters[s.name]) for s in symbols}
+        assert _lhs_exceeds(claim, values, digits=50), r.summary()
+    elif r.verdict in (Verdict.PROVED, Verdict.CERTIFIED):
+        rng = random.Random(seed)
+        for _ in range(200):
+            values = {
+                s: sp.Rational(rng.randint(1 if s.is_positive else -400, 400), 100) for s in symbols
+            }
+            assert not _lhs_exceeds(claim, values), (claim.statement(), values)
