@@ -136,6 +136,11 @@ def test_nnls_is_non_negative_and_rank_deficiency_is_rejected():
     aggregate = simulate_aggregate(population, candidates, params, rng)
     estimate = decode(aggregate, candidates, method="nnls")
     assert np.all(estimate.counts >= 0)
+    # a count NNLS sets to 0 keeps least squares' uncertainty: never an interval [0, 0]
+    assert np.any(estimate.counts == 0)
+    ls = decode(aggregate, candidates, method="ls")
+    np.testing.assert_allclose(estimate.standard_errors, ls.standard_errors, rtol=0.2)
+    assert np.all(estimate.ci_high > 0) and np.all(estimate.standard_errors > 0)
     with pytest.raises(InputError, match="rank"):
         decode(aggregate, candidates + ["0"])
     empty = RapporAggregate(params, np.zeros((2, 16), dtype=np.int64), np.zeros(2, np.int64))
