@@ -317,7 +317,7 @@ def _verdict(
     # and an audit that detects nothing has no power whatever the limit)
     if detect <= limit and math.isfinite(detect):
         return "no violation found", ""
-    if not found:
+    if not found or math.isinf(detect):  # (an event seen alike under both datasets)
         return "inconclusive", (
             "inconclusive: no event told the datasets apart; try other pairs (a --relation "
             "with --search hypothesis) or more samples."

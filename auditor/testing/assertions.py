@@ -7,9 +7,11 @@
 
 `assert_dp` runs :func:`auditor.audit` and fails with the witness (pair, event, counts,
 certified epsilon lower bound) when the audit finds a violation of the claimed
-(epsilon, delta). False-failure rate: on a mechanism that satisfies its claim, a failure
-happens with probability at most ``1 - confidence`` (default 0.999, so at most 1 run in
-1000), over the audit's own randomness. With a fixed ``seed`` (the default) the outcome is
+(epsilon, delta). False-failure rate: on a mechanism that satisfies its claim, a failure by a
+certified violation happens with probability at most ``1 - confidence`` (default 0.999, so at
+most 1 run in 1000), over the audit's own randomness. A failure for an inconclusive audit (too
+little power at the claim) is not bounded by it: raise ``samples``, or pass
+``allow_inconclusive=True``. With a fixed ``seed`` (the default) the outcome is
 deterministic for a deterministic sampler, so a passing test stays passing.
 A pass is not a proof of privacy: it means no violation was found with these samples.
 """

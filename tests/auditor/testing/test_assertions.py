@@ -1,5 +1,6 @@
 """assert_dp: catches broken catalogue mechanisms, passes correct ones, names the witness."""
 
+import numpy as np
 import pytest
 
 from auditor import catalogue
@@ -72,6 +73,14 @@ def test_an_inconclusive_audit_fails_unless_allowed():
     assert "allow_inconclusive=True" in str(info.value)
     result = assert_dp(entry.sampler(0.1), _pairs(entry), allow_inconclusive=True, **kwargs)
     assert result.verdict == "inconclusive" and result.detectable_epsilon > 0.2
+
+
+def test_outputs_alike_under_both_datasets_ask_for_other_pairs_not_more_samples():
+    """A 0-DP mechanism: every event is seen alike, nothing is detectable at any sample size."""
+    with pytest.raises(DPViolation) as info:
+        assert_dp(lambda d, size, rng: np.zeros(size), pairs=[(0, 1)], epsilon=1.0, samples=5_000)
+    assert "no event told the datasets apart" in str(info.value)
+    assert "more samples (--samples)" not in str(info.value)
 
 
 def test_the_message_says_which_dataset_each_count_is_under():
