@@ -126,6 +126,12 @@ APPROXIMATE_MUTANTS = {
         GaussianCalibration(d5, 0, 1, sigma=notes_sigma() / 10),
         GaussianCalibration(d5, 0, 1, sigma=notes_sigma() / (5 * sp.log(R(5, 4) / DELTA))),
     ],
+    "gaussian.notes_calibration.all_delta": [
+        GaussianCalibrationRegion(R(1, 10**12), R(99, 100), sigma=notes_sigma() / 10),
+        GaussianCalibrationRegion(
+            R(1, 10**12), R(99, 100), sigma=notes_sigma() / (5 * sp.log(R(5, 4) / DELTA))
+        ),
+    ],
     "gaussian.notes_calibration.actual": [
         ApproxDP(Gaussian(notes_sigma(R(1, 2), d5, 1), 1), R(628, 10**4), d5),
         ApproxDP(Gaussian(notes_sigma(R(1, 2), d5, 1), 1), R(629, 10**4), R(1, 10**6)),

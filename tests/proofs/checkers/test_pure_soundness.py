@@ -16,6 +16,7 @@ from proofs import (
     FiniteMechanism,
     ForcedResponse,
     Histogram,
+    Inequality,
     InputError,
     KAryRR,
     Laplace,
@@ -30,6 +31,7 @@ from proofs import (
 )
 from proofs.catalogue.local import CHROME as _CHROME
 from proofs.catalogue.local import rappor_eps_one as _rappor_eps_one
+from proofs.catalogue.pure import theorems as _pure_catalogue
 from proofs.mechanisms import Rappor, RepeatedOneBit, geo_sample
 
 a, eps, D = sym("alpha"), sym("epsilon"), sym("Delta")
@@ -70,6 +72,7 @@ def _oracle_mutants() -> dict:
     return out
 
 
+_STEP = next(t.claim for t in _pure_catalogue() if t.id == "laplace.proof_step")
 MUTANTS = {
     "rr.alpha_coin.exact": [
         PureDP(AlphaCoinRR(a), r910 * sp.log((1 + a) / (1 - a))),
@@ -82,6 +85,10 @@ MUTANTS = {
         PureDP(ForcedResponse(), sp.log(4), exact=True),
     ],
     "rr.k_ary.exact": [PureDP(KAryRR(), r910 * eps), PureDP(KAryRR(), eps / 2)],
+    "laplace.proof_step": [
+        Inequality(_STEP.lhs, r910 * _STEP.rhs),
+        Inequality(_STEP.lhs, _STEP.rhs.xreplace({eps: eps / 2})),  # half the exponent
+    ],
     "laplace.scalar": [
         PureDP(Laplace(scale=r910 * D / eps, sensitivity=D), eps),
         PureDP(Laplace(scale=1 / eps, sensitivity=D), eps),  # sensitivity dropped
