@@ -51,6 +51,7 @@ from typing import Any
 
 import numpy as np
 
+from auditor.engine.pairs import integer_input
 from proofs import mechanisms as m
 from proofs.errors import InputError
 
@@ -101,7 +102,7 @@ def _(mech: m.AlphaCoinRR) -> Sampler:
 
     def sample(data, size, rng):
         keep = rng.random(size) < alpha
-        return np.where(keep, int(data), rng.integers(0, 2, size))
+        return np.where(keep, integer_input(data, 2), rng.integers(0, 2, size))
 
     return sample
 
@@ -113,7 +114,7 @@ def _(mech: m.ForcedResponse) -> Sampler:
     def sample(data, size, rng):
         truthful = rng.random(size) < p_truth
         coin = rng.integers(0, 2, size) if p_yes == 0.5 else (rng.random(size) < p_yes)
-        return np.where(truthful, int(data), coin)
+        return np.where(truthful, integer_input(data, 2), coin)
 
     return sample
 
@@ -126,7 +127,7 @@ def _(mech: m.KAryRR) -> Sampler:
     labels = np.array([f"c{j}" for j in range(k)])
 
     def sample(data, size, rng):
-        x = int(data)
+        x = integer_input(data, k)
         other = (x + rng.integers(1, k, size)) % k
         return labels[np.where(rng.random(size) < keep, x, other)]
 
@@ -143,7 +144,7 @@ def _(mech: m.UnaryEncoding) -> Sampler:
 
     def sample(data, size, rng):
         probs = np.full(k, q)
-        probs[int(data)] = p
+        probs[integer_input(data, k)] = p
         return (rng.random((size, k)) < probs).astype(np.int64)
 
     return sample
@@ -156,7 +157,7 @@ def _(mech: m.LocalHashing, k: int = ORACLE_VALUES) -> Sampler:
     keep = e / (e + g - 1)
 
     def sample(data, size, rng):
-        x = int(data)
+        x = integer_input(data, k)
         hashes = rng.integers(0, g, (size, k))  # H: a uniformly random function of the k values
         other = (hashes[:, x] + rng.integers(1, g, size)) % g
         y = np.where(rng.random(size) < keep, hashes[:, x], other)
@@ -182,8 +183,8 @@ def _(mech: m.HadamardResponse) -> Sampler:
     sets = hadamard_sets(K)
 
     def sample(data, size, rng):
-        members = np.flatnonzero(sets[int(data) + 1])
-        others = np.flatnonzero(~sets[int(data) + 1])
+        row = sets[integer_input(data, K - 1) + 1]
+        members, others = np.flatnonzero(row), np.flatnonzero(~row)
         inside = rng.random(size) < e / (1 + e)  # the K/2 members share e/(1+e)
         return np.where(inside, rng.choice(members, size), rng.choice(others, size)).astype(
             np.int64
@@ -198,7 +199,7 @@ def _(mech: m.SubsetSelection) -> Sampler:
     p_in = float(mech.support_probabilities()[0])  # P[x in S]
 
     def sample(data, size, rng):
-        x = int(data)
+        x = integer_input(data, k)
         keys = rng.random((size, k))
         inside = rng.random(size) < p_in
         # x in S: x and d-1 of the others; else d of the others (uniformly, given either)
@@ -275,7 +276,7 @@ def _(mech: m.TwoSidedGeometric) -> Sampler:
     p = -math.expm1(-1 / _num(mech, "scale"))
 
     def sample(data, size, rng):
-        return int(data) + rng.geometric(p, size) - rng.geometric(p, size)
+        return integer_input(data) + rng.geometric(p, size) - rng.geometric(p, size)
 
     return sample
 
@@ -447,7 +448,7 @@ def _(mech: m.Rappor, bits: int = RAPPOR_BITS) -> Sampler:
     f, p, q, h = (_num(mech, name) for name in ("f", "p", "q", "h"))
 
     def sample(data, size, rng):
-        bloom = np.broadcast_to(bloom_bits(int(data), bits, int(h)), (size, bits))
+        bloom = np.broadcast_to(bloom_bits(integer_input(data), bits, int(h)), (size, bits))
         perm = permanent_response(bloom, f, rng)
         if mech.reports == "unlimited":  # what many reports reveal: the memoized PRR
             return perm.astype(np.int64)

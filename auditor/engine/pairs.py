@@ -27,6 +27,7 @@ __all__ = [
     "check_pair",
     "check_size",
     "generate_pairs",
+    "integer_input",
     "load_pairs_file",
     "parse_json_value",
 ]
@@ -234,3 +235,18 @@ def generate_pairs(
     for p in pairs:
         check_pair(p, rel, sensitivity)
     return pairs
+
+
+def integer_input(data: Any, k: int | None = None) -> int:
+    """The input as an integer (one of the k values 0, ..., k - 1 of a local protocol when k is
+    given). int() alone would audit another dataset than the one asked for: 0.5 read as 0, a
+    value -1 as the protocol's last one, 2 as a third answer of a yes/no question."""
+    try:
+        x = int(data)
+        ok = x == data and (k is None or 0 <= x < k)
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
+        allowed = "an integer" if k is None else f"an integer in 0..{k - 1}"
+        raise InputError(f"data={data!r} is not an input of this mechanism; give {allowed}.")
+    return x

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from auditor.engine.pairs import integer_input
+
 __all__ = [
     "THIRD_PARTY",
     "ThirdPartyMechanism",
@@ -75,7 +77,7 @@ def diffprivlib_gaussian_analytic(data):
 
 
 def diffprivlib_geometric(data):
-    return _dpl("geometric").randomise(int(data))
+    return _dpl("geometric").randomise(integer_input(data))
 
 
 def diffprivlib_snapping(data):
@@ -130,11 +132,11 @@ def opendp_gaussian(data):
 
 
 def opendp_geometric(data):
-    return _opendp("geometric")(int(data))
+    return _opendp("geometric")(integer_input(data))
 
 
 def opendp_randomized_response(data):
-    return bool(_opendp("rr")(bool(data)))
+    return bool(_opendp("rr")(bool(integer_input(data, 2))))
 
 
 def opendp_count_laplace(data):

@@ -113,3 +113,23 @@ def test_no_false_alarm_on_correct_mechanisms(name):
     seeds = range(5) if _costly(name) else range(20)
     flagged = [seed for seed in seeds if _run(name, 10_000, seed=seed).violation]
     assert stats.binom.sf(len(flagged) - 1, len(seeds), 0.05) >= 0.01, (name, flagged)
+
+
+@pytest.mark.parametrize(
+    "name, bad, allowed",
+    [
+        ("ldp.grr", -1, "0..7"),  # read as the last value by int() and numpy indexing
+        ("ldp.oue", 0.5, "0..7"),  # read as 0
+        ("rr.forced_response", 2, "0..1"),  # a third answer to a yes/no question
+        ("ldp.hadamard", 15, "0..14"),  # K = 16: rows 1..15 of the Hadamard matrix
+        ("geometric", 1.5, "an integer"),
+    ],
+)
+def test_samplers_refuse_inputs_they_would_read_as_others(name, bad, allowed):
+    from auditor.catalogue import get
+    from proofs.errors import InputError
+
+    sample = get(name).sampler(1.0)
+    with pytest.raises(InputError, match=f"data={bad!r} is not an input.*{allowed}"):
+        sample(bad, 10, np.random.default_rng(0))
+    assert len(sample(True if name.startswith("rr") else 1, 10, np.random.default_rng(0))) == 10
