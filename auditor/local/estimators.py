@@ -353,9 +353,12 @@ def randomize_one_bit(
 ) -> np.ndarray:
     """b_i = 1 w.p. 1/(e^eps + 1) + (x_i / m)(e^eps - 1)/(e^eps + 1)."""
     _check_one_bit(epsilon, m)
-    x = np.asarray(x, dtype=float)
-    if np.any((x < 0) | (x > m)):
-        raise InputError(f"x must lie in [0, m={m}]; clip the values first.")
+    try:
+        x = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError("x must be numbers in [0, m]; give one value per client.") from None
+    if not np.all((x >= 0) & (x <= m)):  # (NaN included: it would send the bit of x = 0)
+        raise InputError(f"x must lie in [0, m={m}]; clip the values first (NaN is no value).")
     b0, slope = _one_bit_law(epsilon)
     return (rng.random(x.size) < b0 + (x / m) * slope).astype(np.int64)
 

@@ -163,10 +163,13 @@ def epsilon_one(h: int, f: float, p: float, q: float) -> float:
 
 def bloom_indices(value: str, params: RapporParams, cohort: int = 0) -> tuple[int, ...]:
     """The h bit positions ``H_1(v), ..., H_h(v)`` in cohort ``cohort`` (SHA-256 based)."""
-    if not 0 <= cohort < params.cohorts:
+    whole = isinstance(cohort, (int, np.integer)) and not isinstance(cohort, bool)
+    if not (whole and 0 <= cohort < params.cohorts):
         raise InputError(
-            f"cohort={cohort} must be in [0, {params.cohorts}); it indexes the cohorts."
+            f"cohort={cohort!r} must be an integer in [0, {params.cohorts}); it indexes the "
+            "cohorts."
         )
+    cohort = int(cohort)  # (hashed as text: 1 and np.int64(1) are one cohort)
     out = []
     for i in range(params.h):
         digest = hashlib.sha256(f"{cohort}\x1f{i}\x1f{value}".encode()).digest()
@@ -243,10 +246,12 @@ class RapporAggregate:
     def __post_init__(self) -> None:
         shape = (self.params.cohorts, self.params.k)
         try:
-            counts = np.asarray(self.bit_counts, dtype=np.int64)
-            reports = np.asarray(self.reports, dtype=np.int64)
+            given = [np.asarray(v) for v in (self.bit_counts, self.reports)]
+            counts, reports = (v.astype(np.int64) for v in given)
         except (TypeError, ValueError, OverflowError):
             raise InputError("bit_counts and reports must be arrays of counts.") from None
+        if any(not np.array_equal(g, c) for g, c in zip(given, (counts, reports))):
+            raise InputError("bit_counts and reports must be whole numbers (counts of reports).")
         if counts.shape != shape or reports.shape != (self.params.cohorts,):
             raise InputError(
                 f"bit_counts has shape {counts.shape} and reports {reports.shape}; the params "
@@ -449,6 +454,8 @@ def decode(
             "candidates, so their counts are not identifiable; use more bits k, more "
             "cohorts, or fewer candidates."
         )
+    if aggregate.total == 0:
+        raise InputError("the aggregate holds no reports; there is nothing to decode.")
     t, var_t = _unbiased_bits(aggregate)
     counts = _solve(design, t.reshape(-1), method)
     # every candidate gets least squares' standard error, under "nnls" too: a count it sets to

@@ -165,3 +165,11 @@ def test_one_bit_mean_is_stable_at_extreme_epsilons():
 def test_parameters_of_the_wrong_type_are_input_errors(call, needle):
     with pytest.raises(InputError, match=needle):
         call()
+
+
+def test_one_bit_refuses_values_it_cannot_encode():
+    rng = np.random.default_rng(0)
+    with pytest.raises(InputError, match="numbers in"):
+        randomize_one_bit(["a"], 1.0, 10, rng)
+    with pytest.raises(InputError, match="NaN"):  # NaN failed no comparison: the bit of x = 0
+        randomize_one_bit([1.0, float("nan")], 1.0, 10, rng)

@@ -194,3 +194,16 @@ def test_aggregates_and_parameters_are_checked():
         RapporAggregate(params, -np.ones((1, 4)), np.ones(1))
     with pytest.raises(InputError, match=r"f='0\.5' must be a number"):
         RapporParams(f="0.5")
+
+
+def test_inputs_that_would_be_read_as_others_are_refused():
+    params = RapporParams(k=16, h=2, cohorts=2)
+    assert bloom_indices("a", params, np.int64(1)) == bloom_indices("a", params, 1)
+    for cohort in ("0", 0.5, True):  # a text or fractional cohort hashed as another cohort
+        with pytest.raises(InputError, match="cohort="):
+            bloom_indices("a", params, cohort)
+    with pytest.raises(InputError, match="whole numbers"):  # 0.5 was truncated to 0
+        RapporAggregate(RapporParams(k=2, h=1), [[0.5, 1]], [2])
+    empty = RapporAggregate(params, np.zeros((2, 16), dtype=np.int64), np.zeros(2, np.int64))
+    with pytest.raises(InputError, match="no reports"):  # (counts 0 +- 0, frequencies NaN)
+        decode(empty, ["a", "b"])
