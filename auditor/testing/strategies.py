@@ -39,7 +39,7 @@ def datasets(elements=None, min_size: int = 0, max_size: int = 10):
 def _add_remove(elements, min_size: int, max_size: int):
     @st.composite
     def build(draw):
-        base = draw(datasets(elements, min_size, max_size))
+        base = draw(datasets(elements, min_size, max_size - 1))  # (the other has one more)
         extra = draw(elements)
         index = draw(st.integers(0, len(base)))
         bigger = base[:index] + [extra] + base[index:]
@@ -96,13 +96,20 @@ def neighbouring_pairs(
         raise InputError(
             f"min_size={min_size}, max_size={max_size}: need 0 <= min_size <= max_size."
         )
+    if max_size < 1:  # (an empty dataset has no neighbour of the same size at most 0)
+        raise InputError(f"max_size={max_size}: a neighbouring pair needs max_size >= 1.")
     elements = elements if elements is not None else st.integers(-5, 5)
     if rel == "add-remove":
+        if min_size == max_size:
+            raise InputError(
+                f"min_size = max_size = {max_size}: add-remove neighbours differ in size by one; "
+                "give max_size > min_size."
+            )
         return _add_remove(elements, min_size, max_size)
     if rel == "replace-one":
         return _replace_one(elements, min_size, max_size)
-    if not sensitivity > 0:
-        raise InputError(f"sensitivity={sensitivity} must be positive; e.g. sensitivity=1.")
+    if not 0 < sensitivity < math.inf:
+        raise InputError(f"sensitivity={sensitivity} must be finite and > 0; e.g. sensitivity=1.")
     return _sensitivity(float(sensitivity), min_size, max_size)
 
 

@@ -16,6 +16,7 @@ def test_generated_pairs_are_neighbours(relation):
     def inner(pair):
         a, b = pair
         check_pair(Pair(a, b), relation, sensitivity=2.0)  # raises if not neighbouring
+        assert max(len(a), len(b)) <= 8  # both within max_size
         if relation == "add-remove":
             assert abs(len(a) - len(b)) == 1
         else:
@@ -41,3 +42,9 @@ def test_bad_arguments_name_the_value():
         neighbouring_pairs("swap")
     with pytest.raises(InputError, match="sensitivity=0"):
         neighbouring_pairs("sensitivity", sensitivity=0)
+    with pytest.raises(InputError, match="sensitivity=inf"):
+        neighbouring_pairs("sensitivity", sensitivity=float("inf"))
+    with pytest.raises(InputError, match="max_size=0"):  # (was Hypothesis's error when drawn)
+        neighbouring_pairs("replace-one", max_size=0)
+    with pytest.raises(InputError, match="min_size = max_size = 3"):
+        neighbouring_pairs("add-remove", min_size=3, max_size=3)
