@@ -127,7 +127,7 @@ def check_outputs(
     for flag, path in paths.items():
         if path is None:
             continue
-        name = "--" + flag.replace("_", "-")
+        name = flag if " " in flag else "--" + flag.replace("_", "-")  # (a flag, or words)
         if str(path) == "":
             raise InputError(f"{name} '' is empty; give a file name.")
         resolved = check_writable(path)

@@ -18,7 +18,7 @@ from pathlib import Path
 from proofs.claims import Theorem
 from proofs.dispatch import error_result, run_theorems
 from proofs.errors import InputError
-from proofs.results import ProofResult, ProofRun
+from proofs.results import SCHEMA_VERSION, ProofResult, ProofRun, Verdict
 
 __all__ = ["collect", "load_baseline", "load_claims_file", "load_or_error", "prove", "regressions"]
 
@@ -95,7 +95,14 @@ def load_baseline(baseline_path: str) -> dict[str, str]:
     """id -> verdict of a `dpaudit prove --json` output; any other file is an InputError."""
     try:
         saved = json.loads(Path(baseline_path).read_text(encoding="utf-8"))
-        return {r["id"]: r["verdict"] for r in saved["results"]}
+        table = {r["id"]: r["verdict"] for r in saved["results"]}
+        version = str(saved.get("schema_version", ""))
+        known = {v.value for v in Verdict}
+        if version.split(".")[0] != SCHEMA_VERSION.split(".")[0] or not all(
+            isinstance(i, str) and v in known for i, v in table.items()
+        ):
+            raise KeyError(version)
+        return table
     except FileNotFoundError:
         raise InputError(
             f"baseline {baseline_path!r} does not exist; create it with "

@@ -11,6 +11,7 @@ saved and valid).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import importlib.util
 import os
@@ -178,7 +179,7 @@ def _import_file(path: str, target: str) -> Any:
 def _import_module(name: str, target: str) -> Any:
     try:
         return importlib.import_module(name)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # (a sys.exit() at import too: not exit code 0)
         raise InputError(
             f"TARGET {target!r}: module {name!r} cannot be imported ({type(exc).__name__}: {exc}); "
             "check the name and that it is on PYTHONPATH."
@@ -193,12 +194,26 @@ def target_file(target: str | None) -> str | None:
     return where if where.endswith(".py") or os.sep in where else None
 
 
+def target_source(target: str | None) -> str | None:
+    """The source file of a TARGET: its path/to/file.py, or the file of a module:callable
+    (found without running the module where it is top-level; None when there is none)."""
+    path = target_file(target)
+    if path is not None or not target or ":" not in target:
+        return path
+    try:
+        spec = importlib.util.find_spec(target.rpartition(":")[0])
+    except (Exception, SystemExit):
+        return None  # (reported, with its reason, when the TARGET is resolved)
+    origin = getattr(spec, "origin", None)
+    return origin if origin and os.path.isfile(origin) else None
+
+
 def audit_inputs(args: argparse.Namespace) -> dict[str, str | None]:
     """What an audit reads, by description: no output may overwrite one of them."""
     profile = getattr(args, "profile", None)
     kind, _, rest = (profile or "").partition(":")
     return {
-        "the TARGET's source": target_file(args.target),
+        "the TARGET's source": target_source(args.target),
         "the --pairs file": getattr(args, "pairs", None),
         "the --profile file": rest if kind.strip().lower() in ("rdp", "pld") else None,
     }
@@ -263,21 +278,18 @@ def _given_pairs(args: argparse.Namespace) -> list | None:
 def run(args: argparse.Namespace) -> int:
     """Run one audit from parsed arguments; return the exit code (0 no violation found, 1
     violation, 4 inconclusive)."""
+    from auditor.reports.audit import report_outputs
     from proofs.io import check_outputs
 
     # an unwritable output, two outputs on one file, or an output on an input, fails before
-    # the audit runs
+    # the audit runs (a bad --report suffix too)
     check_outputs(
         audit_inputs(args),
         json=args.json,
-        report=args.report,
+        **report_outputs(args.report),
         junit_xml=args.junit_xml,
         checkpoint=args.checkpoint,
     )
-    if args.report:
-        from auditor.reports.audit import report_kind
-
-        report_kind(args.report)  # a bad suffix fails before the audit runs
     func, name, entry = resolve_target(args.target)
     delta = args.delta
     if delta is None and args.profile is None:
@@ -298,7 +310,8 @@ def run(args: argparse.Namespace) -> int:
     from auditor.engine.adapter import BadOutput
 
     try:
-        result = _audit(args, func, pairs, delta, name)
+        with mechanism_stdout_to_stderr():
+            result = _audit(args, func, pairs, delta, name)
     except BadOutput as e:
         if entry is None:
             raise
@@ -310,6 +323,27 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(result.summary(), file=sys.stdout)
     return {"violation": EXIT_FOUND, "inconclusive": EXIT_INCONCLUSIVE}.get(result.verdict, EXIT_OK)
+
+
+@contextlib.contextmanager
+def mechanism_stdout_to_stderr():
+    """What a mechanism prints (here or in a worker started meanwhile) goes to stderr: stdout
+    carries dpaudit's own output only (`--json /dev/stdout | jq` stays valid JSON)."""
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+        os.dup2(2, 1)
+    except OSError:  # no descriptors (an embedded interpreter): Python-level only
+        saved = None
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        if saved is not None:
+            with contextlib.suppress(OSError, ValueError):
+                sys.stdout.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
 
 
 def _audit(args: argparse.Namespace, func, pairs, delta, name):

@@ -122,12 +122,21 @@ def _run(args: argparse.Namespace) -> int:
 
         return _replay_cli.run(args)
     if args.command == "report":
-        from auditor.reports.audit import load_result, report_kind, write_audit_report
+        from auditor.reports.audit import load_result, report_outputs, write_audit_report
         from proofs.io import check_outputs
 
-        report_kind(args.out)
-        check_outputs({"the result": args.result}, report=args.out)
-        write_audit_report(load_result(args.result), args.out)
+        check_outputs({"the result": args.result}, **report_outputs(args.out))
+        result = load_result(args.result)
+        try:
+            write_audit_report(result, args.out)
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, InputError):
+                raise
+            # load_result checks the headline numbers; a hand-edited field deeper down
+            raise InputError(
+                f"result {args.result!r} has a malformed field ({type(exc).__name__}: {exc}); "
+                "give an unedited file written by `dpaudit audit --json`."
+            ) from None
         print(f"wrote {args.out}")
         return EXIT_OK
     from auditor.reports import demo as _demo

@@ -34,20 +34,48 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from auditor.cli.audit import target_file
+    from auditor.cli.audit import mechanism_stdout_to_stderr, target_source
     from auditor.engine.replay import replay
     from proofs.io import check_outputs, write_json_atomic
 
-    inputs = {"the result replayed": args.result, "the TARGET's source": target_file(args.target)}
+    recorded = _recorded(args.result)
+    target = args.target or recorded.get("mechanism")
+    inputs = {
+        "the result replayed": args.result,
+        "the TARGET's source": target_source(target if isinstance(target, str) else None),
+        "the --profile file": _profile_file(recorded.get("profile")),
+    }
     check_outputs(inputs, json=args.json)
-    out = replay(
-        args.result,
-        samples=args.samples,
-        seed=args.seed,
-        confidence=args.confidence,
-        target=args.target,
-    )
+    with mechanism_stdout_to_stderr():
+        out = replay(
+            args.result,
+            samples=args.samples,
+            seed=args.seed,
+            confidence=args.confidence,
+            target=args.target,
+        )
     if args.json:
         write_json_atomic(args.json, out.to_dict())
     print(out.summary())
     return EXIT_FOUND if out.violation else EXIT_OK
+
+
+def _recorded(path: str) -> dict:
+    """The result as saved, best effort (replay itself reports a file it cannot read)."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            d = json.load(fh)
+    except (OSError, ValueError):
+        return {}
+    return d if isinstance(d, dict) else {}
+
+
+def _profile_file(profile) -> str | None:
+    """The rdp:/pld: file a profile result is rebuilt from (replay reads it)."""
+    spec = profile.get("claim") if isinstance(profile, dict) else None
+    if not isinstance(spec, str):
+        return None
+    kind, _, rest = spec.partition(":")
+    return rest if kind.strip().lower() in ("rdp", "pld") and rest else None

@@ -22,7 +22,7 @@ import re
 import sys
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Executor, Future
+from concurrent.futures import BrokenExecutor, Executor, Future
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
@@ -232,7 +232,15 @@ class Runner:
 
         def take() -> Any:
             future, task = pending.popleft()
-            out = future.result()
+            try:
+                out = future.result()
+            except BrokenExecutor as exc:  # the mechanism killed its worker (os._exit, a crash)
+                codes = [ln for ln in str(exc).splitlines() if "exit code" in ln]
+                why = codes[0].strip().rstrip(".") if codes else type(exc).__name__
+                raise InputError(
+                    f"a worker process running mechanism {mech.name} died ({why}); fix the "
+                    "mechanism (a crash, os._exit or running out of memory)."
+                ) from None
             if isinstance(out, str) and out == MISSING:
                 out = submit(_remote_chunk, digest, payload, task).result()
             return out

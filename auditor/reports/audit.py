@@ -423,6 +423,26 @@ def audit_report_files(d: dict[str, Any], path: str) -> dict[Path, str]:
     return files
 
 
+PLOT_NAMES = ("outputs", "loss", "tradeoff")
+
+
+def report_outputs(path: str | None) -> dict[str, Any]:
+    """Every file a report at ``path`` may write, by flag (a Markdown report's plots are SVG
+    files beside it), for :func:`proofs.io.check_outputs`."""
+    if not path:
+        return {"report": path}
+    target = Path(path)
+    plots = (
+        {}
+        if report_kind(path) == "html"
+        else {
+            f"the --report's {name} plot": target.with_name(f"{target.stem}.{name}.svg")
+            for name in PLOT_NAMES
+        }
+    )
+    return {"report": path, **plots}
+
+
 def write_audit_report(d: dict[str, Any], path: str) -> None:
     """Write an HTML or Markdown report, all its files at once (atomically)."""
     write_files_atomic(audit_report_files(d, path))

@@ -127,6 +127,8 @@ def run(args: argparse.Namespace) -> int:
     from proofs.catalogue import catalogue
     from proofs.dispatch import run_theorems
 
+    if not str(args.out).strip():
+        raise InputError(f"--out {args.out!r} is empty; give a folder for the reports.")
     out = Path(args.out)
     try:
         out.mkdir(parents=True, exist_ok=True)

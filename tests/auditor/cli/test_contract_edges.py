@@ -1,0 +1,168 @@
+"""The command-line contract at its edges: outputs never overwrite what a run reads (a module
+TARGET's source, a replayed profile's file, a report's plot files), a TARGET that exits at
+import, hand-edited results, stdout kept for dpaudit's own output, checkpoints that are not
+files, a worker killed by its mechanism, and baselines of another schema."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from auditor.cli import main
+
+MECH = """import numpy as np
+
+
+def lap(data, size, rng):  # 1-DP: Laplace rounded to a grid (no float-representation leak)
+    return np.round((data + rng.laplace(size=size)) * 64) / 64
+
+
+def chatty(data, size, rng):
+    print("a line the mechanism prints")
+    return lap(data, size, rng)
+"""
+
+
+@pytest.fixture
+def module(tmp_path, monkeypatch):
+    """A mechanism importable by name (module:callable), and the folder it lives in."""
+    name = f"dpaudit_edge_{os.getpid()}"
+    (tmp_path / f"{name}.py").write_text(MECH)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    return name
+
+
+def _audit(target, *extra):
+    base = ["audit", target, "--epsilon", "1", "--pair", "0", "1", "--samples", "20000"]
+    return main([*base, "--workers", "1", "--quiet", *extra])
+
+
+def _one_line_error(capsys, needle):
+    err = capsys.readouterr().err.strip()
+    assert needle in err and len(err.splitlines()) == 1, err
+
+
+def test_outputs_never_overwrite_a_module_targets_source(module, tmp_path, capsys):
+    source = tmp_path / f"{module}.py"
+    for flag in ("--json", "--checkpoint"):  # (a --report must end in .md or .html)
+        assert _audit(f"{module}:lap", flag, str(source)) == 2
+        _one_line_error(capsys, "the TARGET's source")
+    assert source.read_text() == MECH
+    assert _audit(f"{module}:lap", "--json", "r.json") == 0
+    assert main(["replay", "r.json", "--samples", "20000", "--json", str(source)]) == 2
+    _one_line_error(capsys, "the TARGET's source")
+    assert source.read_text() == MECH
+
+
+def test_replay_never_overwrites_the_profile_file_it_reads(module, tmp_path, capsys):
+    profile = tmp_path / "rdp.json"
+    profile.write_text(json.dumps({"orders": [2, 4, 8], "rdp": [1.0, 2.0, 3.0]}))
+    before = profile.read_text()
+    base = ["audit", f"{module}:lap", "--profile", f"rdp:{profile}", "--pair", "0", "1"]
+    code = main([*base, "--samples", "20000", "--workers", "1", "--quiet", "--json", "p.json"])
+    assert code in (0, 1, 4), capsys.readouterr().err
+    capsys.readouterr()
+    assert main(["replay", "p.json", "--samples", "20000", "--json", str(profile)]) == 2
+    _one_line_error(capsys, "the --profile file")
+    assert profile.read_text() == before
+
+
+def test_report_plots_are_outputs_too(module, tmp_path, capsys):
+    pairs = tmp_path / "r.loss.svg"  # a pairs file where a Markdown report puts its loss plot
+    pairs.write_text("[[0, 1]]")
+    base = ["audit", f"{module}:lap", "--epsilon", "1", "--pairs", str(pairs), "--quiet"]
+    assert main([*base, "--samples", "20000", "--workers", "1", "--report", "r.md"]) == 2
+    _one_line_error(capsys, "the --report's loss plot")
+    assert pairs.read_text() == "[[0, 1]]"
+    assert _audit(f"{module}:lap", "--report", "s.md", "--json", "s.outputs.svg") == 2
+    _one_line_error(capsys, "both name")
+
+
+def test_a_target_that_exits_at_import_is_bad_input(tmp_path, monkeypatch, capsys):
+    (tmp_path / "dpaudit_exits_at_import.py").write_text("import sys\nsys.exit(0)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert _audit("dpaudit_exits_at_import:f") == 2  # (was exit 0: "nothing found")
+    _one_line_error(capsys, "SystemExit")
+
+
+def test_what_the_mechanism_prints_stays_off_stdout(module, capfd):
+    assert _audit(f"{module}:chatty", "--json", "/dev/stdout") == 0
+    out, err = capfd.readouterr()
+    assert json.loads(out)["verdict"] == "no violation found"
+    assert "a line the mechanism prints" in err
+
+
+def test_a_checkpoint_that_is_not_a_file_is_refused(module, tmp_path, capsys):
+    fifo = tmp_path / "ckpt.fifo"
+    os.mkfifo(fifo)  # reading it would wait for a writer forever
+    assert _audit(f"{module}:lap", "--checkpoint", str(fifo)) == 2
+    _one_line_error(capsys, "not a regular file")
+    assert _audit(f"{module}:lap", "--checkpoint", "/dev/null") == 2
+    _one_line_error(capsys, "not a regular file")
+
+
+@pytest.mark.parametrize(
+    "path, value",
+    [
+        (("witness", "counts"), None),
+        (("seconds",), None),
+        (("profile",), "abc"),
+        (("samples",), []),
+    ],
+)
+def test_a_hand_edited_result_is_bad_input_for_report(module, capsys, path, value):
+    assert _audit(f"{module}:lap", "--json", "r.json") == 0
+    with open("r.json") as fh:
+        data = json.load(fh)
+    where = data
+    for key in path[:-1]:
+        where = where[key]
+    where[path[-1]] = value
+    with open("r.json", "w") as fh:
+        json.dump(data, fh)
+    capsys.readouterr()
+    assert main(["report", "r.json", "--report", "r.md"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+
+
+def test_baselines_of_another_schema_or_with_unknown_verdicts_are_bad_input(tmp_path, capsys):
+    claims = tmp_path / "claims.py"
+    claims.write_text("from proofs import PureDP, Laplace\nCLAIMS = [PureDP(Laplace(1, 1), 1)]\n")
+    for saved in (
+        {"schema_version": "9.9", "results": [{"id": "claim", "verdict": "proved"}]},
+        {"schema_version": "1.0", "results": [{"id": "claim", "verdict": "bogus"}]},
+        {"schema_version": "1.0", "results": [{"id": None, "verdict": "proved"}]},
+    ):
+        base = tmp_path / "base.json"
+        base.write_text(json.dumps(saved))
+        assert main(["prove", str(claims), "--quiet", "--baseline", str(base)]) == 2
+        assert "baseline" in capsys.readouterr().err
+
+
+def test_demo_refuses_an_empty_output_folder(capsys):
+    assert main(["demo", "--out", ""]) == 2
+    _one_line_error(capsys, "--out ''")
+
+
+def _dies_in_workers(data, size, rng):
+    import numpy as np
+
+    if os.getpid() != int(os.environ["DPAUDIT_TEST_PARENT"]):
+        os._exit(7)  # a crash in the mechanism, only where a pool runs it
+    return np.round((data + rng.laplace(size=size)) * 64) / 64
+
+
+def test_a_worker_killed_by_its_mechanism_is_bad_input(monkeypatch):
+    from auditor import audit
+    from auditor.engine import executors
+    from proofs import InputError
+
+    monkeypatch.setenv("DPAUDIT_TEST_PARENT", str(os.getpid()))
+    monkeypatch.setattr(executors, "INLINE_SECONDS", 0.0)  # a pool even for a short audit
+    with pytest.raises(InputError, match=r"worker process running mechanism .* died") as err:
+        audit(_dies_in_workers, [(0, 1)], epsilon=1.0, samples=20_000, workers=2, seed=1)
+    assert "\n" not in str(err.value)
