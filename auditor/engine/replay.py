@@ -203,8 +203,15 @@ def replay(
         prefix_mean,
         ratio_lower,
     )
+    from proofs.io import SCHEMA_VERSION
 
     d = _as_dict(result)
+    version = d.get("schema_version")
+    if not isinstance(version, str) or version.split(".")[0] != SCHEMA_VERSION.split(".")[0]:
+        raise InputError(
+            f"the result's schema_version={version!r} is not {SCHEMA_VERSION!r} (a result of "
+            "another dpaudit, or not an audit result); rerun the audit with this one."
+        )
     witness, event = _witness_event(d)
     eps = _number(d, "claimed_epsilon", 0, math.inf)
     delta = _number(d, "delta", 0, 1)

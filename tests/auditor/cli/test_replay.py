@@ -11,6 +11,7 @@ import auditor
 from auditor.catalogue import get
 from auditor.cli import main
 from proofs import InputError
+from proofs.io import SCHEMA_VERSION
 
 
 @pytest.fixture(scope="module")
@@ -51,9 +52,14 @@ def test_cli_replay_exit_codes_and_target(broken_result, tmp_path, capsys):
         ({"witness": None, "claimed_epsilon": 0.1, "delta": 0, "confidence": 0.9}, "no witness"),
         ({"witness": {"pair": {"a": 0, "b": 1}}, "claimed_epsilon": 0.1}, "event_state"),
         ({"witness": {"event_state": {"type": "Nope"}}}, "malformed"),
+        ({"schema_version": "9.0", "witness": None}, "schema_version='9.0'"),
+        ({"witness": None}, "schema_version=None"),
     ],
 )
 def test_replay_bad_input_is_one_line(doc, message, tmp_path):
+    doc = {"schema_version": SCHEMA_VERSION} | doc
+    if message == "schema_version=None":
+        doc.pop("schema_version")
     with pytest.raises(InputError, match=message) as err:
         auditor.replay(doc)
     assert "\n" not in str(err.value)
