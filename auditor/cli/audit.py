@@ -329,11 +329,18 @@ def run(args: argparse.Namespace) -> int:
 def mechanism_stdout_to_stderr():
     """What a mechanism prints (here or in a worker started meanwhile) goes to stderr: stdout
     carries dpaudit's own output only (`--json /dev/stdout | jq` stays valid JSON)."""
-    sys.stdout.flush()
+    if sys.stdout is None or sys.stderr is None or _read_only(2):
+        yield  # (stdout or stderr closed at start, fd 2 reused by a file open for reading)
+        return
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()
+    saved = None
     try:
         saved = os.dup(1)
         os.dup2(2, 1)
     except OSError:  # no descriptors (an embedded interpreter): Python-level only
+        if saved is not None:
+            os.close(saved)
         saved = None
     try:
         with contextlib.redirect_stdout(sys.stderr):
@@ -344,6 +351,17 @@ def mechanism_stdout_to_stderr():
                 sys.stdout.flush()
             os.dup2(saved, 1)
             os.close(saved)
+
+
+def _read_only(fd: int) -> bool:
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return False
+    try:
+        return fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY
+    except OSError:
+        return False  # (no such descriptor: dup2 below finds out)
 
 
 def _audit(args: argparse.Namespace, func, pairs, delta, name):

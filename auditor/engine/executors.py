@@ -269,7 +269,15 @@ class Runner:
         try:
             for module in ours:
                 cloudpickle.register_pickle_by_value(module)
-            return cloudpickle.dumps((mech, events, datas))
+            try:
+                return cloudpickle.dumps((mech, events, datas))
+            except Exception:
+                if not ours:
+                    raise
+                for module in ours:  # by value fails (a global lock, a handle): by name, as before
+                    cloudpickle.unregister_pickle_by_value(module)
+                ours = []
+                return cloudpickle.dumps((mech, events, datas))
         except Exception as exc:
             print(
                 f"dpaudit: warning: mechanism {mech.name} cannot be sent to workers "

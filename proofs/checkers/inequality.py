@@ -39,7 +39,7 @@ def _monotone(lhs: sp.Expr, rhs: sp.Expr) -> list[tuple[sp.Expr, sp.Expr, str]]:
     if isinstance(a, sp.exp) and isinstance(b, sp.exp):
         if a.args[0].is_extended_real and b.args[0].is_extended_real:
             out.append((a.args[0], b.args[0], "z3 on the exponents (exp is increasing)"))
-    if isinstance(a, sp.log) and b.is_extended_real:
+    if isinstance(a, sp.log) and a.args[0].is_positive and b.is_extended_real:
         out.append((a.args[0], sp.exp(b), "z3 on exp of both sides (exp is increasing)"))
     if isinstance(b, sp.log) and a.is_extended_real:
         out.append((sp.exp(a), b.args[0], "z3 on exp of both sides (exp is increasing)"))
@@ -69,7 +69,10 @@ def _violation(claim: Inequality, values: dict) -> tuple[bool, str, sp.Expr, sp.
         return False, "", sp.nan, sp.nan
     if not all(holds_at(c, values) for c in claim.domain):
         return False, "", sp.nan, sp.nan
-    lhs, rhs = claim.lhs.xreplace(values), claim.rhs.xreplace(values)
+    try:  # (Max(0, log(x)) at x = 0: SymPy refuses an undefined argument)
+        lhs, rhs = claim.lhs.xreplace(values), claim.rhs.xreplace(values)
+    except (ValueError, TypeError):
+        return False, "", sp.nan, sp.nan
     bad, how = greater(lhs, rhs)
     return bad, how, lhs, rhs
 
@@ -85,7 +88,13 @@ def check(claim: Inequality) -> Finding:
     lhs, rhs, domain = claim.lhs, claim.rhs, list(claim.domain)
     symbols = lhs.free_symbols | rhs.free_symbols | set().union(*(c.free_symbols for c in domain))
     check_satisfiable(domain, "Inequality")
-    if algebraically_equal(lhs, rhs, thorough=True):
+    # forced log expansion is only valid where every logarithm's argument is positive
+    logs_positive = all(g.args[0].is_positive for g in (lhs - rhs).atoms(sp.log))
+    if (
+        algebraically_equal(lhs, rhs, thorough=True)
+        if logs_positive
+        else sp.simplify(lhs - rhs) == 0
+    ):
         return Finding(Verdict.PROVED, "exact algebra (the two sides are equal)")
     if not symbols:
         out = closed_compare(lhs, rhs)

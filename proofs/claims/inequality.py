@@ -41,6 +41,13 @@ class Inequality(Claim):
     def __post_init__(self):
         lhs = _real(as_expr(self.lhs, "lhs"))
         rhs = _real(as_expr(self.rhs, "rhs", symbols=symbols_of(lhs)))
+        for side in (lhs, rhs):  # (which one would win is up to set order: refuse)
+            names = [s.name for s in side.free_symbols]
+            if len(names) != len(set(names)):
+                raise InputError(
+                    "one name is used for symbols with different assumptions; give each "
+                    "quantity one symbol."
+                )
         table = symbols_of(lhs, rhs)
         rhs = by_name(rhs, table)
         domain = self.domain if isinstance(self.domain, (tuple, list)) else (self.domain,)
@@ -59,6 +66,12 @@ class Inequality(Claim):
                     "would hold vacuously. Give satisfiable constraints."
                 )
             rels.append(c)
+        every = lhs.free_symbols | rhs.free_symbols | set().union(*(c.free_symbols for c in rels))
+        if any(s.is_real is False for s in every):
+            raise InputError(
+                f"symbols {sorted(str(s) for s in every if s.is_real is False)} are not real; "
+                "an inequality orders real numbers."
+            )
         object.__setattr__(self, "lhs", lhs)
         object.__setattr__(self, "rhs", rhs)
         object.__setattr__(self, "domain", tuple(c for c in rels if c is not sp.true))

@@ -5,8 +5,10 @@ files, a worker killed by its mechanism, and baselines of another schema."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import time
 
 import pytest
 
@@ -166,3 +168,66 @@ def test_a_worker_killed_by_its_mechanism_is_bad_input(monkeypatch):
     with pytest.raises(InputError, match=r"worker process running mechanism .* died") as err:
         audit(_dies_in_workers, [(0, 1)], epsilon=1.0, samples=20_000, workers=2, seed=1)
     assert "\n" not in str(err.value)
+
+
+def test_replay_reads_a_result_from_a_pipe(module, tmp_path):
+    import threading
+
+    assert _audit(f"{module}:lap", "--json", "r.json") == 0
+    fifo = tmp_path / "result.fifo"
+    os.mkfifo(fifo)  # read once only: by replay, not first by the check of its outputs
+    text = (tmp_path / "r.json").read_text()
+    writer = threading.Thread(target=lambda: fifo.write_text(text))
+    writer.start()
+
+    def unblock():  # a second read of the pipe would wait for ever: end it, fail the test
+        time.sleep(20)
+        with contextlib.suppress(OSError):  # (no reader left: nothing to do)
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+    threading.Thread(target=unblock, daemon=True).start()
+    try:
+        assert main(["replay", str(fifo), "--samples", "20000"]) == 0
+    finally:
+        writer.join(timeout=30)
+
+
+def test_an_audit_with_stdout_closed_still_writes_its_json(module, tmp_path):
+    import subprocess
+    import sys
+
+    code = "import sys; from auditor.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    args = ["audit", f"{module}:chatty", "--epsilon", "1", "--pair", "0", "1"]
+    args += ["--samples", "20000", "--workers", "1", "--quiet", "--json", "o.json"]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=tmp_path,
+        env=env,
+        preexec_fn=lambda: os.close(1),  # the child starts with its stdout closed
+        stderr=subprocess.PIPE,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr.decode()[-500:]
+    assert json.loads((tmp_path / "o.json").read_text())["verdict"] == "no violation found"
+
+
+def test_dask_falls_back_to_sending_a_module_by_name(module, tmp_path):
+    """A module holding a lock cannot be pickled by value: sent by name, as before, not run
+    in this process."""
+    import importlib
+    import threading
+
+    from auditor.engine.adapter import as_mechanism
+    from auditor.engine.executors import Runner
+
+    (tmp_path / f"{module}_locked.py").write_text(
+        "import threading\n"
+        + MECH.replace("return lap(", "return _LOCK and lap(")
+        + "\n_LOCK = threading.Lock()\n"
+    )
+    mod = importlib.import_module(f"{module}_locked")
+    runner = Runner(object(), 2, "dask")
+    payload = runner._payload(as_mechanism(mod.chatty), None, ([0],))
+    assert payload is not None and runner.label == "dask"
+    assert isinstance(mod._LOCK, type(threading.Lock()))

@@ -122,3 +122,40 @@ def test_verdicts_agree_with_random_points(lhs, rhs, seed):
                 s: sp.Rational(rng.randint(1 if s.is_positive else -400, 400), 100) for s in symbols
             }
             assert not _lhs_exceeds(claim, values), (claim.statement(), values)
+
+
+# -- false claims a review found proved (forced log expansion, log of a non-positive) --------
+
+x_ = sp.Symbol("x", real=True)
+p_ = sp.Symbol("p", positive=True)
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        # log(x^2) - 2 log(x) is 2 pi i at x = -1, not 0: forced expansion made the sides equal
+        Inequality(sp.cos(sp.log(x_**2) - 2 * sp.log(x_)), 1),
+        Inequality(0, (sp.log(x_**2) - 2 * sp.log(x_)) ** 2),
+        Inequality(sp.Abs(sp.log(x_ * y) - sp.log(x_) - sp.log(y)), 0),
+        # log(A) <= R as A <= exp(R) only where A > 0
+        Inequality(sp.log(x_), x_),
+        Inequality(sp.log(-p_), 0),
+        Inequality(sp.log(x_), 0, (x_ <= -1,)),
+        Inequality(sp.Max(sp.log(x_), 0), 5),  # (undefined at x = 0: an internal error)
+    ],
+)
+def test_logs_of_values_that_may_be_negative_are_never_proved(claim):
+    r = check(claim)
+    assert r.verdict in (Verdict.REFUTED, Verdict.UNKNOWN), r.summary()
+
+
+def test_logs_of_positive_values_are_still_proved():
+    assert check(Inequality(sp.log(p_), p_)).verdict is Verdict.PROVED
+    assert check(Inequality(sp.log(p_**2), 2 * sp.log(p_))).verdict is Verdict.PROVED
+
+
+def test_symbols_that_are_not_real_or_ambiguous_are_refused():
+    with pytest.raises(InputError, match="not real"):
+        Inequality(0, sp.Symbol("z", imaginary=True) ** 2)  # z^2 = -1 at z = i
+    with pytest.raises(InputError, match="one name"):  # which x wins was up to set order
+        Inequality(sp.Symbol("x", positive=True) - x_, 0)
