@@ -35,8 +35,11 @@ _DESCRIPTORS = re.compile(r"/dev/(stdout|stderr|fd/(\d+))|/proc/self/fd/(\d+)")
 
 
 def _descriptor(path: str | os.PathLike) -> int | None:
-    """The open file descriptor an output path names (/dev/stdout, /dev/fd/3), if any: written
-    through it, so output redirected to a file (``>> log``) is appended to, not replaced."""
+    """The open file descriptor an output path names (/dev/stdout, /dev/fd/3, and ``-`` for
+    stdout, as Unix tools read it), if any: written through it, so output redirected to a file
+    (``>> log``) is appended to, not replaced."""
+    if str(path) == "-":
+        return 1
     found = _DESCRIPTORS.fullmatch(str(path))
     if found is None:
         return None

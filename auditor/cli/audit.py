@@ -290,7 +290,8 @@ def run(args: argparse.Namespace) -> int:
         junit_xml=args.junit_xml,
         checkpoint=args.checkpoint,
     )
-    func, name, entry = resolve_target(args.target)
+    with mechanism_stdout_to_stderr():  # (what a module prints when imported, too)
+        func, name, entry = resolve_target(args.target)
     delta = args.delta
     if delta is None and args.profile is None:
         delta = entry.delta if entry else 0.0

@@ -85,7 +85,7 @@ class Checkpoint:
         self.state: dict[str, Any] = {}
         if self.path.is_dir():
             raise InputError(f"checkpoint {str(self.path)!r} is a folder; give a file path.")
-        if self.path.exists() and not self.path.is_file():
+        if str(self.path) == "-" or (self.path.exists() and not self.path.is_file()):
             # (reading a pipe or a terminal would wait forever; a device cannot be resumed)
             raise InputError(
                 f"checkpoint {str(self.path)!r} is not a regular file (a pipe, device or "

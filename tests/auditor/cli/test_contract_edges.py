@@ -90,11 +90,18 @@ def test_a_target_that_exits_at_import_is_bad_input(tmp_path, monkeypatch, capsy
     _one_line_error(capsys, "SystemExit")
 
 
-def test_what_the_mechanism_prints_stays_off_stdout(module, capfd):
+def test_what_the_mechanism_prints_stays_off_stdout(module, tmp_path, capfd):
     assert _audit(f"{module}:chatty", "--json", "/dev/stdout") == 0
     out, err = capfd.readouterr()
     assert json.loads(out)["verdict"] == "no violation found"
     assert "a line the mechanism prints" in err
+    (tmp_path / f"{module}_noisy.py").write_text('print("imported")\n' + MECH)
+    assert _audit(f"{module}_noisy:lap", "--json", "/dev/stdout") == 0  # prints at import
+    out, err = capfd.readouterr()
+    assert json.loads(out)["verdict"] == "no violation found" and "imported" in err
+    assert _audit(f"{module}:lap", "--json", "-") == 0  # "-" is stdout, as Unix tools read it
+    assert json.loads(capfd.readouterr().out)["verdict"] == "no violation found"
+    assert not (tmp_path / "-").exists()
 
 
 def test_a_checkpoint_that_is_not_a_file_is_refused(module, tmp_path, capsys):
@@ -103,6 +110,8 @@ def test_a_checkpoint_that_is_not_a_file_is_refused(module, tmp_path, capsys):
     assert _audit(f"{module}:lap", "--checkpoint", str(fifo)) == 2
     _one_line_error(capsys, "not a regular file")
     assert _audit(f"{module}:lap", "--checkpoint", "/dev/null") == 2
+    _one_line_error(capsys, "not a regular file")
+    assert _audit(f"{module}:lap", "--checkpoint", "-") == 2
     _one_line_error(capsys, "not a regular file")
 
 
