@@ -14,6 +14,7 @@ import argparse
 import contextlib
 import importlib
 import importlib.util
+import math
 import os
 import sys
 from collections.abc import Callable
@@ -31,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "target", help="catalogue name, package.module:callable or path/file.py:callable"
     )
     claim = parser.add_mutually_exclusive_group(required=True)
-    claim.add_argument("--epsilon", type=float, help="claimed epsilon")
+    claim.add_argument("--epsilon", type=finite_number, help="claimed epsilon")
     claim.add_argument(
         "--profile",
         metavar="KIND:PARAMS",
@@ -42,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--delta",
-        type=float,
+        type=finite_number,
         default=None,
         help="claimed delta (default 0; a catalogue entry's own delta); with --profile, the "
         "delta at which the profile is read as an epsilon (default 1e-5)",
@@ -135,6 +136,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--quiet", action="store_true", help="print nothing on success (and no progress bar)"
     )
+
+
+def finite_number(text: str) -> float:
+    """A finite number, kept as written in the message when it is not one (float() reads
+    1e400 as inf, and -0 as -0.0)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number; e.g. 1") from None
+    return value + 0.0  # (-0.0 is 0)
 
 
 def sample_count(text: str) -> int:

@@ -240,3 +240,22 @@ def test_dask_falls_back_to_sending_a_module_by_name(module, tmp_path):
     payload = runner._payload(as_mechanism(mod.chatty), None, ([0],))
     assert payload is not None and runner.label == "dask"
     assert isinstance(mod._LOCK, type(threading.Lock()))
+
+
+@pytest.mark.parametrize("flag", ["--epsilon", "--delta"])
+@pytest.mark.parametrize("text", ["1e400", "nan", "-inf"])
+def test_numbers_that_are_not_finite_are_named_as_written(module, capsys, flag, text):
+    base = ["audit", f"{module}:lap", "--pair", "0", "1", "--quiet"]
+    base += [] if flag == "--epsilon" else ["--epsilon", "1"]
+    assert main([*base, f"{flag}={text}"]) == 2  # (float() made 1e400 "inf")
+    _one_line_error(capsys, f"{text!r} is not a finite number")
+
+
+def test_a_claim_of_minus_zero_is_recorded_as_zero(module):
+    code = main(
+        ["audit", f"{module}:lap", "--epsilon=-0", "--pair", "0", "1", "--quiet"]
+        + ["--samples", "20000", "--workers", "1", "--json", "z.json"]
+    )
+    assert code == 1
+    with open("z.json") as fh:
+        assert str(json.load(fh)["claimed_epsilon"]) == "0.0"
