@@ -22,6 +22,7 @@ __all__ = [
     "check_writable",
     "finite_or_none",
     "number_or_text",
+    "same_schema",
     "write_files_atomic",
     "write_json_atomic",
     "write_text_atomic",
@@ -29,6 +30,11 @@ __all__ = [
 
 # The version of every JSON document dpaudit writes (audit, prove, closeness, estimates).
 SCHEMA_VERSION = "1.0"
+
+
+def same_schema(version) -> bool:
+    """Is ``version`` (a document's ``schema_version``) readable here: the same major version?"""
+    return isinstance(version, str) and version.split(".")[0] == SCHEMA_VERSION.split(".")[0]
 
 
 _DESCRIPTORS = re.compile(r"/dev/(stdout|stderr|fd/(\d+))|/proc/self/fd/(\d+)")

@@ -18,7 +18,8 @@ from pathlib import Path
 from proofs.claims import Theorem
 from proofs.dispatch import error_result, run_theorems
 from proofs.errors import InputError
-from proofs.results import SCHEMA_VERSION, ProofResult, ProofRun, Verdict
+from proofs.io import same_schema
+from proofs.results import ProofResult, ProofRun, Verdict
 
 __all__ = ["collect", "load_baseline", "load_claims_file", "load_or_error", "prove", "regressions"]
 
@@ -96,12 +97,11 @@ def load_baseline(baseline_path: str) -> dict[str, str]:
     try:
         saved = json.loads(Path(baseline_path).read_text(encoding="utf-8"))
         table = {r["id"]: r["verdict"] for r in saved["results"]}
-        version = str(saved.get("schema_version", ""))
         known = {v.value for v in Verdict}
-        if version.split(".")[0] != SCHEMA_VERSION.split(".")[0] or not all(
+        if not same_schema(saved.get("schema_version")) or not all(
             isinstance(i, str) and v in known for i, v in table.items()
         ):
-            raise KeyError(version)
+            raise KeyError("schema_version")
         return table
     except FileNotFoundError:
         raise InputError(

@@ -221,14 +221,20 @@ def target_source(target: str | None) -> str | None:
     return origin if origin and os.path.isfile(origin) else None
 
 
+def profile_file(profile: Any) -> str | None:
+    """The file an ``rdp:FILE`` or ``pld:FILE`` profile reads (None for other profiles)."""
+    if not isinstance(profile, str):
+        return None
+    kind, _, rest = profile.partition(":")
+    return rest if kind.strip().lower() in ("rdp", "pld") and rest else None
+
+
 def audit_inputs(args: argparse.Namespace) -> dict[str, str | None]:
     """What an audit reads, by description: no output may overwrite one of them."""
-    profile = getattr(args, "profile", None)
-    kind, _, rest = (profile or "").partition(":")
     return {
         "the TARGET's source": target_source(args.target),
         "the --pairs file": getattr(args, "pairs", None),
-        "the --profile file": rest if kind.strip().lower() in ("rdp", "pld") else None,
+        "the --profile file": profile_file(getattr(args, "profile", None)),
     }
 
 

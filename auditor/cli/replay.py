@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from auditor.cli.audit import mechanism_stdout_to_stderr, target_source
+    from auditor.cli.audit import mechanism_stdout_to_stderr, profile_file, target_source
     from auditor.engine.replay import replay
     from proofs.io import check_outputs, write_json_atomic
 
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     inputs = {
         "the result replayed": args.result,
         "the TARGET's source": target_source(target if isinstance(target, str) else None),
-        "the --profile file": _profile_file(recorded.get("profile")),
+        "the --profile file": profile_file(_claim_of(recorded.get("profile"))),
     }
     check_outputs(inputs, json=args.json)
     with mechanism_stdout_to_stderr():
@@ -75,10 +75,6 @@ def _recorded(path: str) -> dict:
     return d if isinstance(d, dict) else {}
 
 
-def _profile_file(profile) -> str | None:
-    """The rdp:/pld: file a profile result is rebuilt from (replay reads it)."""
-    spec = profile.get("claim") if isinstance(profile, dict) else None
-    if not isinstance(spec, str):
-        return None
-    kind, _, rest = spec.partition(":")
-    return rest if kind.strip().lower() in ("rdp", "pld") and rest else None
+def _claim_of(profile) -> str | None:
+    """The ``KIND:PARAMS`` a profile result was audited against (None if it has none)."""
+    return profile.get("claim") if isinstance(profile, dict) else None

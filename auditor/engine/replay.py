@@ -203,11 +203,11 @@ def replay(
         prefix_mean,
         ratio_lower,
     )
-    from proofs.io import SCHEMA_VERSION
+    from proofs.io import SCHEMA_VERSION, same_schema
 
     d = _as_dict(result)
     version = d.get("schema_version")
-    if not isinstance(version, str) or version.split(".")[0] != SCHEMA_VERSION.split(".")[0]:
+    if not same_schema(version):
         raise InputError(
             f"the result's schema_version={version!r} is not {SCHEMA_VERSION!r} (a result of "
             "another dpaudit, or not an audit result); rerun the audit with this one."
