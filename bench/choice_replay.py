@@ -38,7 +38,7 @@ import numpy as np
 from auditor.catalogue import CATALOGUE
 from auditor.engine import run as run_module
 from auditor.engine import session as session_module
-from auditor.engine.choice import Outcome, choose
+from auditor.engine.choice import Outcome, Power, choose
 from auditor.engine.select import JUDGE_SHRINK, PLAIN_SHRINK, Candidate
 from auditor.engine.stats import normal_quantile
 from bench.expected import audit_arguments, check_sizes, simulate, true_probabilities
@@ -58,14 +58,15 @@ class Recorded:
     cands: list[Candidate]
     out: Outcome
     k_max: int  # the most events the audit could certify
+    power: Power | None = None  # what the audit's choice valued events by when none gained
 
 
 def record(name: str, samples: int, seed: int) -> Recorded:
     seen: dict = {}
 
-    def ranked(cands, k_max):
-        seen["cands"] = list(cands)
-        return choose(cands, k_max)
+    def ranked(cands, k_max, power=None):
+        seen["cands"], seen["power"] = list(cands), power
+        return choose(cands, k_max, power)
 
     conclude = run_module._conclude
 
@@ -78,7 +79,9 @@ def record(name: str, samples: int, seed: int) -> Recorded:
         mock.patch.object(run_module, "_conclude", concluded),
     ):
         result = audit_entry(name, samples, seed)
-    return Recorded(result.epsilon_lower_bound, seen["cands"], seen["out"], seen["k_max"])
+    return Recorded(
+        result.epsilon_lower_bound, seen["cands"], seen["out"], seen["k_max"], seen["power"]
+    )
 
 
 def _gained(c: Candidate) -> bool:
@@ -160,7 +163,7 @@ def replay(name: str, rec: Recorded, seed: int, truth: int) -> dict[str, tuple[f
     joint = None if rec.out.joint is None else float(rec.out.joint["level"]) * k0
     out = {}
     for rule, cs in ranked.items():
-        picked = choose([c for c in cs if _key(c) in at], rec.k_max)
+        picked = choose([c for c in cs if _key(c) in at], rec.k_max, rec.power)
         p = np.array([at[_key(c)] for c in picked]).reshape(-1, 2)
         k = max(len(picked), 1)
         b = simulate(p, n, level / k, delta, SIMS, joint_level=None if joint is None else joint / k)

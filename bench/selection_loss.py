@@ -104,9 +104,9 @@ def collect(name: str, samples: int, seed: int, truth: int) -> Collected:
 
     choose = session_module.choose
 
-    def record_choose(cands, k_max):
+    def record_choose(cands, k_max, power=None):
         seen["cands"] = list(cands)
-        return choose(cands, k_max)
+        return choose(cands, k_max, power)
 
     with (
         mock.patch.object(session_module, "survivors", keep_all),

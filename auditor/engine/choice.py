@@ -5,19 +5,44 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from auditor.engine.select import Candidate
+from auditor.engine.stats import detectable
 
-__all__ = ["Outcome", "choose", "simplest"]
+__all__ = ["Outcome", "Power", "choose", "simplest"]
 
 # a candidate's rank and plain predictions shrink each count by 1.645 and 0.994 sigmas (levels
 # 0.05 and 0.16, select.py): their gap over this is about one sd of the log-ratio estimate
 SHRINK_GAP = (1.645 - 0.994) * math.sqrt(2)
 
 
-def choose(cands: list[Candidate], k_max: int) -> list[Candidate]:
+@dataclass(frozen=True, slots=True)
+class Power:
+    """What an event can promise when it certifies nothing: the smallest true strength it
+    would reveal on the ``n`` certification samples at per-bound level ``a``
+    (:func:`auditor.engine.stats.detectable`, the figure a "no violation found" verdict
+    states), from its judged probabilities. ``inf`` when it could reveal nothing."""
+
+    n: int
+    a: float
+    claim: Any
+
+    def __call__(self, c: Candidate) -> float:
+        p, q = c.share
+        if not (0 <= p <= 1 and 0 <= q <= 1) or self.n <= 0:
+            return math.inf
+        k_num, k_den = round(p * self.n), round(q * self.n)
+        judge = self.claim.detection((k_den + 0.5) / self.n)
+        return detectable(k_den, self.n, self.a, judge, k_num=k_num)
+
+
+POWER_BINS = 24  # judged probabilities binned on the logit scale: one contender per bin
+
+
+def choose(cands: list[Candidate], k_max: int, power: Power | None = None) -> list[Candidate]:
     """The best event by the conservative (1.6-sigma shrunk) prediction, and up to two more
     (K <= 3, at most ``k_max``) when they may be better after all:
 
@@ -35,9 +60,16 @@ def choose(cands: list[Candidate], k_max: int) -> list[Candidate]:
     best distributional event joins them, so a scale bug in a float sampler is reported as
     both kinds of violation.
 
+    When no event has a real gain and none plausibly exceeds the claim (a correct mechanism,
+    or one too close to its claim for this sample), the ranking is noise: the best of many
+    noisy predictions is a tail event seen a few times or an event of almost every output,
+    and certifying it says nothing (inconclusive). Then, given ``power``, the one event
+    chosen is the one that would reveal the smallest violation (:class:`Power`): the verdict
+    "no violation found" can then state what it would have caught.
+
     K is decided on selection data only, so the union bound over 2K certified bounds is valid.
     """
-    chosen = _choose(cands, k_max)
+    chosen = _choose(cands, k_max, power)
     if chosen and all(c.family == "float" for c in chosen):
         real = [c for c in cands if c.family != "float" and c.rank > c.plain - 1e2]
         if real:
@@ -45,11 +77,24 @@ def choose(cands: list[Candidate], k_max: int) -> list[Candidate]:
     return chosen
 
 
-def _choose(cands: list[Candidate], k_max: int) -> list[Candidate]:
+def _choose(cands: list[Candidate], k_max: int, power: Power | None) -> list[Candidate]:
     if not cands:
         return []
     key = lambda c: (c.pair_index, c.forward, repr(c.event))
-    first = max(cands, key=lambda c: c.rank)
+    # a lucky rare draw (a fluke) never leads while another candidate is left
+    first = max(cands, key=lambda c: (not c.fluke, c.rank))
+    if power is not None and first.rank < first.plain - 1e2:  # no real gain anywhere
+        quiet = [c for c in cands if not c.fluke]
+        if quiet and max(c.plain for c in quiet) <= power.claim.threshold:
+            # oriented as the judging data lean (a leakier mechanism would lean further),
+            # seen in some outputs but not all (else it tells nothing apart: said as such),
+            # on the output's values (an event on its bits only stands in for them)
+            leaning = [
+                c
+                for c in quiet
+                if c.share[0] >= c.share[1] and 0 < sum(c.share) < 2 and c.family != "float"
+            ]
+            return [_most_powerful(leaning, power) or first]
     bold = max((c for c in cands if not c.fluke), key=lambda c: c.plain, default=first)
     if k_max < 2:
         return [first]
@@ -70,6 +115,24 @@ def _choose(cands: list[Candidate], k_max: int) -> list[Candidate]:
         if new and runner.rank > 0 and runner.plain + 2 * sigma >= first.plain:
             chosen.append(runner)
     return chosen
+
+
+def _most_powerful(cands: list[Candidate], power: Power) -> Candidate | None:
+    """The candidate revealing the smallest violation (ties: the better plain prediction),
+    among the best by plain prediction of each bin of judged probability under the
+    denominator (what power depends on most); None when none reveals any."""
+    logit = lambda x: math.log((x + 1e-9) / (1 + 1e-9 - x))
+    bins: dict[int, Candidate] = {}
+    for c in cands:
+        p, q = c.share
+        if not (0 <= p <= 1 and 0 <= q <= 1):
+            continue
+        b = round(logit(q) * POWER_BINS / 40)  # logits span about -20..20
+        if b not in bins or c.plain > bins[b].plain:
+            bins[b] = c
+    scored = [(power(c), -c.plain, i) for i, c in enumerate(bins.values())]
+    scored = [s for s in scored if math.isfinite(s[0])]
+    return list(bins.values())[min(scored)[2]] if scored else None
 
 
 @dataclass(frozen=True, slots=True)

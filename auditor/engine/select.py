@@ -80,6 +80,7 @@ JUDGE_SHRINK = 0.05  # one-sided level of the shrink used when ranking on the ju
 MIN_GAIN = 1e-3
 HALVING_LEVEL = 0.01  # a candidate clearly worse than the leader at this level stops being counted
 MONOTONE = "monotone histogram"  # histogram cells ordered by ratios fitted monotone in a value
+MEDIAN = "median"  # a score's cut at its median (median_candidates)
 PER_FAMILY = 6  # candidates each family proposes per pair (key-set families: four times more)
 
 
@@ -118,6 +119,8 @@ class Candidate:
     rank: float = 0.0
     plain: float = 0.0
     fluke: bool = False  # judged on a few outputs and not significant among its rivals
+    # the event's judged probabilities under the numerator and denominator (NaN: not judged)
+    share: tuple[float, float] = (math.nan, math.nan)
 
 
 def _best(events_fwd, scores_fwd, scores_bwd, keep: int) -> list[Candidate]:
@@ -227,6 +230,25 @@ def quantile_candidates(score: Score, sx: np.ndarray, sy: np.ndarray) -> list[Ca
             continue
         for ev in (ScoreInterval(score, -np.inf, c), ScoreInterval(score, c, np.inf)):
             out += [Candidate(ev, True, -np.inf), Candidate(ev, False, -np.inf)]
+    return out
+
+
+def median_candidates(score: Score, sx: np.ndarray, sy: np.ndarray) -> list[Candidate]:
+    """Both sides of a score's cut at the median of both building samples, in both
+    directions: the most balanced events, left unranked. When no event shows a gain (a
+    correct mechanism), the one certified is the one that would reveal the smallest violation
+    (auditor.engine.choice.Power), and on a small strength that is a balanced one; ranked on
+    the building sample, events of almost every output or a few lucky ones win instead."""
+    both = np.concatenate([sx, sy]).astype(float)
+    both = both[np.isfinite(both)]
+    if both.size < 2 or both.min() == both.max():
+        return []
+    cut = float(np.median(both))
+    if cut == both.max():  # an atom above half the mass: cut just below it
+        cut = float(both[both < cut].max())
+    out = []
+    for ev in (ScoreInterval(score, -np.inf, cut), ScoreInterval(score, cut, np.inf)):
+        out += [Candidate(ev, True, -np.inf), Candidate(ev, False, -np.inf)]
     return out
 
 
@@ -981,7 +1003,7 @@ def _vector_score_family(score: Score) -> str:
 
 # families of fixed cuts left unranked on the building sample (quantile cuts of a score, the
 # cuts of a count): each is judged whole, its cuts' tails are its only candidates
-UNRANKED = count_tails.MODELLED | {"score tails"}
+UNRANKED = count_tails.MODELLED | {"score tails", MEDIAN}
 
 
 def build(
@@ -1031,11 +1053,16 @@ def judge(
     shrunks, plains, modelled = _judged_scores(cands, num, den, m2, scorer)
     lucky = flukes(num, den, m2, scorer, rivals) & ~modelled
     out = []
-    for c, shrunk, plain, f in zip(cands, shrunks.tolist(), plains.tolist(), lucky.tolist()):
+    shares = zip((num / max(m2, 1)).tolist(), (den / max(m2, 1)).tolist())
+    for c, shrunk, plain, f, share in zip(
+        cands, shrunks.tolist(), plains.tolist(), lucky.tolist(), shares
+    ):
         if shrunk > MIN_GAIN and not f:
-            out.append(replace(c, predicted=shrunk, rank=shrunk, plain=plain))
+            out.append(replace(c, predicted=shrunk, rank=shrunk, plain=plain, share=share))
         else:
-            out.append(replace(c, predicted=plain, rank=plain - 1e3, plain=plain, fluke=f))
+            out.append(
+                replace(c, predicted=plain, rank=plain - 1e3, plain=plain, fluke=f, share=share)
+            )
     out.sort(key=lambda c: -c.rank)
     return out
 
@@ -1142,6 +1169,8 @@ def survivors(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Score
     # the tails of a count or likelihood-ratio score are judged together at the end, through
     # their model, which needs every bin and is not trusted on a fraction of the sample: kept
     keep[[i for i, c in enumerate(cands) if c.family in count_tails.MODELLED]] = True
+    # and so are the balanced cuts (median_candidates): chosen should no gain hold up at the end
+    keep[[i for i, c in enumerate(cands) if c.family == MEDIAN]] = True
     return keep
 
 
@@ -1166,6 +1195,7 @@ def _family_candidates(
     elif kind in ("real", "discrete"):
         if "threshold" in on:
             out += _tag(score_candidates(Identity(), yx, yy, scorer), "threshold")
+            out += _tag(median_candidates(Identity(), yx, yy), MEDIAN)
             if kind == "real":
                 out += _tag(tail_candidates(yx, yy), "threshold tails")
         if "atoms" in on:
@@ -1238,11 +1268,16 @@ def _vector_candidates(
     if "float" in on:
         out += _tag(float_candidates(yx, yy, scorer, coord=0), "float")
     if on & {"coordinate", "box", "projection", "classifier", "vote"}:
+        halved: set[str] = set()  # the families whose first score has its median cut
         for score in vector_scores(yx, yy, seed, on):
             sx, sy = score(yx), score(yy)
             intervals = isinstance(score, Coordinate) and d <= 4
             found = score_candidates(score, sx, sy, scorer, intervals=intervals, keep=1)
-            out += _tag(found, _vector_score_family(score))
+            family = _vector_score_family(score)
+            out += _tag(found, family)
+            if family not in halved:
+                halved.add(family)
+                out += _tag(median_candidates(score, sx, sy), MEDIAN)
             if count_tails.is_count(score):  # the pooled vote
                 out += _tag(count_candidates(score, sx, sy), count_tails.FAMILY)
             elif isinstance(score, Vote) and np.ptp(np.abs(score.weights)) < 1e-3:

@@ -35,7 +35,7 @@ import numpy as np
 
 from auditor.engine.adapter import Mechanism
 from auditor.engine.checkpoint import Checkpoint
-from auditor.engine.choice import Outcome, choose, simplest
+from auditor.engine.choice import Outcome, Power, choose, simplest
 from auditor.engine.crossfit import crossfit
 from auditor.engine.executors import CountTally, Runner, Tally, Task
 from auditor.engine.pairs import Pair
@@ -465,7 +465,8 @@ class Session:
                     self._judge(r, i, bar)
         finally:
             bar.close()
-        chosen = choose(self._judged(last), self.cfg.max_certified)
+        power = Power(self.plan.certify.n, self.cfg.alpha_per_bound, self.cfg.claim)
+        chosen = choose(self._judged(last), self.cfg.max_certified, power)
         with self._atomic():
             self.chosen = chosen
             self.cert = {

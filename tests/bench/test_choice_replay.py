@@ -55,7 +55,8 @@ def test_the_engine_rule_replays_the_audits_own_choice():
     rec = record("svt1", 50_000, 2026)
     key = lambda c: (c.pair_index, c.forward, repr(c.event))
     ranked = rules(rec.cands)
-    assert [key(c) for c in choose(ranked["engine"], rec.k_max)] == [key(c) for c in rec.out.chosen]
+    picked = choose(ranked["engine"], rec.k_max, rec.power)
+    assert [key(c) for c in picked] == [key(c) for c in rec.out.chosen]
     pool = {key(c) for c in valued(ranked, rec.out.chosen)}
     assert {key(c) for c in rec.out.chosen} <= pool
     got = replay("svt1", rec, 2026, 200_000)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from auditor.engine.choice import choose
+import numpy as np
+
+from auditor import audit
+from auditor.engine.choice import Power, choose
+from auditor.engine.claims import PointClaim
 from auditor.engine.events import Identity, ScoreInterval
 from auditor.engine.select import Candidate
 
@@ -84,3 +88,90 @@ def test_the_audit_reports_the_simple_event_in_words():
     r = audit(entry.sampler(), entry.pairs, epsilon=0.1, samples=200_000, seed=1, families=fams)
     assert "logistic" in r.witness.event and r.witness.simple_event.startswith("y[0] >")
     assert "in words: y[0] >" in r.summary() and "not certified" in r.witness.simple_event
+
+
+# -- when nothing shows a gain: the most powerful event, never a fluke ----------------------
+
+
+def _quiet(cut: float, plain: float, share: tuple[float, float], fluke: bool = False):
+    """A judged candidate with no real gain (ranked at its plain prediction - 1e3)."""
+    ev = ScoreInterval(Identity(), -float("inf"), cut)
+    return Candidate(ev, True, plain, rank=plain - 1e3, plain=plain, fluke=fluke, share=share)
+
+
+def _power(epsilon: float = 0.05, n: int = 180_000) -> Power:
+    return Power(n, 0.001 / 4, PointClaim(epsilon))
+
+
+def test_a_fluke_never_leads_while_another_candidate_is_left():
+    # figures of a Laplace audit at its claim: a tail seen 13 times against 5 led by plain
+    tail = _quiet(-118.0, 0.058, (0.0013, 0.0005), fluke=True)
+    half = _quiet(-2.1, -0.0017, (0.47, 0.45))
+    assert choose([tail, half], 3) == [half]
+    assert choose([tail, half], 3, _power()) == [half]
+
+
+def test_with_no_gain_the_event_that_would_reveal_the_least_violation_is_certified():
+    # the best plain prediction is an event of almost every output (certifies little, and no
+    # mechanism 2x leakier could raise it above the claim); the balanced one reveals 0.07
+    whole = _quiet(75.0, -0.0122, (0.9884, 0.9879))
+    half = _quiet(0.0, -0.03, (0.51, 0.49))
+    rare = _quiet(-60.0, -0.02, (0.03, 0.029))
+    power = _power()
+    assert power(whole) > 1 and power(half) < 0.1 < power(rare)
+    assert choose([whole, rare, half], 3) == [whole]  # without power: the plain ranking
+    assert choose([whole, rare, half], 3, power) == [half]
+
+
+def test_power_keeps_the_orientation_the_judging_data_lean_to():
+    against = _quiet(0.0, -0.05, (0.45, 0.55))
+    leaning = _quiet(1.0, -0.06, (0.40, 0.38))
+    assert choose([against, leaning], 3, _power()) == [leaning]
+
+
+def test_events_never_or_always_seen_are_no_power_choice():
+    # they tell nothing apart: the audit then says so instead of promising a power
+    never, always = _quiet(-9.0, -0.01, (0.0, 0.0)), _quiet(9.0, -0.02, (1.0, 1.0))
+    assert choose([always, never], 3, _power()) == [never]  # the plain ranking
+    assert choose([never, always], 3, _power()) == [never]
+
+
+def test_power_is_not_used_while_an_event_may_violate_or_shows_a_gain():
+    half = _quiet(0.0, -0.03, (0.51, 0.49))
+    close = _quiet(5.0, 0.06, (0.9, 0.8))  # plain above the claim: it may well violate
+    assert choose([close, half], 1, _power()) == [close]
+    gain = _cand(0, 0.02, 0.03, cut=7.0)  # a real (shrunk) gain ranks first as before
+    assert choose([gain, half], 1, _power()) == [gain]
+
+
+def test_a_correct_mechanism_at_its_claim_is_not_left_inconclusive():
+    """Laplace of scale 20 at its exact claim 0.05: with the plain ranking, 12 of 40 seeds
+    certified a lucky tail or an event of almost every output and came out inconclusive
+    (assert_dp failed on a correct mechanism); now every seed states what it would catch."""
+
+    def lap(d, size, rng):
+        return np.round(d + rng.laplace(scale=20, size=size), 2)
+
+    for seed in (0, 6, 7, 9, 18):  # inconclusive before, each of them
+        r = audit(
+            lap, [(0, 1)], epsilon=0.05, samples=200_000, confidence=0.999, seed=seed, workers=1
+        )
+        assert r.verdict == "no violation found", (seed, r.witness.event)
+        assert r.detectable_epsilon < 0.1
+
+
+def test_median_cuts_split_the_building_outputs_in_two():
+    from auditor.engine.select import median_candidates
+
+    rng = np.random.default_rng(0)
+    sx, sy = rng.laplace(size=1000), rng.laplace(1.0, size=1000)
+    cands = median_candidates(Identity(), sx, sy)
+    assert len(cands) == 4 and {c.forward for c in cands} == {True, False}
+    both = np.concatenate([sx, sy])
+    for c in cands:
+        assert abs(c.event.contains(both).mean() - 0.5) < 0.01
+    # an atom holding most of the mass at the top: the cut goes just below it, not above all
+    top = np.array([0.0, 1.0, 2.0, 3.0, 3.0, 3.0, 3.0, 3.0])
+    below = median_candidates(Identity(), top, top)[0].event
+    assert below.hi == 2.0 and below.contains(top).sum() == 3
+    assert median_candidates(Identity(), np.zeros(5), np.zeros(5)) == []
