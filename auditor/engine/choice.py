@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from auditor.engine.select import Candidate
+from auditor.engine.select import MEDIAN, Candidate
 from auditor.engine.stats import detectable
 
 __all__ = ["Outcome", "Power", "choose", "simplest"]
@@ -70,6 +70,17 @@ def choose(cands: list[Candidate], k_max: int, power: Power | None = None) -> li
     K is decided on selection data only, so the union bound over 2K certified bounds is valid.
     """
     chosen = _choose(cands, k_max, power)
+    lucky = max((c for c in cands if c.fluke), key=lambda c: c.plain, default=None)
+    if (
+        power is not None
+        and lucky is not None
+        and 0 < len(chosen) < k_max
+        and (chosen[0].rank < chosen[0].plain - 1e2 or chosen[0].family == MEDIAN)
+        and lucky.plain > power.claim.threshold >= max(c.plain for c in chosen)
+    ):
+        # a lucky rare draw never leads, but where it alone may exceed the claim and what
+        # leads is a weak signal's pick, it may be a rare leak: fresh samples settle it
+        chosen.append(lucky)
     if chosen and all(c.family == "float" for c in chosen):
         real = [c for c in cands if c.family != "float" and c.rank > c.plain - 1e2]
         if real:
@@ -118,17 +129,20 @@ def _choose(cands: list[Candidate], k_max: int, power: Power | None) -> list[Can
 
 
 def _most_powerful(cands: list[Candidate], power: Power) -> Candidate | None:
-    """The candidate revealing the smallest violation (ties: the better plain prediction),
-    among the best by plain prediction of each bin of judged probability under the
-    denominator (what power depends on most); None when none reveals any."""
+    """The candidate revealing the smallest violation (ties: the better plain prediction)
+    among one per bin of judged probability under the denominator, what power depends on
+    most: the bin's nearest to 1/2 (within a bin, power grows toward 1/2: near 0 with the
+    event's mass, near 1 with its complement's), then the best by plain prediction. None
+    when none reveals any."""
     logit = lambda x: math.log((x + 1e-9) / (1 + 1e-9 - x))
     bins: dict[int, Candidate] = {}
+    near = lambda c: (min(c.share[1], 1 - c.share[1]), c.plain)
     for c in cands:
         p, q = c.share
         if not (0 <= p <= 1 and 0 <= q <= 1):
             continue
         b = round(logit(q) * POWER_BINS / 40)  # logits span about -20..20
-        if b not in bins or c.plain > bins[b].plain:
+        if b not in bins or near(c) > near(bins[b]):
             bins[b] = c
     scored = [(power(c), -c.plain, i) for i, c in enumerate(bins.values())]
     scored = [s for s in scored if math.isfinite(s[0])]

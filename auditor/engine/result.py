@@ -195,7 +195,8 @@ class AuditResult:
             unit = "epsilon" if self.profile is None else "GDP mu"
             lines.append(
                 f"  detectable {unit}: {self.detectable_epsilon:.4g} (the smallest true {unit} "
-                "this event and sample size certify above the claim with probability 1/2)"
+                "the certified events and sample size certify above the claim with probability "
+                "1/2)"
             )
             if self.hint:
                 lines.append(f"  {self.hint}")

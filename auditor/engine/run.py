@@ -224,19 +224,19 @@ def _conclude(
                 "not certified)",
             )
     violated = bool(best >= 0 and stat[best] > claim.threshold)
-    judge = claim.detection((int(kd[best]) + 0.5) / n if best >= 0 and n > 0 else 0.5)
-    detect = (
-        detectable(
-            int(kd[best]),
-            n,
-            a,
-            judge,
-            k_num=int(kn[best]),
-            joint_level=None if joint is None else float(joint["level"]),
-        )
-        if best >= 0 and n > 0
-        else math.inf
-    )
+    judge, detect = claim.detection(0.5), math.inf
+    if best >= 0 and n > 0:
+        joint_level = None if joint is None else float(joint["level"])
+        # what the audit could have caught: what any of its certified events would have (the
+        # witness's event unless it could not and another could)
+        telling = []
+        for k in [best, *(k for k in range(len(chosen)) if k != best)]:
+            j = claim.detection((int(kd[k]) + 0.5) / n)
+            d = detectable(int(kd[k]), n, a, j, k_num=int(kn[k]), joint_level=joint_level)
+            telling.append((d, j))
+        good = [(d, j) for d, j in telling[1:] if _conclusive(d, j, cfg)]
+        witness_telling = _conclusive(*telling[0], cfg)
+        detect, judge = telling[0] if witness_telling or not good else min(good, key=_first)
     kinds = sorted({_kind(c) for c, s in zip(chosen, stat) if s > claim.threshold})
     float_events = sorted(
         {
@@ -304,6 +304,19 @@ def _kind(c: Candidate) -> str:
 EPSILON_FLOOR = 0.01  # a claim of epsilon 0 is judged as if it were this
 
 
+def _first(x: tuple) -> Any:
+    return x[0]
+
+
+def _conclusive(detect: float, judge: Any, cfg: AuditConfig) -> bool:
+    """Would the audit have caught a mechanism ``inconclusive_factor`` times leakier than
+    claimed (``detect``, its detectable strength in ``judge``'s unit, below that)?"""
+    limit = cfg.inconclusive_factor * max(float(judge.scale), EPSILON_FLOOR)
+    # (an event where the claimed curve is 0 reads the profile as mu = inf: no finite limit,
+    # and an audit that detects nothing has no power whatever the limit)
+    return detect <= limit and math.isfinite(detect)
+
+
 def _verdict(
     violation: bool, detect: float, judge: Any, cfg: AuditConfig, found: bool
 ) -> tuple[str, str]:
@@ -312,10 +325,7 @@ def _verdict(
     is above that); else ``no violation found``. The hint says what to change."""
     if violation:
         return "violation", ""
-    limit = cfg.inconclusive_factor * max(float(judge.scale), EPSILON_FLOOR)
-    # (an event where the claimed curve is 0 reads the profile as mu = inf: no finite limit,
-    # and an audit that detects nothing has no power whatever the limit)
-    if detect <= limit and math.isfinite(detect):
+    if _conclusive(detect, judge, cfg):
         return "no violation found", ""
     if not found or math.isinf(detect):  # (an event seen alike under both datasets)
         return "inconclusive", (

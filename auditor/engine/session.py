@@ -410,7 +410,12 @@ class Session:
                 out += judge([cs[k] for k in rest], state["counts"][rest], m2, scorer, rivals)
                 if xc:
                     xc = [replace(c, pair_index=i) for c in xc]
-                    out += judge(xc, xcounts, xm, scorer, rivals)
+                    # their counts value the recipe built on the other half, not the event
+                    # certified (auditor.engine.crossfit): no probabilities to judge power by
+                    out += [
+                        replace(c, share=(math.nan, math.nan))
+                        for c in judge(xc, xcounts, xm, scorer, rivals)
+                    ]
         out.sort(key=lambda c: -c.rank)
         return out
 
