@@ -259,12 +259,12 @@ def calibration() -> None:
         f"true epsilon on their pairs, {n} seeded audits, confidence 0.9, 50,000 samples per "
         "dataset\n"
     )
-    total = alarms = 0
+    total = alarms = vague = 0
     for name, eps, claim, count in mechs:
         e = CATALOGUE[name]
         eps = e.claimed_epsilon if eps is None else eps
         claim = eps if claim is None else claim
-        hits = sum(
+        verdicts = [
             audit(
                 e.sampler(eps),
                 e.pairs,
@@ -275,18 +275,20 @@ def calibration() -> None:
                 seed=s,
                 workers=1,
                 progress=False,
-            ).violation
+            ).verdict
             for s in range(count)
-        )
+        ]
+        hits, unsure = verdicts.count("violation"), verdicts.count("inconclusive")
         total += count
         alarms += hits
+        vague += unsure
         print(
             f"- {name} built at eps {eps:.4g}, claimed {claim:.4g} (its epsilon on its pairs): "
-            f"{hits}/{count} violations"
+            f"{hits}/{count} violations, {unsure} inconclusive"
         )
     print(
         f"\ntotal: {alarms} violations in {total} audits ({100 * alarms / total:.1f}%; "
-        "acceptance <= 10%)\n"
+        f"acceptance <= 10%); {vague} inconclusive\n"
     )
 
 
