@@ -92,17 +92,16 @@ def _choose(cands: list[Candidate], k_max: int, power: Power | None) -> list[Can
     if not cands:
         return []
     key = lambda c: (c.pair_index, c.forward, repr(c.event))
-    # a lucky rare draw (a fluke) never leads while another candidate is left
-    first = max(cands, key=lambda c: (not c.fluke, c.rank))
+    first = max(cands, key=lambda c: c.rank)
     if power is not None and first.rank < first.plain - 1e2:  # no real gain anywhere
-        quiet = [c for c in cands if not c.fluke]
-        if quiet and max(c.plain for c in quiet) <= power.claim.threshold:
+        quiet = [c.plain for c in cands if not c.fluke]  # (a fluke's is a lucky draw's)
+        if max(quiet, default=-math.inf) <= power.claim.threshold:
             # oriented as the judging data lean (a leakier mechanism would lean further),
             # seen in some outputs but not all (else it tells nothing apart: said as such),
             # on the output's values (an event on its bits only stands in for them)
             leaning = [
                 c
-                for c in quiet
+                for c in cands
                 if c.share[0] >= c.share[1] and 0 < sum(c.share) < 2 and c.family != "float"
             ]
             return [_most_powerful(leaning, power) or first]

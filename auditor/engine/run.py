@@ -508,7 +508,7 @@ def audit(
 
     The verdict (``result.verdict``) is ``violation``, ``no violation found``, or
     ``inconclusive`` when no violation was found and ``result.detectable_epsilon`` (the smallest
-    true epsilon the chosen event and sample size would have certified above the claim with
+    true epsilon the certified events and sample size would have certified above the claim with
     probability 1/2) exceeds ``inconclusive_factor`` times the claimed epsilon (0.01 for a
     claim of 0).
     """

@@ -103,12 +103,24 @@ def _power(epsilon: float = 0.05, n: int = 180_000) -> Power:
     return Power(n, 0.001 / 4, PointClaim(epsilon))
 
 
-def test_a_fluke_never_leads_while_another_candidate_is_left():
+def test_with_no_gain_a_lucky_tail_no_longer_leads_by_its_plain_prediction():
     # figures of a Laplace audit at its claim: a tail seen 13 times against 5 led by plain
     tail = _quiet(-118.0, 0.03, (0.0013, 0.0005), fluke=True)
     half = _quiet(-2.1, -0.0017, (0.47, 0.45))
-    assert choose([tail, half], 3) == [half]
+    assert choose([tail, half], 3) == [tail]  # without power: the plain ranking
     assert choose([tail, half], 3, _power()) == [half]
+
+
+def test_when_every_candidate_is_a_fluke_the_most_powerful_one_is_certified():
+    # a few hundred judging outputs make every candidate rare: a lone non-fluke (a tail
+    # never seen under the other dataset) must not win by being the only one left
+    lone = _quiet(14.7, -0.5, (0.002, 0.0))
+    flukes = [
+        _quiet(5.2, 0.05, (0.87, 0.81), fluke=True),
+        _quiet(0.66, -0.05, (0.546, 0.5), fluke=True),
+    ]
+    assert choose([*flukes, lone], 3, _power(0.1, 9_000)) == [flukes[1]]
+    assert choose(flukes, 3, _power(0.1, 9_000)) == [flukes[1]]
 
 
 def test_a_fluke_that_alone_may_exceed_the_claim_is_certified_beside_the_leader():
