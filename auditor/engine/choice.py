@@ -65,7 +65,9 @@ def choose(cands: list[Candidate], k_max: int, power: Power | None = None) -> li
     noisy predictions is a tail event seen a few times or an event of almost every output,
     and certifying it says nothing (inconclusive). Then, given ``power``, the one event
     chosen is the one that would reveal the smallest violation (:class:`Power`): the verdict
-    "no violation found" can then state what it would have caught.
+    "no violation found" can then state what it would have caught. A fluke (a rare event
+    judged on a few outputs) whose milder prediction alone exceeds the claim is certified
+    beside it, or beside a leading median cut: it may be a rare leak.
 
     K is decided on selection data only, so the union bound over 2K certified bounds is valid.
     """
@@ -78,8 +80,9 @@ def choose(cands: list[Candidate], k_max: int, power: Power | None = None) -> li
         and (chosen[0].rank < chosen[0].plain - 1e2 or chosen[0].family == MEDIAN)
         and lucky.plain > power.claim.threshold >= max(c.plain for c in chosen)
     ):
-        # a lucky rare draw never leads, but where it alone may exceed the claim and what
-        # leads is a weak signal's pick, it may be a rare leak: fresh samples settle it
+        # the most powerful event is no rare one; but where a rare draw ruled a fluke alone
+        # may exceed the claim and what leads is a weak signal's pick, it may be a rare
+        # leak: fresh samples settle it
         chosen.append(lucky)
     if chosen and all(c.family == "float" for c in chosen):
         real = [c for c in cands if c.family != "float" and c.rank > c.plain - 1e2]
