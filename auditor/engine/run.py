@@ -227,16 +227,19 @@ def _conclude(
     judge, detect = claim.detection(0.5), math.inf
     if best >= 0 and n > 0:
         joint_level = None if joint is None else float(joint["level"])
-        # what the audit could have caught: what any of its certified events would have (the
-        # witness's event unless it could not and another could)
-        telling = []
-        for k in [best, *(k for k in range(len(chosen)) if k != best)]:
+
+        def power(k: int) -> tuple[float, Any]:
             j = claim.detection((int(kd[k]) + 0.5) / n)
             d = detectable(int(kd[k]), n, a, j, k_num=int(kn[k]), joint_level=joint_level)
-            telling.append((d, j))
-        good = [(d, j) for d, j in telling[1:] if _conclusive(d, j, cfg)]
-        witness_telling = _conclusive(*telling[0], cfg)
-        detect, judge = telling[0] if witness_telling or not good else min(good, key=_first)
+            return d, j
+
+        # what the audit could have caught: what any of its certified events would have (the
+        # witness's event unless it could not and another could; the others are asked then)
+        detect, judge = power(best)
+        if not _conclusive(detect, judge, cfg):
+            others = [power(k) for k in range(len(chosen)) if k != best]
+            good = [(d, j) for d, j in others if _conclusive(d, j, cfg)]
+            detect, judge = min(good, key=_first) if good else (detect, judge)
     kinds = sorted({_kind(c) for c, s in zip(chosen, stat) if s > claim.threshold})
     float_events = sorted(
         {

@@ -82,7 +82,7 @@ def test_version_did_you_mean_and_inconclusive_exit(capsys):
     assert "did you mean 'laplace'" in err and len(err.strip().splitlines()) == 1
     assert main(["frob"]) == 2
     assert "see `dpaudit --help`" in capsys.readouterr().err
-    code = main(["audit", "laplace_parallel20", "--epsilon", "0.1", "--samples", "5000"])
+    code = main(["audit", "laplace_parallel20", "--epsilon", "0.1", "--samples", "2000"])
     assert code == 4 and "inconclusive" in capsys.readouterr().out
 
 
