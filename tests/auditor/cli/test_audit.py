@@ -199,7 +199,7 @@ def test_generated_pairs_under_relation(mechfile):
             "--quiet",
         ]
     )
-    assert code == 4  # nothing found, and 5000 samples detect only epsilon well above 0.2
+    assert code == 0  # nothing found; at 5000 samples a balanced event detects 2 x 0.1
 
 
 @pytest.mark.parametrize(
