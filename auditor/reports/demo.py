@@ -3,12 +3,14 @@
 Writes OUT/proofs.html and proofs.md, one HTML report per audited mechanism under
 OUT/audits/, OUT/index.html linking every report, and OUT/catalogue.md: per mechanism the
 claimed epsilon, the true epsilon from theory, the proof entry and its verdict, the audited
-lower bound and the gap.
+lower bound and the gap. Every file is written at the end, all at once
+(:func:`proofs.io.write_files_atomic`): an interrupted demo leaves OUT as it was.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 import time
@@ -16,22 +18,22 @@ from pathlib import Path
 
 from auditor.reports.templating import fmt as _fmt
 from proofs.errors import InputError
-from proofs.io import write_json_atomic, write_text_atomic
+from proofs.io import write_files_atomic
 
 
-def _audit_all(out: Path, samples: int, quiet: bool) -> list[dict]:
+def _audit_all(out: Path, samples: int, quiet: bool, files: dict) -> list[dict]:
+    """Audit every catalogue entry; its JSON result and HTML report go into ``files``."""
     from auditor.catalogue import CATALOGUE
-    from auditor.reports.audit import write_audit_report
+    from auditor.reports.audit import audit_report_files
     from auditor.reports.demo_audit import audit_with_plots
 
     rows = []
-    (out / "audits").mkdir(parents=True, exist_ok=True)
     for name, entry in CATALOGUE.items():
         start = time.perf_counter()
         d = audit_with_plots(entry, samples=samples, seed=0)
         stem = name.replace("/", "_")
-        write_json_atomic(out / "audits" / f"{stem}.json", d)
-        write_audit_report(d, str(out / "audits" / f"{stem}.html"))
+        files[out / "audits" / f"{stem}.json"] = json.dumps(d, indent=2) + "\n"
+        files.update(audit_report_files(d, str(out / "audits" / f"{stem}.html")))
         true_eps = entry.true_epsilon
         true = entry.true()
         true_text = ("<=" if true is not None and not true.tight else "") + _fmt(true_eps)
@@ -123,7 +125,7 @@ def _index_html(rows: list[dict], proof_run) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from auditor.reports.proofs import write_proof_report
+    from auditor.reports.proofs import proofs_html, proofs_markdown
     from proofs.catalogue import catalogue
     from proofs.dispatch import run_theorems
 
@@ -131,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--out {args.out!r} is empty; give a folder for the reports.")
     out = Path(args.out)
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        (out / "audits").mkdir(parents=True, exist_ok=True)
     except OSError as exc:  # (a file in the way, or no permission)
         raise InputError(
             f"--out {args.out!r} cannot be a folder for the reports ({exc.strerror}); give a "
@@ -139,13 +141,16 @@ def run(args: argparse.Namespace) -> int:
         ) from None
     proof_run = run_theorems(catalogue())
     print(proof_run.summary(), flush=True)
-    write_proof_report(proof_run, str(out / "proofs.html"))
-    write_proof_report(proof_run, str(out / "proofs.md"))
+    files = {
+        out / "proofs.html": proofs_html(proof_run),
+        out / "proofs.md": proofs_markdown(proof_run),
+    }
     samples = 50_000 if args.quick else 400_000
-    rows = _audit_all(out, samples, quiet=False)
+    rows = _audit_all(out, samples, quiet=False, files=files)
     proofs = {r.id: r.verdict.value for r in proof_run.results}
-    write_text_atomic(out / "catalogue.md", _catalogue_md(rows, proofs, samples))
-    write_text_atomic(out / "index.html", _index_html(rows, proof_run))
+    files[out / "catalogue.md"] = _catalogue_md(rows, proofs, samples)
+    files[out / "index.html"] = _index_html(rows, proof_run)
+    write_files_atomic(files)  # all old or all new, even when interrupted
     wrong = [r["name"] for r in rows if r["found"] in ("missed", "false alarm")]
     print(
         f"\nwrote {out}/index.html, {out}/catalogue.md, {out}/proofs.html and "
