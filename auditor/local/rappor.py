@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -122,8 +123,9 @@ def _description(h: int, f: float, p: float, q: float, reports: str = "one"):
 
     _check_int("h", h, 1, "e.g. h=2 hash functions")
     for name, v in (("f", f), ("p", p), ("q", q)):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or not 0 <= v <= 1:
             raise InputError(f"{name}={v!r} must be a number in [0, 1].")
+    f, p, q = float(f), float(p), float(q)  # (NumPy's float32 and integers too)
     if not f < 1:
         raise InputError(f"f={f!r} must be in [0, 1); f=1 makes every report pure noise.")
     if not p < q:
@@ -150,10 +152,11 @@ def reported_bit_probabilities(f: float, p: float, q: float) -> tuple[float, flo
 
 def epsilon_one(h: int, f: float, p: float, q: float) -> float:
     """``eps_1 = h ln(q* (1 - p*) / (p* (1 - q*)))``: one report (PRR then IRR), section 3.2."""
-    q_star, p_star = reported_bit_probabilities(f, p, q)
+    described = _description(h, f, p, q, "one")
+    q_star, p_star = described.bit_probabilities()  # exact: f = 1e-300 is not f = 0
     if p_star == 0 or q_star == 1:
         return math.inf
-    return _epsilon(h, f, p, q, "one")
+    return float(described.epsilon)
 
 
 # ----------------------------------------------------------------------------------------------

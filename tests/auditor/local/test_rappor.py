@@ -40,6 +40,25 @@ def test_privacy_parameters_closed_forms():
     assert epsilon_one(2, 0.5, 0.5, 0.75) < epsilon_infinity(2, 0.5)
 
 
+def test_epsilon_one_is_exact_at_tiny_noise_and_infinite_only_without_noise():
+    # p = 0, q = 1: q* = 1 - f/2 and p* = f/2, so eps_1 = 2 h ln((1 - f/2) / (f/2)) = eps_inf,
+    # finite for every f > 0 (q* rounds to 1.0 in floating point at f = 1e-300)
+    assert epsilon_one(2, 1e-300, 0.0, 1.0) == pytest.approx(4 * math.log(2e300), rel=1e-12)
+    assert epsilon_one(2, 1e-300, 0.0, 1.0) == pytest.approx(epsilon_infinity(2, 1e-300))
+    assert epsilon_one(2, 0.0, 0.0, 1.0) == math.inf  # no noise at all: the bit itself
+    assert epsilon_one(2, 0.0, 0.0, 0.75) == math.inf  # p* = 0: a 1 only from a set bit
+    assert epsilon_one(2, 0.0, 0.25, 0.75) == pytest.approx(2 * math.log(0.75 * 0.75 / 0.0625))
+
+
+def test_numpy_scalars_are_numbers():
+    exact = epsilon_one(2, 0.5, 0.25, 0.75)
+    assert epsilon_one(np.int64(2), np.float32(0.5), np.float16(0.25), 0.75) == exact
+    assert epsilon_infinity(2, np.float32(0.5)) == epsilon_infinity(2, 0.5)
+    for bad in (True, np.bool_(True), "0.5", math.nan):
+        with pytest.raises(InputError, match="must be a number in"):
+            epsilon_one(2, bad, 0.25, 0.75)
+
+
 def test_bloom_filter_is_deterministic_and_cohort_dependent():
     params = RapporParams(k=64, h=3, cohorts=4)
     assert bloom_indices("chrome://settings", params, 1) == bloom_indices(
