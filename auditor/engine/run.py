@@ -33,7 +33,7 @@ from auditor.engine.adapter import (
     processes_repeat,
 )
 from auditor.engine.checkpoint import Checkpoint
-from auditor.engine.choice import Outcome
+from auditor.engine.choice import Outcome, conclusive, power_of
 from auditor.engine.claims import as_profile, profile_report
 from auditor.engine.config import AuditConfig, check_number, validate
 from auditor.engine.events import event_state, event_to_dict
@@ -43,7 +43,7 @@ from auditor.engine.plan import Plan, probe
 from auditor.engine.result import AuditResult, Witness
 from auditor.engine.select import FAMILIES, Candidate
 from auditor.engine.session import Session
-from auditor.engine.stats import cp_lower, cp_upper, delta_bound, detectable, epsilon_bound
+from auditor.engine.stats import cp_lower, cp_upper, delta_bound, epsilon_bound
 from proofs.errors import InputError
 
 __all__ = ["audit"]
@@ -229,16 +229,14 @@ def _conclude(
         joint_level = None if joint is None else float(joint["level"])
 
         def power(k: int) -> tuple[float, Any]:
-            j = claim.detection((int(kd[k]) + 0.5) / n)
-            d = detectable(int(kd[k]), n, a, j, k_num=int(kn[k]), joint_level=joint_level)
-            return d, j
+            return power_of(claim, int(kd[k]), int(kn[k]), n, a, joint_level)
 
         # what the audit could have caught: what any of its certified events would have (the
         # witness's event unless it could not and another could; the others are asked then)
         detect, judge = power(best)
-        if not _conclusive(detect, judge, cfg):
+        if not conclusive(detect, judge, cfg.inconclusive_factor):
             others = [power(k) for k in range(len(chosen)) if k != best]
-            good = [(d, j) for d, j in others if _conclusive(d, j, cfg)]
+            good = [(d, j) for d, j in others if conclusive(d, j, cfg.inconclusive_factor)]
             detect, judge = min(good, key=_first) if good else (detect, judge)
     kinds = sorted({_kind(c) for c, s in zip(chosen, stat) if s > claim.threshold})
     float_events = sorted(
@@ -304,20 +302,8 @@ def _kind(c: Candidate) -> str:
     return "float-representation" if c.family == "float" else "distributional"
 
 
-EPSILON_FLOOR = 0.01  # a claim of epsilon 0 is judged as if it were this
-
-
 def _first(x: tuple) -> Any:
     return x[0]
-
-
-def _conclusive(detect: float, judge: Any, cfg: AuditConfig) -> bool:
-    """Would the audit have caught a mechanism ``inconclusive_factor`` times leakier than
-    claimed (``detect``, its detectable strength in ``judge``'s unit, below that)?"""
-    limit = cfg.inconclusive_factor * max(float(judge.scale), EPSILON_FLOOR)
-    # (an event where the claimed curve is 0 reads the profile as mu = inf: no finite limit,
-    # and an audit that detects nothing has no power whatever the limit)
-    return detect <= limit and math.isfinite(detect)
 
 
 def _verdict(
@@ -328,7 +314,7 @@ def _verdict(
     is above that); else ``no violation found``. The hint says what to change."""
     if violation:
         return "violation", ""
-    if _conclusive(detect, judge, cfg):
+    if conclusive(detect, judge, cfg.inconclusive_factor):
         return "no violation found", ""
     if not found or math.isinf(detect):  # (an event seen alike under both datasets)
         return "inconclusive", (

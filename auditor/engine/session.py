@@ -470,7 +470,8 @@ class Session:
                     self._judge(r, i, bar)
         finally:
             bar.close()
-        power = Power(self.plan.certify.n, self.cfg.alpha_per_bound, self.cfg.claim)
+        cfg = self.cfg
+        power = Power(self.plan.certify.n, cfg.alpha_per_bound, cfg.claim, cfg.inconclusive_factor)
         chosen = choose(self._judged(last), self.cfg.max_certified, power)
         with self._atomic():
             self.chosen = chosen

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from auditor import audit
@@ -130,7 +132,9 @@ def test_a_fluke_that_alone_may_exceed_the_claim_is_certified_beside_the_leader(
     half = _quiet(-2.1, -0.0017, (0.47, 0.45))
     assert choose([tail, half], 3, _power()) == [half, tail]
     assert choose([tail, half], 1, _power()) == [half]
-    gain = _cand(0, 0.02, 0.03, cut=7.0)  # a real gain leads: its pick stands alone, as before
+    # a real gain leads, with the power to catch twice the claim: its pick stands alone
+    gain = replace(_cand(0, 0.02, 0.03, cut=7.0), share=(0.5, 0.45))
+    assert _power().conclusive(gain)
     assert choose([tail, gain, half], 3, _power()) == [gain]
 
 
@@ -165,6 +169,58 @@ def test_power_is_not_used_while_an_event_may_violate_or_shows_a_gain():
     assert choose([close, half], 1, _power()) == [close]
     gain = _cand(0, 0.02, 0.03, cut=7.0)  # a real (shrunk) gain ranks first as before
     assert choose([gain, half], 1, _power()) == [gain]
+
+
+def test_a_leader_with_a_gain_but_no_power_gets_the_most_powerful_event_beside_it():
+    # figures of k-ary randomized response at its claim (20,000 samples): a set of three of
+    # the four answers leads by a small gain but could reveal no less than 0.33 (claim 0.1)
+    power = Power(14_000, 0.025, PointClaim(0.1))
+    lead = replace(_cand(0, 0.012, 0.05, cut=7.0), share=(0.745, 0.735))
+    two = _quiet(3.0, 0.02, (0.505, 0.49))
+    rare = _quiet(9.0, 0.04, (0.004, 0.003))
+    assert not power.conclusive(lead) and power.conclusive(two)
+    assert choose([lead, rare, two], 3, power) == [lead, two]
+    assert choose([lead, rare, two], 1, power) == [lead]  # no room: K is the user's cap
+    # judged at the level two certified events get: one that is conclusive only alone is no
+    # use beside the leader
+    after = replace(power, a=power.a / 2)
+    marginal = next(
+        _quiet(3.0, 0.02, (h + 0.01, h))
+        for h in np.linspace(0.49, 0.01, 400)
+        if power.conclusive(_quiet(3.0, 0.02, (h + 0.01, h)))
+        and not after.conclusive(_quiet(3.0, 0.02, (h + 0.01, h)))
+    )
+    assert choose([lead, marginal], 3, power) == [lead]
+    # a leader predicted above the claim, or one with power of its own, stands alone
+    bold = replace(lead, plain=0.15)
+    assert choose([bold, two], 3, power) == [bold]
+    strong = replace(lead, share=(0.52, 0.5))
+    assert power.conclusive(strong) and choose([strong, two], 3, power) == [strong]
+
+
+def test_a_prediction_above_the_claim_with_no_gain_behind_it_does_not_block_power():
+    # figures of numerical sparse vector at its claim (20,000 samples, 1,197 candidates):
+    # nothing has a shrunk gain, yet a fluke pattern (31 outputs against 11) and a non-fluke
+    # one are predicted above the claim; the fluke leads, and alone detects only 0.59
+    power = Power(14_000, 0.025, PointClaim(0.1))
+    fluke = _quiet(1.0, 0.299, (0.0103, 0.0037), fluke=True)
+    other = _quiet(2.0, 0.284, (0.011, 0.004))
+    median = _quiet(0.0, -0.0514, (0.5073, 0.5003))
+    assert not power.conclusive(fluke)
+    assert choose([fluke, other, median], 3, power) == [fluke, median]
+    # with a real gain behind a prediction above the claim, the bound keeps its level
+    real = replace(other, rank=0.15)
+    assert choose([fluke, real, median], 3, power) == [real]
+
+
+def test_when_no_candidate_leans_forward_power_takes_either_orientation():
+    # k-ary randomized response at its claim: on one seed every judged candidate leaned the
+    # other way, and the power choice fell back to the plain ranking's pick (detects 0.33)
+    power = Power(18_000, 0.025, PointClaim(0.1))
+    three = _quiet(1.0, -0.0719, (0.726, 0.735))
+    two = _quiet(2.0, -0.1104, (0.506, 0.518))
+    assert choose([three, two], 3, power) == [two]
+    assert power(two) < 0.2 < power(three)
 
 
 def test_a_correct_mechanism_at_its_claim_is_not_left_inconclusive():
