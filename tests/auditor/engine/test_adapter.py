@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -224,6 +226,12 @@ def _on_the_pool(mech, seed):
     )
 
 
+@functools.cache
+def _own_generator_on_the_pool(seed):
+    """One audit of a fresh _OwnGenerator per seed, shared by the tests that read it."""
+    return _on_the_pool(_OwnGenerator(), seed)
+
+
 def test_held_generators_are_found_and_reseeded_per_chunk():
     import functools
     import pickle
@@ -250,7 +258,7 @@ def test_held_generators_are_found_and_reseeded_per_chunk():
 def test_a_mechanism_with_its_own_generator_is_no_false_alarm_on_the_pool():
     """Every worker unpickled the same generator state, so selection and certification drew
     the same noise: 13 of 20 seeds were violations with two workers, none with one."""
-    assert not any(_on_the_pool(_OwnGenerator(), seed).violation for seed in (0, 1))
+    assert not any(_own_generator_on_the_pool(seed).violation for seed in (0, 1))
 
 
 class _CountedSeed:
@@ -269,7 +277,7 @@ def test_copies_that_repeat_each_other_are_audited_in_this_process():
     for seed in (0, 2):
         r = _on_the_pool(_CountedSeed(), seed)
         assert not r.violation and any("copies of the mechanism repeat" in n for n in r.notes)
-    assert not any("copies" in n for n in _on_the_pool(_OwnGenerator(), 0).notes)
+    assert not any("copies" in n for n in _own_generator_on_the_pool(0).notes)
 
 
 def test_a_fractional_key_is_never_truncated_on_an_integer_chunk():

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from auditor.cli import main
-from proofs import Verdict, run_theorems
+from proofs import Verdict
 from proofs.catalogue.approximate import theorems
 
 THEOREMS = theorems()
@@ -75,8 +75,9 @@ EXPECTED = {
 
 
 @pytest.fixture(scope="module")
-def run():
-    return run_theorems(THEOREMS)
+def run(catalogue_runs):
+    """This section checked by `run_theorems` (once per session: tests/proofs/conftest.py)."""
+    return catalogue_runs["approximate"]
 
 
 def test_approximate_catalogue_ids_sources_and_expectations():
