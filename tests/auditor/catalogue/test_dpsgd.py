@@ -62,13 +62,18 @@ def test_opacus_step_matches_and_is_audited():
     assert np.allclose(noiseless, STEPS["correct"].gradients(d2).sum(axis=0), atol=1e-9)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for name, want in (("correct", "no violation found"), ("half_noise", "violation")):
+        # the half-noise step at 2,000 samples: a violation on 20 of 20 seeds (0-19), its
+        # certified mu at least 1.64 for the claimed 1 (1.77 on seed 3)
+        for name, want, samples in (
+            ("correct", "no violation found", 4_000),
+            ("half_noise", "violation", 2_000),
+        ):
             step = OPACUS_STEPS[name]
             r = audit(
                 step,
                 [canary_pair()],
                 profile=claimed_event(step.claimed_multiplier),
-                samples=4_000,
+                samples=samples,
                 seed=3,
                 semantics="ideal",
                 workers=1,
