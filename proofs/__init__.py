@@ -18,6 +18,7 @@ _EXPORTS = {
         "FloatLaplace",
         "ForcedResponse",
         "Gaussian",
+        "GaussianVector",
         "HadamardResponse",
         "Histogram",
         "KAryRR",

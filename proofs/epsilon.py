@@ -26,7 +26,7 @@ from typing import Any
 import sympy as sp
 
 from proofs.errors import InputError
-from proofs.mechanisms import Gaussian, Published
+from proofs.mechanisms import Gaussian, GaussianVector, Published
 from proofs.validate import check_delta, check_description
 
 __all__ = ["TrueEpsilon", "true_epsilon"]
@@ -61,6 +61,8 @@ def true_epsilon(mech: Any, delta: Any = 0) -> TrueEpsilon | None:
     check_description(mech)  # bad parameters are a one-line InputError, never a verdict
     if isinstance(mech, Published):
         return TrueEpsilon(float(mech.epsilon), f"published: {mech.source}")
+    if isinstance(mech, GaussianVector):
+        mech = mech.reduced()  # the same privacy losses (proofs.mechanisms.noise)
     if isinstance(mech, Gaussian) and delta > 0:
         from proofs.checkers.profiles import gaussian_epsilon
 

@@ -132,6 +132,19 @@ def _gaussian(delta: float) -> Callable[[float], m.Gaussian]:
     )
 
 
+def _gaussian_vector(delta: float, move: float) -> Callable[[float], m.GaussianVector]:
+    """16 coordinates, an L2 sensitivity of 1, sigma calibrated (classically) on ``move``: the
+    L2 sensitivity itself (correct), or how far each coordinate moves (1/4: a slip)."""
+    from proofs.formulas import classical_sigma
+
+    return lambda eps: m.GaussianVector(
+        sigma=classical_sigma(_exact(eps), as_expr(delta, "delta"), as_expr(move, "move")),
+        sensitivity=1,
+        dimension=16,
+    )
+
+
+_SPREAD = ([0.0] * 16, [0.25] * 16, "every coordinate moves by 1/4 (L2 1)")
 _CHROME = dict(f=0.5, p=0.5, q=0.75, h=2)
 _DPSNIPER_RAPPOR = dict(f=0.75, p=0.45, q=0.55, h=4)
 _QUERIES = 10  # the sparse vector entries answer 10 queries (DP-Sniper's setting)
@@ -267,6 +280,27 @@ def _entries() -> list[CatalogueEntry]:
             f"Gaussian mechanism sigma = sqrt(2 ln(1.25/delta))/eps, {_DR14} Thm A.1; true eps at "
             "delta from the analytic Gaussian, Balle and Wang (2018) Thm 8",
             theorems=("gaussian.classical_calibration.eps_below_1",),
+            delta=1e-5,
+        ),
+        E(
+            "gaussian.vector_l2",
+            _gaussian_vector(1e-5, 1.0),
+            0.5,
+            _pairs(_SPREAD, ([0.0] * 16, [1.0] + [0.0] * 15, "one coordinate moves by 1")),
+            "Gaussian mechanism on R^16, sigma = sqrt(2 ln(1.25/delta)) Delta_2/eps on the L2 "
+            f"sensitivity Delta_2 = 1 (notes 004, Def. Gaussian mechanism; {_DR14} Thm A.1); "
+            "true eps at delta: the one-dimensional mechanism's (same privacy losses)",
+            theorems=("gaussian.vector_l2.classical",),
+            delta=1e-5,
+        ),
+        E(
+            "gaussian.vector_per_coordinate",
+            _gaussian_vector(1e-5, 0.25),
+            0.5,
+            _pairs(_SPREAD),
+            "the same Gaussian mechanism on R^16 with sigma calibrated on how far each "
+            "coordinate moves (1/4) instead of the L2 move (1): a quarter of the noise",
+            refuted_by="gaussian.vector_l2.per_coordinate",
             delta=1e-5,
         ),
         E(

@@ -271,6 +271,23 @@ def _(mech: m.Gaussian) -> Sampler:
 
 
 @sampler_for.register
+def _(mech: m.GaussianVector) -> Sampler:
+    """f(x) + N(0, sigma^2 I_d): the input is the vector f(x), of the description's dimension."""
+    sigma, d = _num(mech, "sigma"), int(_num(mech, "dimension"))
+
+    def sample(data, size, rng):
+        x = _arr(data)
+        if x.shape != (d,):
+            raise InputError(
+                f"input of shape {x.shape} for a {d}-dimensional Gaussian mechanism; give the "
+                f"vector f(x) of its {d} coordinates."
+            )
+        return snap(x + rng.normal(scale=sigma, size=(size, d)))
+
+    return sample
+
+
+@sampler_for.register
 def _(mech: m.TwoSidedGeometric) -> Sampler:
     # the difference of two geometric variables with success probability 1 - e^(-1/b)
     p = -math.expm1(-1 / _num(mech, "scale"))

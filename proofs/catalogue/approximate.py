@@ -23,6 +23,7 @@ from proofs import (
     Gaussian,
     GaussianCalibration,
     GaussianCalibrationRegion,
+    GaussianVector,
     GroupPrivacy,
     K,
     KAryRR,
@@ -42,6 +43,7 @@ from proofs import (
     Variance,
     ZCDPConversion,
     chain_delta,
+    classical_sigma,
     drv_epsilon,
     forced_response_estimator,
     notes_sigma,
@@ -207,6 +209,7 @@ def _gaussian() -> list[Theorem]:
             "N(0, 9) noise on a sensitivity-1 query is (1, 1e-5)-DP (needs sigma >= 3.73)",
             expect="refuted",
         ),
+        *_gaussian_vector(d5),
         Theorem(
             "laplace.approx_dp",
             ApproxDP(Laplace(10, 1), R(1, 20), R(3, 100)),
@@ -218,6 +221,51 @@ def _gaussian() -> list[Theorem]:
             ApproxDP(_leaky(), sp.log(R(10, 9)), R(1, 10)),
             "exact sum of (p - e^eps q)_+",
             "the leaky mechanism is (ln(10/9), 1/10)-DP",
+        ),
+    ]
+
+
+_N004_VECTOR = (
+    "notes 004, Def. Gaussian mechanism (f: N^|X| -> R^d, l2-sensitivity; the noise N(0, "
+    "sigma^2) on each coordinate)"
+)
+
+
+def _gaussian_vector(d5) -> list[Theorem]:
+    """The notes' Gaussian mechanism on R^d: the same noise on every coordinate, calibrated on
+    the L2 sensitivity, is the one-dimensional mechanism whatever d
+    (proofs.mechanisms.noise.gaussian_vector_reduction)."""
+    d = sp.Symbol("d", integer=True, positive=True)
+    half = R(1, 2)
+    return [
+        Theorem(
+            "gaussian.vector_l2.classical",
+            ApproxDP(GaussianVector(classical_sigma(half, d5, 1), 1, d), half, d5),
+            f"{_N004_VECTOR}; {_DR14}, Thm A.1",
+            "N(0, sigma^2 I_d) noise, sigma = sqrt(2 ln(1.25/delta)) Delta_2/eps on the L2 "
+            "sensitivity Delta_2 = 1, is (0.5, 1e-5)-DP in every dimension d",
+        ),
+        Theorem(
+            "gaussian.vector_l2.notes_sigma",
+            ApproxDP(GaussianVector(notes_sigma(half, d5, 1), 1, d), half, d5),
+            f"{_N004_VECTOR}: sigma >= (2 Delta/eps) ln(1.25/delta)",
+            "the notes' sigma on the L2 sensitivity is (0.5, 1e-5)-DP in every dimension d",
+        ),
+        Theorem(
+            "gaussian.vector_l2.per_coordinate",
+            ApproxDP(GaussianVector(classical_sigma(half, d5, R(1, 4)), 1, 16), half, d5),
+            "a common slip: the noise of each coordinate calibrated on how far that coordinate "
+            "moves (1/4 on each of 16), not on the L2 move (1)",
+            "16 coordinates each moving by 1/4, sigma = sqrt(2 ln(1.25/delta)) (1/4)/eps: "
+            "(0.5, 1e-5)-DP (it is (1.61, 1e-5)-DP only)",
+            expect="refuted",
+        ),
+        Theorem(
+            "gaussian.vector_l2.l1_calibration",
+            ApproxDP(GaussianVector(classical_sigma(half, d5, 4), 1, 16), half, d5),
+            f"{_N004_VECTOR}: the L1 sensitivity bounds the L2 one (|v|_2 <= |v|_1)",
+            "16 coordinates each moving by 1/4 (L1 move 4, L2 move 1), sigma calibrated on the "
+            "L1 move: (0.5, 1e-5)-DP (true, with 4 times the noise needed)",
         ),
     ]
 

@@ -18,7 +18,7 @@ For each description, `formulate(mech)` returns a :class:`Formulation`:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import singledispatch
 from typing import Any
 
@@ -229,6 +229,19 @@ def _(mech: m.Gaussian) -> Formulation:
         mech, mech.pdf, False, lambda fx, fxp, y: ((y - fxp) ** 2 - (y - fx) ** 2) / (2 * s**2)
     )
     return Formulation((case,), tight_note="unbounded: the loss grows linearly in y")
+
+
+@formulate.register
+def _(mech: m.GaussianVector) -> Formulation:
+    from proofs.mechanisms.noise import gaussian_vector_reduction
+
+    gaussian_vector_reduction(mech)  # (its algebra checked: a ValueError if it fails)
+    base = formulate(mech.reduced())
+    return replace(
+        base,
+        tight_note="unbounded: the loss grows linearly along f(x) - f(x') (reduced to the "
+        "one-dimensional Gaussian: same privacy losses)",
+    )
 
 
 def coordinate_lemmas(scale: sp.Expr, l1: sp.Expr, eps: sp.Expr) -> tuple[Lemma, ...]:

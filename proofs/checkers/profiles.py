@@ -20,7 +20,7 @@ Balle and Wang 2018, Thm 5). M is (eps, delta)-DP iff delta(eps) <= delta on eve
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -34,7 +34,8 @@ from proofs.errors import InputError
 from proofs.expr import rationalize
 from proofs.finite import finite_delta
 from proofs.formulas import phi
-from proofs.mechanisms import FiniteMechanism, Gaussian, Laplace, sym
+from proofs.mechanisms import FiniteMechanism, Gaussian, GaussianVector, Laplace, sym
+from proofs.mechanisms.noise import gaussian_vector_reduction
 from proofs.numeric import PRECISION, precision, show_ball, to_ball
 from proofs.results import Counterexample, Finding, Verdict
 from proofs.symbols import EPSILON, SENSITIVITY
@@ -306,6 +307,29 @@ def _approx_gaussian(claim: ApproxDP) -> Finding:
     )
 
 
+def _approx_gaussian_vector(claim: ApproxDP) -> Finding:
+    """The d-dimensional Gaussian, decided as the one-dimensional one it reduces to
+    (:func:`proofs.mechanisms.noise.gaussian_vector_reduction`); a counterexample's event is
+    then on the projection of the output onto the direction the datasets move f."""
+    mech = claim.mechanism
+    steps = gaussian_vector_reduction(mech)
+    found = _approx_gaussian(replace(claim, mechanism=mech.reduced()))
+    cex = found.counterexample
+    if cex is not None:
+        cex = replace(
+            cex,
+            inputs=("f(x) = Delta u", "f(x') = 0 (u a unit vector of R^d)"),
+            output=str(cex.output).replace("y >", "<y, u> >"),
+            parameters={**cex.parameters, "d": str(mech.dimension)},
+        )
+    return replace(
+        found,
+        method=f"reduced to the one-dimensional Gaussian (same privacy losses); {found.method}",
+        steps=(*steps, *found.steps),
+        counterexample=cex,
+    )
+
+
 def _approx_laplace(claim: ApproxDP) -> Finding:
     lap = claim.mechanism
     deriv = laplace_profile_derivation()
@@ -413,6 +437,8 @@ def _check_approx_dp(claim) -> Finding:
     try:
         if isinstance(mech, Gaussian):
             return _approx_gaussian(claim)
+        if isinstance(mech, GaussianVector):
+            return _approx_gaussian_vector(claim)
         if isinstance(mech, Laplace):
             return _approx_laplace(claim)
         if isinstance(mech, FiniteMechanism):
@@ -432,7 +458,7 @@ def _check_approx_dp(claim) -> Finding:
     return Finding(
         Verdict.UNKNOWN,
         "none",
-        reason=f"no privacy profile for {type(mech).__name__}; use Gaussian, "
+        reason=f"no privacy profile for {type(mech).__name__}; use Gaussian, GaussianVector, "
         "Laplace or FiniteMechanism",
     )
 

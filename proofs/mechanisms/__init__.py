@@ -19,7 +19,14 @@ from proofs import exports_of
 from proofs.mechanisms.base import sym
 from proofs.mechanisms.floats import FloatLaplace, SignedZeroLaplace
 from proofs.mechanisms.local import OneBitTelemetry, Rappor, RepeatedOneBit
-from proofs.mechanisms.noise import Gaussian, Histogram, Laplace, LaplaceVector, TwoSidedGeometric
+from proofs.mechanisms.noise import (
+    Gaussian,
+    GaussianVector,
+    Histogram,
+    Laplace,
+    LaplaceVector,
+    TwoSidedGeometric,
+)
 from proofs.mechanisms.oracles import (
     HadamardResponse,
     LocalHashing,

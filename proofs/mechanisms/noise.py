@@ -12,7 +12,15 @@ from proofs.expr import as_expr
 from proofs.mechanisms.base import sym
 from proofs.validate import check_epsilon, check_in_range, check_positive
 
-__all__ = ["Gaussian", "Histogram", "Laplace", "LaplaceVector", "TwoSidedGeometric"]
+__all__ = [
+    "Gaussian",
+    "GaussianVector",
+    "Histogram",
+    "Laplace",
+    "LaplaceVector",
+    "TwoSidedGeometric",
+    "gaussian_vector_reduction",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,3 +185,73 @@ class Gaussian:
     def pdf(self, fx, y):
         s = self.sigma
         return sp.exp(-((y - fx) ** 2) / (2 * s**2)) / (s * sp.sqrt(2 * sp.pi))
+
+
+@dataclass(frozen=True, slots=True)
+class GaussianVector:
+    """d-dimensional Gaussian mechanism M(x) = f(x) + N(0, sigma^2 I_d): f maps a dataset to
+    R^d, and neighbours move it by at most `sensitivity` in L2 norm (notes 004, "Example of
+    DP-mechanism: Gaussian Mechanism", l2-sensitivity; Dwork and Roth 2014, Thm A.1).
+
+    The same noise on every coordinate makes it the one-dimensional :class:`Gaussian` with
+    the L2 sensitivity as its shift, whatever d (:meth:`reduced`,
+    :func:`gaussian_vector_reduction`): every privacy claim about it is decided on that one.
+    """
+
+    sigma: Any = sym("sigma")
+    sensitivity: Any = sym("Delta")
+    dimension: Any = sp.Symbol("d", integer=True, positive=True)
+
+    def __post_init__(self):
+        for name in ("sigma", "sensitivity", "dimension"):
+            object.__setattr__(self, name, as_expr(getattr(self, name), name))
+
+    def domain(self):
+        return (self.sigma > 0, self.sensitivity > 0, self.dimension >= 1)
+
+    def validate(self):
+        check_positive(self.sigma, "sigma")
+        check_positive(self.sensitivity, "sensitivity")
+        check_in_range(self.dimension, "dimension", 1, None, lo_open=False)
+        if self.dimension.is_number and not self.dimension.is_integer:
+            raise InputError(
+                f"dimension={self.dimension} must be a whole number of coordinates; e.g. 10."
+            )
+
+    def reduced(self) -> Gaussian:
+        """The one-dimensional Gaussian mechanism with the same privacy losses."""
+        return Gaussian(self.sigma, self.sensitivity)
+
+
+def gaussian_vector_reduction(mech: GaussianVector) -> tuple[str, ...]:
+    """The steps that make `mech` the one-dimensional Gaussian of :meth:`GaussianVector.reduced`,
+    the algebra checked by SymPy (a ValueError if it does not simplify to 0):
+
+    1. coordinate j, a = f_j(x), b = f_j(x'), y = a + z: the log-ratio
+       ((y - b)^2 - (y - a)^2) / (2 sigma^2) is z (a - b)/sigma^2 + (a - b)^2/(2 sigma^2);
+    2. summed over the d independent coordinates, with v = f(x) - f(x'): the loss is
+       <z, v>/sigma^2 + |v|^2/(2 sigma^2), and <z, v> ~ N(0, sigma^2 |v|^2) (independent
+       normals: their variances add);
+    3. the one-dimensional mechanism shifted by t = |v| has the loss z t/sigma^2 + t^2/(2 sigma^2)
+       with z t ~ N(0, sigma^2 t^2) (step 1 with d = 1): the same law. Its neighbours shift by
+       |t| <= Delta exactly when the vector's move by |v|_2 <= Delta, so both mechanisms have the
+       same privacy losses over their neighbours, and the same profile."""
+    s = mech.sigma
+    a, b, z, t = sp.symbols("a b z t", real=True)
+    y = a + z
+    loss = ((y - b) ** 2 - (y - a) ** 2) / (2 * s**2)
+    linear = z * (a - b) / s**2 + (a - b) ** 2 / (2 * s**2)
+    if sp.simplify(sp.expand(loss - linear)) != 0:
+        raise ValueError("the coordinate loss did not simplify to its linear form")
+    one = ((z + t) ** 2 - z**2) / (2 * s**2) - (z * t / s**2 + t**2 / (2 * s**2))
+    if sp.simplify(sp.expand(one)) != 0:
+        raise ValueError("the one-dimensional loss did not simplify to its linear form")
+    return (
+        "coordinate j (a = f_j(x), b = f_j(x'), y = a + z): ((y - b)^2 - (y - a)^2)/(2 sigma^2) "
+        "= z (a - b)/sigma^2 + (a - b)^2/(2 sigma^2) (SymPy: difference simplifies to 0)",
+        "summed over the d coordinates, v = f(x) - f(x'): loss = <z, v>/sigma^2 + |v|^2/(2 "
+        "sigma^2), <z, v> ~ N(0, sigma^2 |v|^2) (independent normal coordinates)",
+        "the one-dimensional mechanism shifted by t = |v|: loss = z t/sigma^2 + t^2/(2 sigma^2), "
+        "the same law; L2 moves |v| <= Delta are its shifts |t| <= Delta: decided as "
+        f"Gaussian(sigma={mech.sigma}, sensitivity={mech.sensitivity}), whatever the dimension",
+    )

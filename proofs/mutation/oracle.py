@@ -122,6 +122,8 @@ def pure_loss(mech, v: dict) -> mp.mpf | None:
     """sup of ln P[M(x)=y]/P[M(x')=y] found on a grid, at parameter values v (a lower bound on
     the true supremum: a witness)."""
     sub = lambda e: num(e, v)
+    if isinstance(mech, m.GaussianVector):
+        mech = mech.reduced()  # (see approx_delta)
     if isinstance(mech, (m.Laplace, m.Gaussian, m.TwoSidedGeometric)):
         d = sub(mech.sensitivity)
         scale = sub(mech.sigma if isinstance(mech, m.Gaussian) else mech.scale)
@@ -238,6 +240,9 @@ def _oracle_pure(c) -> bool | None:
 
 def approx_delta(mech, eps) -> mp.mpf | None:
     e = mp.exp(eps)
+    if isinstance(mech, m.GaussianVector):
+        # its loss <z, v>/s^2 + |v|^2/(2 s^2) has the law of the 1-D loss with d = |v|
+        mech = mech.reduced()
     if isinstance(mech, m.Gaussian):
         # the log-ratio d (2y - d)/(2 s^2) increases: the optimal event is y > y*
         d, s = num(mech.sensitivity), num(mech.sigma)
