@@ -273,7 +273,11 @@ def _(mech: m.Gaussian) -> Sampler:
 @sampler_for.register
 def _(mech: m.GaussianVector) -> Sampler:
     """f(x) + N(0, sigma^2 I_d): the input is the vector f(x), of the description's dimension."""
-    sigma, d = _num(mech, "sigma"), int(_num(mech, "dimension"))
+    from proofs.validate import check_description
+
+    sigma, d = _num(mech, "sigma"), _num(mech, "dimension")
+    check_description(mech)  # (a whole number of coordinates, sigma > 0)
+    d = int(d)
 
     def sample(data, size, rng):
         x = _arr(data)

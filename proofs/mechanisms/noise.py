@@ -213,10 +213,6 @@ class GaussianVector:
         check_positive(self.sigma, "sigma")
         check_positive(self.sensitivity, "sensitivity")
         check_in_range(self.dimension, "dimension", 1, None, lo_open=False)
-        if self.dimension.is_number and not self.dimension.is_integer:
-            raise InputError(
-                f"dimension={self.dimension} must be a whole number of coordinates; e.g. 10."
-            )
 
     def reduced(self) -> Gaussian:
         """The one-dimensional Gaussian mechanism with the same privacy losses."""

@@ -144,3 +144,9 @@ def test_the_vector_gaussian_sampler_takes_its_dimensions_vector():
     assert sample([0.25] * 16, 7, np.random.default_rng(0)).shape == (7, 16)
     with pytest.raises(InputError, match=r"shape \(3,\) for a 16-dimensional"):
         sample([0.0, 1.0, 2.0], 7, np.random.default_rng(0))
+    from auditor.catalogue.samplers import sampler_for
+    from proofs import GaussianVector
+
+    for bad, what in ((GaussianVector(1, 1, 2.5), "integer"), (GaussianVector(-1, 1, 2), "sigma")):
+        with pytest.raises(InputError, match=what):
+            sampler_for(bad)
