@@ -27,6 +27,7 @@ from proofs import (
     Gaussian,
     GaussianCalibration,
     GaussianCalibrationRegion,
+    GaussianVector,
     GroupPrivacy,
     K,
     KAryRR,
@@ -70,6 +71,7 @@ R = sp.Rational
 a, s_, D_ = sym("alpha"), sym("sigma"), sym("Delta")
 b_ = sym("b")
 d5 = R(1, 10**5)
+_D = sp.Symbol("d", integer=True, positive=True)  # a dimension: every d
 rho, dl = sp.Symbol("rho", positive=True), sp.Symbol("delta", positive=True)
 rdp = sp.Symbol("rdp", positive=True)
 i_ = sp.Symbol("i", integer=True, nonnegative=True)
@@ -121,6 +123,19 @@ APPROXIMATE_MUTANTS = {
     "gaussian.classical_calibration.eps_2": [
         GaussianCalibration(d5, 0, 2, sigma=c5 * SENSITIVITY / (2 * EPSILON)),
         GaussianCalibration(d5, 0, 9),
+    ],
+    # the vector Gaussian (any dimension d): half the noise, or twice the L2 move
+    "gaussian.vector_l2.classical": [
+        ApproxDP(GaussianVector(classical_sigma(R(1, 2), d5, 1) / 2, 1, _D), R(1, 2), d5),
+        ApproxDP(GaussianVector(classical_sigma(R(1, 2), d5, 1), 2, 16), R(1, 2), d5),
+    ],
+    "gaussian.vector_l2.notes_sigma": [
+        ApproxDP(GaussianVector(notes_sigma(R(1, 2), d5, 1) / 10, 1, _D), R(1, 2), d5),
+        ApproxDP(GaussianVector(notes_sigma(R(1, 2), d5, 1), 10, 3), R(1, 2), d5),
+    ],
+    "gaussian.vector_l2.l1_calibration": [
+        ApproxDP(GaussianVector(classical_sigma(R(1, 2), d5, 4) / 8, 1, 16), R(1, 2), d5),
+        ApproxDP(GaussianVector(classical_sigma(R(1, 2), d5, 4), 8, 16), R(1, 2), d5),
     ],
     "gaussian.notes_calibration": [
         GaussianCalibration(d5, 0, 1, sigma=notes_sigma() / 10),
