@@ -129,6 +129,7 @@ mechanisms = st.one_of(
     st.builds(proofs.Histogram, scalars, st.sampled_from(["add_remove", "replace_one", "x"])),
     st.builds(proofs.OneBitTelemetry, scalars, scalars, st.sampled_from(["sum", "product"])),
     st.builds(proofs.Gaussian, scalars, scalars),
+    st.builds(proofs.GaussianVector, scalars, scalars, scalars),
     st.builds(proofs.FloatLaplace, scalars, scalars),
     st.builds(proofs.SignedZeroLaplace, scalars, scalars, scalars),
     st.builds(
