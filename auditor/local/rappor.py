@@ -46,8 +46,10 @@ __all__ = [
     "RapporClient",
     "RapporEstimate",
     "RapporParams",
+    "bloom_false_positive_rate",
     "bloom_filter",
     "bloom_indices",
+    "bloom_member",
     "candidate_matrix",
     "decode",
     "epsilon_infinity",
@@ -185,6 +187,28 @@ def bloom_filter(value: str, params: RapporParams, cohort: int = 0) -> np.ndarra
     bits = np.zeros(params.k, dtype=bool)
     bits[list(bloom_indices(value, params, cohort))] = True
     return bits
+
+
+def bloom_member(value: str, bits: np.ndarray, params: RapporParams, cohort: int = 0) -> bool:
+    """Is ``value`` in the Bloom filter ``bits`` (the OR of its members' filters)? Every one of
+    its hashed positions must be set. One-sided (notes 001, "crash course bloom filters"): a
+    member is always found (no false negatives), a non-member may be (a false positive, at
+    about :func:`bloom_false_positive_rate`)."""
+    bits = np.asarray(bits, dtype=bool)
+    if bits.shape != (params.k,):
+        raise InputError(
+            f"bits of shape {bits.shape} for a {params.k}-bit Bloom filter; give the k = "
+            f"{params.k} booleans of a filter built with these parameters."
+        )
+    return bool(bits[list(bloom_indices(value, params, cohort))].all())
+
+
+def bloom_false_positive_rate(members: int, params: RapporParams) -> float:
+    """The chance that a value not among ``members`` inserted values is found in their filter,
+    with each of the h positions uniform and independent: ``(1 - (1 - 1/k)^(h n))^h``."""
+    _check_int("members", members, 0, "give the number of values inserted")
+    empty = (1 - 1 / params.k) ** (params.h * members)
+    return float((1 - empty) ** params.h)
 
 
 def candidate_matrix(candidates: Sequence[str], params: RapporParams) -> np.ndarray:
