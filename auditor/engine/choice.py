@@ -69,6 +69,11 @@ class Power:
         return conclusive(*self._of(c), self.factor)
 
 
+def _key(c: Candidate) -> tuple:
+    """A candidate's identity: its pair, orientation and event."""
+    return (c.pair_index, c.forward, repr(c.event))
+
+
 POWER_BINS = 24  # judged probabilities binned on the logit scale: one contender per bin
 
 
@@ -134,7 +139,6 @@ def choose(cands: list[Candidate], k_max: int, power: Power | None = None) -> li
 def _choose(cands: list[Candidate], k_max: int, power: Power | None) -> list[Candidate]:
     if not cands:
         return []
-    key = lambda c: (c.pair_index, c.forward, repr(c.event))
     first = max(cands, key=lambda c: c.rank)
     if power is not None and first.rank < first.plain - 1e2:  # no real gain anywhere
         quiet = [c.plain for c in cands if not c.fluke]  # (a fluke's is a lucky draw's)
@@ -145,7 +149,7 @@ def _choose(cands: list[Candidate], k_max: int, power: Power | None) -> list[Can
         return [first]
     chosen = [first]
     # another event costs a wider union bound: only worth it when it may well be better
-    if key(bold) != key(first) and bold.plain > first.plain + 0.03 * abs(first.plain):
+    if _key(bold) != _key(first) and bold.plain > first.plain + 0.03 * abs(first.plain):
         chosen.append(bold)
     # (a candidate with no shrunk gain ranks at its plain prediction - 1e3: see select.judge)
     others = [
@@ -156,7 +160,7 @@ def _choose(cands: list[Candidate], k_max: int, power: Power | None) -> list[Can
     if others and len(chosen) < k_max:
         runner = max(others, key=lambda c: c.plain)
         sigma = (runner.plain - runner.rank) / SHRINK_GAP
-        new = all(key(runner) != key(c) for c in chosen)
+        new = all(_key(runner) != _key(c) for c in chosen)
         if new and runner.rank > 0 and runner.plain + 2 * sigma >= first.plain:
             chosen.append(runner)
     return chosen
@@ -191,9 +195,8 @@ def _power_event(cands: list[Candidate], chosen: list[Candidate], power: Power):
     if any(now.conclusive(c) for c in chosen):
         return None
     after = replace(power, a=power.a / (len(chosen) + 1))
-    key = lambda c: (c.pair_index, c.forward, repr(c.event))
-    taken = {key(c) for c in chosen}
-    best = _most_powerful([c for c in _leaning(cands) if key(c) not in taken], after)
+    taken = {_key(c) for c in chosen}
+    best = _most_powerful([c for c in _leaning(cands) if _key(c) not in taken], after)
     return best if best is not None and after.conclusive(best) else None
 
 
