@@ -48,6 +48,7 @@ _EXPORTS = {
         "ChebyshevTail",
         "ComposedDP",
         "DistanceBound",
+        "EstimateAt",
         "GaussianCalibration",
         "GaussianCalibrationRegion",
         "GroupPrivacy",

@@ -19,6 +19,7 @@ from proofs import (
     CalibrationMinimal,
     ChebyshevTail,
     ComposedDP,
+    EstimateAt,
     FiniteMechanism,
     Gaussian,
     GaussianCalibration,
@@ -516,6 +517,19 @@ def _estimators() -> list[Theorem]:
             Variance(rr, 1 / (4 * a**2 * N), "=="),
             "a common slip: the bound 1/(4 alpha^2 n) taken as the variance",
             "Var[p_hat] = 1/(4 alpha^2 n) exactly",
+            expect="refuted",
+        ),
+        Theorem(
+            "estimator.rr.notes_example",
+            EstimateAt(rr_estimator(R(1, 2)), [0] * 9 + [1] * 9, R(1, 2)),
+            "notes 003 'Experiment with alpha = 1/2' (n = 18)",
+            "alpha = 1/2, 18 reports, 9 of them 1: p_hat = 9/9 - 1/2 = 1/2",
+        ),
+        Theorem(
+            "estimator.rr.share_of_ones",
+            EstimateAt(rr_estimator(R(1, 2)), [0] * 6 + [1] * 12, R(2, 3)),
+            "a slip: the share of ones taken as the estimate (true only at 1/2, as in the notes)",
+            "alpha = 1/2, 18 reports, 12 of them 1: p_hat = 12/18 = 2/3",
             expect="refuted",
         ),
         Theorem(

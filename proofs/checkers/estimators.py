@@ -13,6 +13,9 @@ population has n individuals, n_1 of them with x = 1 (binary inputs), so, exactl
   looser 1/(alpha^2 n) from Var(y_i) <= 1), and by Chebyshev
   P[|p_hat - p| >= t] <= 1/(4 alpha^2 n t^2).
 - Forced response (notes 004): n_true_hat = 2 n_obs - N/2 is unbiased for n_true; Var = 3N/4.
+- A worked estimate (:class:`EstimateAt`; notes 003: alpha = 1/2, 9 ones in 18 reports give
+  p_hat = 9/9 - 1/2 = 1/2): the estimator evaluated on the reports, exactly; ``certified`` (it
+  holds at the stated values), or ``refuted`` with the value it does take.
 - One-bit telemetry (Ding, Kulkarni, Yekhanin 2017, Sec. 2.1): with P[b=1 | x] =
   1/(e^eps+1) + (x/m)(e^eps-1)/(e^eps+1), the mean estimator
   (m/n) sum_i (b_i (e^eps + 1) - 1)/(e^eps - 1) is unbiased for the mean of x_i in [0, m]
@@ -29,7 +32,7 @@ import itertools
 
 import sympy as sp
 
-from proofs.claims import ChebyshevTail, PerReportUnbiased, Unbiased, Variance
+from proofs.claims import ChebyshevTail, EstimateAt, PerReportUnbiased, Unbiased, Variance
 from proofs.claims.estimation import NotRational
 from proofs.decide import compare as _compare
 from proofs.expr import rationalize
@@ -259,7 +262,50 @@ def _check_per_report_unbiased(claim) -> Finding:
     return Finding(Verdict.UNKNOWN, "exact algebra", reason=f"bias {bias} not decided", steps=steps)
 
 
+def _check_estimate_at(claim) -> Finding:
+    e, bits = claim.estimator, claim.reports
+    values = claim.values()
+    ones = sp.Integer(sum(bits))
+    slope, intercept = (rationalize(sp.sympify(x).subs(values)) for x in (e.slope, e.intercept))
+    estimate = sp.simplify(slope * ones + intercept)
+    steps = (
+        f"n = {len(bits)}, S = {ones}",
+        f"{e.name} = ({slope}) * {ones} + ({intercept}) = {estimate}",
+    )
+    gap = sp.simplify(estimate - claim.value)
+    if gap == 0:
+        return Finding(Verdict.CERTIFIED, "exact arithmetic at the stated values", steps=steps)
+    status, how = _compare(estimate, claim.value)
+    if status != "violated":
+        status, how = _compare(claim.value, estimate)
+    if estimate.is_Rational and claim.value.is_Rational:
+        status, how = "violated", "exact rational arithmetic"
+    if status == "violated":
+        cex = Counterexample(
+            _params(values),
+            ("-", "-"),
+            f"{ones} ones in {len(bits)} reports",
+            f"|{e.name} - claimed| = |{estimate} - {claim.value}| = {_abs(estimate - claim.value)}",
+            "0",
+            how,
+            note=f"{e.name} = {estimate}, claimed {claim.value}",
+        )
+        return Finding(
+            Verdict.REFUTED,
+            "exact arithmetic at the stated values",
+            counterexample=cex,
+            steps=steps,
+        )
+    return Finding(
+        Verdict.UNKNOWN,
+        "exact arithmetic",
+        reason=f"{estimate} - {claim.value} not decided",
+        steps=steps,
+    )
+
+
 _CHECKS = {
+    EstimateAt: _check_estimate_at,
     Unbiased: _check_unbiased,
     Variance: _check_variance,
     ChebyshevTail: _check_chebyshev_tail,

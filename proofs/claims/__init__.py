@@ -28,6 +28,7 @@ from proofs.claims.distributions import (
 )
 from proofs.claims.estimation import (
     ChebyshevTail,
+    EstimateAt,
     LinearEstimator,
     PerReportUnbiased,
     Unbiased,

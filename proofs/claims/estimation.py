@@ -4,7 +4,8 @@ their bias, variance and tails, and per-report unbiased terms. Descriptions only
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from fractions import Fraction
 from math import comb
 from typing import Any
@@ -16,10 +17,11 @@ from proofs.errors import InputError
 from proofs.expr import as_expr, by_name, rationalize, symbols_of
 from proofs.mechanisms import AlphaCoinRR, ForcedResponse, OneBitTelemetry, SupportReport, sym
 from proofs.symbols import N1, REPORT_BIT, N, T, X
-from proofs.validate import check_description
+from proofs.validate import allowed, check_description
 
 __all__ = [
     "ChebyshevTail",
+    "EstimateAt",
     "LinearEstimator",
     "NotRational",
     "PerReportUnbiased",
@@ -205,6 +207,99 @@ class ChebyshevTail(Claim):
 
     def statement(self) -> str:
         return f"P[|{self.estimator.name} - target| >= t] <= {self.bound}"
+
+
+@dataclass(frozen=True, slots=True)
+class EstimateAt(Claim):
+    """Claim: the estimator's value on the given reports (a sequence of 0/1 bits, so n is its
+    length and S its sum) is exactly `value`, at the mechanism parameters `at` (a mapping from
+    name to number; parameters the estimator was built with need none). A worked example:
+    notes 003 ask alpha = 1/2 of 18 people, 9 say 0 and 9 say 1, and p_hat is 1/2."""
+
+    estimator: LinearEstimator
+    reports: Any
+    value: Any
+    at: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self):
+        check_estimator(self.estimator)
+        e = self.estimator
+        bits = _report_bits(self.reports)
+        object.__setattr__(self, "reports", bits)
+        table = symbols_of(e.mechanism, e.slope, e.intercept)
+        table.pop("n", None)
+        table.pop("n_1", None)
+        if not isinstance(self.at, Mapping):
+            raise InputError(f"at={self.at!r} is not a mapping; give e.g. at={{'alpha': 1/2}}.")
+        fixed = {}
+        for name, number in self.at.items():
+            if name not in table:
+                raise InputError(
+                    f"at names {name!r}, not a parameter of this estimator; its parameters are "
+                    f"{sorted(table) or 'none (all fixed)'}."
+                )
+            v = as_expr(number, f"at[{name!r}]")
+            if v.free_symbols:
+                raise InputError(f"at[{name!r}]={number!r} is not a number; give a number.")
+            fixed[name] = v
+        open_ = sorted(set(table) - set(fixed))
+        if open_:
+            raise InputError(
+                f"parameters {open_} of the estimator have no value; give them in at, "
+                f"e.g. at={{{open_[0]!r}: 1/2}}."
+            )
+        values = self.values()
+        for s, v in values.items():
+            if not allowed(s, v):
+                raise InputError(
+                    f"at[{s.name!r}]={v} is not a value {s.name} can take "
+                    f"({', '.join(k for k in _KINDS if s.assumptions0.get(k))}); give one "
+                    "inside the mechanism's domain."
+                )
+        for c in e.mechanism.domain():
+            if sp.sympify(c).subs(values) is not sp.true:
+                raise InputError(
+                    f"at={dict(self.at)!r} is outside the mechanism's domain ({c}); give "
+                    "parameter values inside it."
+                )
+        object.__setattr__(self, "at", fixed)
+        v = as_expr(self.value, "value")
+        if v.free_symbols:
+            raise InputError(f"value={self.value!r} is not a number; give the claimed estimate.")
+        object.__setattr__(self, "value", v)
+
+    def values(self) -> dict:
+        """The symbol -> number substitution: n from the reports and the parameters in `at`."""
+        table = symbols_of(self.estimator.mechanism, self.estimator.slope, self.estimator.intercept)
+        out = {table[k]: as_expr(v, k) for k, v in self.at.items()}
+        return {**out, N: sp.Integer(len(self.reports))}
+
+    def statement(self) -> str:
+        e, bits = self.estimator, self.reports
+        at = ", ".join(f"{k} = {v}" for k, v in self.at.items())
+        return (
+            f"{e.name} = {self.value} from {sum(bits)} ones in {len(bits)} reports of "
+            f"{type(e.mechanism).__name__}{f' ({at})' if at else ''}"
+        )
+
+
+_KINDS = ("integer", "positive", "nonnegative", "even", "odd", "prime")
+
+
+def _report_bits(reports: Any) -> tuple[int, ...]:
+    if isinstance(reports, (str, bytes)) or not hasattr(reports, "__iter__"):
+        raise InputError(
+            f"reports={reports!r} is not a sequence of 0/1 reports; give e.g. [0, 1, 1]."
+        )
+    bits = []
+    for b in reports:
+        if isinstance(b, bool) or (hasattr(b, "__index__") and int(b) in (0, 1)):
+            bits.append(int(b))
+        else:
+            raise InputError(f"reports holds {b!r}, not a 0/1 report; give bits 0 or 1.")
+    if not bits:
+        raise InputError("reports=[] has no report; give at least one 0/1 report.")
+    return tuple(bits)
 
 
 @dataclass(frozen=True, slots=True)

@@ -62,6 +62,14 @@ def _oracle_unbiased(c) -> bool | None:
     return True
 
 
+def _oracle_estimate_at(c) -> bool | None:
+    """The estimator on the reports, summed one report at a time in mpmath."""
+    e, values = c.estimator, c.values()
+    a, b = num(e.slope, values), num(e.intercept, values)
+    estimate = b + mp.fsum(a * bit for bit in c.reports)
+    return not differ(estimate, num(c.value))
+
+
 def _oracle_variance(c) -> bool | None:
     e = c.estimator
     for v in estimator_points(e, c.bound):

@@ -91,6 +91,7 @@ def _claim_mutants(claim) -> list[tuple[str, Any]]:
         ChebyshevTail,
         ComposedDP,
         DistanceBound,
+        EstimateAt,
         GaussianCalibration,
         GaussianCalibrationRegion,
         GroupPrivacy,
@@ -190,6 +191,12 @@ def _claim_mutants(claim) -> list[tuple[str, Any]]:
             out.append(("k+1", replace(c, bound=shifted)))
     elif isinstance(c, ChebyshevTail):
         out.append(("constant", replace(c, bound=c.bound * _DOWN)))
+    elif isinstance(c, EstimateAt):
+        nudge = sp.Rational(1, 100) if c.value == 0 else 0
+        out += [
+            ("constant", replace(c, value=c.value * _DOWN - nudge)),
+            ("constant", replace(c, value=c.value * _UP + nudge)),
+        ]
     elif isinstance(c, PerReportUnbiased):
         out.append(("constant", replace(c, term=c.term * _UP)))
     elif isinstance(c, Moment):

@@ -484,6 +484,7 @@ def _judge(claim) -> bool | None:
     from proofs.mutation.facts import (  # estimators and facts about distributions
         _oracle_chebyshev,
         _oracle_distance,
+        _oracle_estimate_at,
         _oracle_inequality,
         _oracle_moment,
         _oracle_noisy_mean,
@@ -508,6 +509,7 @@ def _judge(claim) -> bool | None:
         (c.ZCDPConversion, _oracle_conversion),
         (c.RDPComposition, _oracle_rdp),
         (c.Unbiased, _oracle_unbiased),
+        (c.EstimateAt, _oracle_estimate_at),
         (c.Variance, _oracle_variance),
         (c.ChebyshevTail, _oracle_chebyshev),
         (c.PerReportUnbiased, _oracle_per_report),

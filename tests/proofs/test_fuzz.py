@@ -194,6 +194,13 @@ claims = st.one_of(
     st.builds(lambda a, b: proofs.Variance(proofs.rr_estimator(a), b), scalars, scalars),
     st.builds(lambda a, b: proofs.ChebyshevTail(proofs.rr_estimator(a), b), scalars, scalars),
     st.builds(proofs.PerReportUnbiased, mechanisms, scalars),
+    st.builds(
+        lambda e, r, v, at: proofs.EstimateAt(e, r, v, at),
+        st.sampled_from([proofs.rr_estimator(), proofs.forced_response_estimator()]),
+        st.one_of(st.lists(st.sampled_from([0, 1, 2, True, 0.5, "1"]), max_size=5), scalars),
+        scalars,
+        st.one_of(st.dictionaries(st.sampled_from(["alpha", "n", "x"]), scalars), scalars),
+    ),
     st.builds(proofs.Theorem, st.sampled_from(["id", ""]), st.just(42), st.just("src")),
     st.builds(proofs.Normalised, mechanisms),
     st.builds(proofs.Moment, mechanisms, st.sampled_from(["mean", "variance", "x"]), scalars),

@@ -69,6 +69,8 @@ EXPECTED = {
     "estimator.rr.variance_quarter": "proved",
     "estimator.rr.variance_notes": "proved",
     "estimator.rr.variance_is_quarter": "refuted",
+    "estimator.rr.notes_example": "certified",
+    "estimator.rr.share_of_ones": "refuted",
     "estimator.rr.chebyshev": "proved",
     "estimator.forced_response": "proved",
     "estimator.forced_response.variance": "proved",

@@ -23,6 +23,7 @@ from proofs import (
     CalibrationMinimal,
     ChebyshevTail,
     ComposedDP,
+    EstimateAt,
     FiniteMechanism,
     Gaussian,
     GaussianCalibration,
@@ -255,6 +256,10 @@ APPROXIMATE_MUTANTS = {
     "estimator.rr.variance_notes": [
         Variance(rr_estimator(), 1 / (5 * a**2 * N)),
         Variance(rr_estimator(), 1 / (a * N)),
+    ],
+    "estimator.rr.notes_example": [
+        EstimateAt(rr_estimator(sp.Rational(1, 2)), [0] * 9 + [1] * 9, sp.Rational(5, 9)),
+        EstimateAt(rr_estimator(sp.Rational(1, 2)), [0] * 8 + [1] * 10, sp.Rational(1, 2)),
     ],
     "estimator.rr.chebyshev": [
         ChebyshevTail(rr_estimator(), 1 / (40 * a**2 * N * T**2)),
