@@ -228,8 +228,12 @@ def _k_ary(eps: float, k: int = 4) -> Callable[[int, float, float], float]:
     return lambda n, a, d: _discrete_oracle(px, py, n, a, d)
 
 
-def _gaussian(eps: float, delta: float) -> Callable[[int, float, float], float]:
-    s = math.sqrt(2 * math.log(1.25 / delta)) / eps
+def _gaussian(eps: float, delta: float, move: float = 1.0) -> Callable[[int, float, float], float]:
+    """N(0, s^2) against N(1, s^2), s calibrated classically on ``move``. A Gaussian on R^d
+    whose inputs are an L2 distance 1 apart is this one: the likelihood ratio depends on the
+    output only through its projection on the move, so the best events are half-spaces across
+    it, and the projection is N(0, s^2) against N(1, s^2)."""
+    s = math.sqrt(2 * math.log(1.25 / delta)) * move / eps
     return lambda n, a, d: _scalar_oracle(
         lambda t: stats.norm.cdf(t, 0, s),
         lambda t: stats.norm.cdf(t, 1, s),
@@ -587,6 +591,10 @@ def _oracles() -> dict[str, Callable[[float], Callable[[int, float, float], floa
         "rr.k_ary": _k_ary,
         "one_bit.telemetry": lambda e: _bernoulli(tele(e), 1 - tele(e)),
         "gaussian": lambda e: _gaussian(e, samplers.get("gaussian").delta),
+        "gaussian.vector_l2": lambda e: _gaussian(e, samplers.get("gaussian.vector_l2").delta),
+        "gaussian.vector_per_coordinate": lambda e: _gaussian(
+            e, samplers.get("gaussian.vector_per_coordinate").delta, 0.25
+        ),
         "svt1": _svt(1, 0.5),
         "svt2": _svt(2),
         "svt3": _svt3,

@@ -121,3 +121,39 @@ def test_svt34_parallel_oracle_lies_between_its_parts_and_the_composition_bound(
     full = bound(n, a, 0.0)
     assert bound(10 * n, a, 0.0) > full
     assert 0.1 < full < 0.575  # Alg. 3 and Alg. 4 composed: at most 5.75 eps
+
+
+@pytest.mark.parametrize(
+    "name, move", [("gaussian.vector_l2", 1.0), ("gaussian.vector_per_coordinate", 0.25)]
+)
+def test_vector_gaussian_oracle_event_is_a_half_space_across_the_move(name, move):
+    """The oracle's event for a Gaussian on R^16 is a threshold on the projection on the move
+    (every pair moves an L2 distance of 1); its two probabilities match the sampler's, on every
+    pair of the entry, and the per-coordinate calibration (a quarter of the noise) certifies
+    more than the claim on the sample the bench uses."""
+    from scipy import stats
+
+    e = CATALOGUE[name]
+    eps, n, a = e.claimed_epsilon, 1_000_000, 0.025
+    bound, p_num, p_den = oracle.oracle_event(name, eps, n, a, e.delta)
+    sigma = float(e.description.sigma)
+    assert sigma == pytest.approx(np.sqrt(2 * np.log(1.25 / e.delta)) * move / eps)
+    # the projection of N(x, s^2 I) on the unit move from x to x' is N(0, s^2) vs N(1, s^2):
+    # the oracle's two probabilities are those of one threshold on it
+    t = stats.norm.isf(p_num, 1, sigma)  # P[proj > t] under x' is p_num
+    assert stats.norm.sf(t, 0, sigma) == pytest.approx(p_den, rel=1e-9)
+    sample = e.sampler()
+    for pair in e.pairs:
+        x, y = np.asarray(pair.a, float), np.asarray(pair.b, float)
+        u = (y - x) / np.linalg.norm(y - x)
+        assert np.linalg.norm(y - x) == pytest.approx(1.0)
+        rng = np.random.default_rng(3)
+        proj_y = (sample(pair.b, 20_000, rng) - x) @ u
+        proj_x = (sample(pair.a, 20_000, rng) - x) @ u
+        for proj, mean in ((proj_x, 0.0), (proj_y, 1.0)):
+            assert abs(proj.mean() - mean) < 5 * sigma / np.sqrt(2e4)
+            assert np.std(proj) == pytest.approx(sigma, rel=0.03)
+    if e.correct:
+        assert 0 < bound <= eps
+    else:
+        assert bound > eps
