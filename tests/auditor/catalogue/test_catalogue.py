@@ -29,7 +29,7 @@ def _costly(name: str) -> bool:
     """Many pairs or wide vector outputs: an audit costs seconds, so fewer seeds are run."""
     e = CATALOGUE[name]
     y = draw(as_mechanism(e.sampler()), e.pairs[0].a, 2, np.random.default_rng(0))
-    return len(e.pairs) >= 8 or (np.ndim(y) == 2 and np.shape(y)[1] >= 20)
+    return len(e.pairs) >= 8 or (np.ndim(y) == 2 and np.shape(y)[1] >= 16)
 
 
 # samples per dataset at which each broken benchmark is caught (measured once, x2-5 margin)
