@@ -238,7 +238,14 @@ class Outcome:
     joint: dict | None = None
 
 
-SIMPLE_FAMILIES = ("coordinate", "threshold", "threshold tails", "atoms")
+SIMPLE_FAMILIES = (
+    "coordinate",
+    "threshold",
+    "threshold tails",
+    "value tails (low)",
+    "value tails (high)",
+    "atoms",
+)
 LEARNED_FAMILIES = (
     "classifier",
     "projection",

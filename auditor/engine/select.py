@@ -233,6 +233,30 @@ def quantile_candidates(score: Score, sx: np.ndarray, sy: np.ndarray) -> list[Ca
     return out
 
 
+def value_tail_candidates(yx: np.ndarray, yy: np.ndarray) -> list[Candidate]:
+    """A real output's outer tails, ``y <= c`` at the quantiles SCORE_QUANTILES of both
+    building samples and ``y > c`` at their mirror images, in both directions: each side's
+    tails are judged together through a model of that side (:mod:`count_tails`)."""
+    both = np.sort(np.concatenate([yx, yy]).astype(float))
+    both = both[np.isfinite(both)]
+    n = both.size
+    out = []
+    for q in SCORE_QUANTILES:
+        k = int(q * n)
+        if k < 3:
+            continue
+        for ev, family in (
+            (ScoreInterval(Identity(), -np.inf, float(both[k - 1])), count_tails.LOW),
+            (ScoreInterval(Identity(), float(both[n - k]), np.inf), count_tails.HIGH),
+        ):
+            if both[0] <= (ev.hi if family == count_tails.LOW else ev.lo) < both[-1]:
+                out += [
+                    Candidate(ev, True, -np.inf, family=family),
+                    Candidate(ev, False, -np.inf, family=family),
+                ]
+    return out
+
+
 def median_candidates(score: Score, sx: np.ndarray, sy: np.ndarray) -> list[Candidate]:
     """Both sides of a score's cut at the median of both building samples, in both
     directions: the most balanced events, left unranked. When no event shows a gain (a
@@ -1046,17 +1070,20 @@ def judge(
     rank by a 1.6-sigma shrunk prediction (below MIN_GAIN, by a 1-sigma one, kept as
     ``plain`` for the engine's optional second event). The tails of a count score, or of a
     calibrated likelihood-ratio score, are ranked through its fitted model where it fits
-    (:mod:`auditor.engine.count_tails`). Counts can be streamed: the judging sample is never
-    held in memory.
+    (:mod:`auditor.engine.count_tails`); a real output's value tails only so (without a model
+    they are dropped: more tails ranked on their own counts only add lucky draws to beat).
+    Counts can be streamed: the judging sample is never held in memory.
     """
     num, den = oriented(cands, counts)
     shrunks, plains, modelled = _judged_scores(cands, num, den, m2, scorer)
     lucky = flukes(num, den, m2, scorer, rivals) & ~modelled
     out = []
     shares = zip((num / max(m2, 1)).tolist(), (den / max(m2, 1)).tolist())
-    for c, shrunk, plain, f, share in zip(
-        cands, shrunks.tolist(), plains.tolist(), lucky.tolist(), shares
+    for c, shrunk, plain, f, share, fitted in zip(
+        cands, shrunks.tolist(), plains.tolist(), lucky.tolist(), shares, modelled.tolist()
     ):
+        if c.family in count_tails.VALUE_FAMILIES and not fitted:
+            continue  # a real output's tail is a candidate through its side's model only
         if shrunk > MIN_GAIN and not f:
             out.append(replace(c, predicted=shrunk, rank=shrunk, plain=plain, share=share))
         else:
@@ -1198,6 +1225,7 @@ def _family_candidates(
             out += _tag(median_candidates(Identity(), yx, yy), MEDIAN)
             if kind == "real":
                 out += _tag(tail_candidates(yx, yy), "threshold tails")
+                out += value_tail_candidates(yx, yy)
         if "atoms" in on:
             out += _tag(keyset_candidates(KeyFn(), yx, yy, scorer), "atoms")
         if kind == "real" and "float" in on:
