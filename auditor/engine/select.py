@@ -1076,7 +1076,13 @@ def judge(
     """
     num, den = oriented(cands, counts)
     shrunks, plains, modelled = _judged_scores(cands, num, den, m2, scorer)
-    lucky = flukes(num, den, m2, scorer, rivals) & ~modelled
+    # value tails are judged through their model only: no rivals for the others' luck
+    own = ~value_tails(cands)
+    lucky = np.zeros(len(cands), dtype=bool)
+    if own.any():
+        rivals = max(rivals - int((~own).sum()), 0)
+        lucky[own] = flukes(num[own], den[own], m2, scorer, rivals)
+    lucky &= ~modelled
     out = []
     shares = zip((num / max(m2, 1)).tolist(), (den / max(m2, 1)).tolist())
     for c, shrunk, plain, f, share, fitted in zip(
@@ -1171,11 +1177,16 @@ def survivors(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Score
     num, den = oriented(cands, counts)
     shrunk, plain, _ = _judged_scores(cands, num, den, m2, scorer, model=False)
     rank = np.where((shrunk > MIN_GAIN) & ~flukes(num, den, m2, scorer), shrunk, plain - 1e3)
+    # a real output's value tails count only through their model, fitted at the end: on their
+    # own counts they neither lead nor rank a family (a lucky rare one would drop good events)
+    rank[value_tails(cands)] = -np.inf
     leader = float(np.max(rank))
     if not leader > MIN_GAIN:
         return keep
     best: dict[str, int] = {}
     for i, c in enumerate(cands):
+        if c.family in count_tails.VALUE_FAMILIES:
+            continue
         if c.family not in best or rank[i] > rank[best[c.family]]:
             best[c.family] = i
     ranked = sorted(best.values(), key=lambda i: -rank[i])
@@ -1199,6 +1210,11 @@ def survivors(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Score
     # and so are the balanced cuts (median_candidates): chosen should no gain hold up at the end
     keep[[i for i, c in enumerate(cands) if c.family == MEDIAN]] = True
     return keep
+
+
+def value_tails(cands: list[Candidate]) -> np.ndarray:
+    """Which candidates are a real output's value tails (judged only through their model)."""
+    return np.array([c.family in count_tails.VALUE_FAMILIES for c in cands], dtype=bool)
 
 
 def _tag(cands: list[Candidate], family: str) -> list[Candidate]:

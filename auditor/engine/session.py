@@ -55,6 +55,7 @@ from auditor.engine.select import (
     merge_tally,
     oriented,
     survivors,
+    value_tails,
     vector_keys,
 )
 from auditor.engine.session_state import restore_session, session_state
@@ -380,7 +381,11 @@ class Session:
         data never enter a bound, so any rule on them keeps certification valid.)"""
         a = self.levels[0] / (2 * self.cfg.max_certified)
         sc = Scorer(m2, m2, a, self.cfg.claim, shrink=JUDGE_SHRINK, joint=self.joint)
-        return bool(np.max(sc(*oriented(cands, counts))) > self.cfg.claim.threshold)
+        own = ~value_tails(cands)  # value tails count through their model only (select.judge)
+        if not own.any():
+            return False
+        scores = np.asarray(sc(*oriented(cands, counts)), dtype=float)
+        return bool(np.max(scores[own]) > self.cfg.claim.threshold)
 
     def _early(self) -> bool:
         return any(j is not None and j.get("early") for rnd in self.judged for j in rnd)
