@@ -12,15 +12,17 @@ from scipy import stats
 from auditor import audit
 from auditor.engine import count_tails
 from auditor.engine.claims import PointClaim
-from auditor.engine.events import ScoreInterval, Vote
+from auditor.engine.events import Identity, ScoreInterval, Vote
 from auditor.engine.scores import votes
 from auditor.engine.select import (
+    MEDIAN,
     Candidate,
     Scorer,
     count_candidates,
     judge,
     oriented,
     quantile_candidates,
+    survivors,
 )
 from auditor.engine.stats import expected_certified
 
@@ -373,3 +375,42 @@ def test_value_tails_are_ranked_by_a_model_of_their_side(law, delta):
     if delta > 0:
         assert np.mean(picked) >= 0.97 * np.mean(ideal)
         assert np.mean(raw) < 0.95 * np.mean(ideal)
+
+
+def test_value_tails_do_not_change_how_the_other_candidates_are_judged(monkeypatch):
+    """Value tails count only through their model. Without one they are not returned, they are
+    no rivals in the fluke rule of the others (a rare threshold judged on few outputs is a
+    fluke or not as it would be without them: with them counted, a half-noise Gaussian's
+    point claim lost its violation at 1e5 per dataset), and a lucky one does not lead the
+    family screen (which would drop the others' events)."""
+    from auditor.engine import select
+
+    m, n, a = 5_000, 90_000, 0.025
+    scorer = Scorer(m, n, a, PointClaim(0.3526, 1e-5))
+    law = stats.norm(scale=4.8448)
+    tails, tail_counts = _value_tails(law, m, 0)
+    assert tails and count_tails.fit_groups(tails, *oriented(tails, tail_counts), m) == {}
+    rng = np.random.default_rng(1)
+    others = [
+        Candidate(ScoreInterval(Identity(), 12.099, np.inf), False, -np.inf, family="threshold"),
+        Candidate(ScoreInterval(Identity(), 5.24, np.inf), False, -np.inf, family="threshold"),
+        Candidate(ScoreInterval(Identity(), -np.inf, 0.5), True, -np.inf, family=MEDIAN),
+    ]
+    jx, jy = law.rvs(size=m, random_state=rng), 1 + law.rvs(size=m, random_state=rng)
+    inside = lambda ev, s: int(np.sum((s > ev.lo) & (s <= ev.hi)))
+    own = np.array([(inside(c.event, jx), inside(c.event, jy)) for c in others], dtype=float)
+    seen = []
+    flukes = select.flukes
+    monkeypatch.setattr(
+        select, "flukes", lambda num, *args: seen.append((len(num), args[-1])) or flukes(num, *args)
+    )
+    cands, counts = others + tails, np.vstack([own, tail_counts])
+    judged = judge(cands, counts, m, scorer, rivals=len(cands))
+    assert seen == [(len(others), len(others))]
+    alone = judge(others, own, m, scorer, rivals=len(others))
+    assert [(c.event, c.rank, c.fluke) for c in judged] == [
+        (c.event, c.rank, c.fluke) for c in alone
+    ]
+    lucky = replace(tails[0], forward=True)  # a rare tail seen 60 times against none
+    keep = survivors([*others, lucky], np.vstack([own, [(60.0, 0.0)]]), m, scorer)
+    assert list(keep[:3]) == list(survivors(others, own, m, scorer))
