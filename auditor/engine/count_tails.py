@@ -164,11 +164,6 @@ def fit(
     its slope is near 1. ``skip``: a bin left out of the fit and of every prediction (the
     rest of a real output beyond one side's tails, whose logit the tails' line does not
     describe)."""
-    from scipy import stats
-    from statsmodels.genmod.families import Binomial
-    from statsmodels.genmod.generalized_linear_model import GLM
-    from statsmodels.tools.sm_exceptions import ConvergenceWarning, ModelWarning
-
     order = np.argsort(cuts)
     cuts, above_x, above_y = cuts[order], above_x[order], above_y[order]
     bx, by = _bins(cuts, above_x, m), _bins(cuts, above_y, m)
@@ -185,6 +180,13 @@ def fit(
         used[skip] = False
     if used.sum() < 3:
         return None
+    if skip is not None and not _slope_may_show(v[used], bx[used], by[used]):
+        return None
+    from scipy import stats
+    from statsmodels.genmod.families import Binomial
+    from statsmodels.genmod.generalized_linear_model import GLM
+    from statsmodels.tools.sm_exceptions import ConvergenceWarning, ModelWarning
+
     design = np.column_stack([np.ones(int(used.sum())), v[used]])
     try:
         with warnings.catch_warnings(record=True) as caught:  # separation, no convergence
@@ -212,6 +214,21 @@ def fit(
     if df > 0 and float(stats.chi2.sf(res.deviance, df)) < GOF_LEVEL:
         return None
     return TailModel(cuts, v, n, np.asarray(res.params, dtype=float), cov, calibrated, skip)
+
+
+def _slope_may_show(v: np.ndarray, bx: np.ndarray, by: np.ndarray) -> bool:
+    """A quick screen before a value tail's fit: the weighted least-squares slope of the bins'
+    empirical logits, at least SLOPE_Z - 1 of its standard errors off 0. A flat side (most of
+    them: the Laplace's) then costs no logistic fit, and no import of statsmodels (0.6 s, a
+    fifth of a small scalar audit's time)."""
+    logit = np.log((bx + 0.5) / (by + 0.5))
+    w = 1.0 / (1.0 / (bx + 0.5) + 1.0 / (by + 0.5))
+    vm = np.sum(w * v) / np.sum(w)
+    sxx = float(np.sum(w * (v - vm) ** 2))
+    if not sxx > 0:
+        return False
+    beta = float(np.sum(w * (v - vm) * logit)) / sxx
+    return abs(beta) * math.sqrt(sxx) >= SLOPE_Z - 1
 
 
 def fit_groups(cands, num: np.ndarray, den: np.ndarray, m2: int) -> dict[int, TailModel]:

@@ -414,3 +414,21 @@ def test_value_tails_do_not_change_how_the_other_candidates_are_judged(monkeypat
     lucky = replace(tails[0], forward=True)  # a rare tail seen 60 times against none
     keep = survivors([*others, lucky], np.vstack([own, [(60.0, 0.0)]]), m, scorer)
     assert list(keep[:3]) == list(survivors(others, own, m, scorer))
+
+
+def test_a_flat_side_costs_no_logistic_fit():
+    """The quick screen before a value tail's fit: a Laplace audit (flat tails) never fits the
+    logistic model, so statsmodels is not even imported (0.6 s of a small scalar audit)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from auditor import audit\n"
+        "from auditor.catalogue import CATALOGUE\n"
+        "e = CATALOGUE['laplace.scalar']\n"
+        "audit(e.sampler(), e.pairs, epsilon=e.claimed_epsilon, samples=100_000, seed=1)\n"
+        "print('statsmodels' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
