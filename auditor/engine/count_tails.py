@@ -36,8 +36,11 @@ side's bins alone (the rest of the output, beyond the tails' cuts, is left out: 
 not hold across the bulk). The Gaussian's logit is linear in its output, so its rare tails,
 whose ratio grows as they shrink, are predicted from every bin of their side; ranked on their
 own counts, the shrink against lucky draws steered the choice to a tail ten times too large
-(the catalogue's Gaussian at 1e6: certified 0.198 against an oracle of 0.238). Where the logit is
-flat in the tails (Laplace), the fitted slope is near 0 and the larger tails keep the lead.
+(the catalogue's Gaussian at 1e6: certified 0.198 against an oracle of 0.238). A side gets its
+model only when its fitted slope is SLOPE_Z standard errors off 0, and without one its tails are
+no candidates at all (select.judge): where the logit is flat in the tails (Laplace), a chance
+slope would send the choice to a rare tail no better than a wide one, and more tails ranked on
+their own counts would only add lucky draws.
 
 A learned score's model is trusted only where the judging sample sees the tail: a tail with
 fewer than MIN_TAIL expected judging outputs under either dataset keeps its own counts. Its

@@ -1085,11 +1085,12 @@ def judge(
     lucky &= ~modelled
     out = []
     shares = zip((num / max(m2, 1)).tolist(), (den / max(m2, 1)).tolist())
-    for c, shrunk, plain, f, share, fitted in zip(
-        cands, shrunks.tolist(), plains.tolist(), lucky.tolist(), shares, modelled.tolist()
+    dropped = (~own & ~modelled).tolist()  # a value tail is a candidate through its model only
+    for c, shrunk, plain, f, share, drop in zip(
+        cands, shrunks.tolist(), plains.tolist(), lucky.tolist(), shares, dropped
     ):
-        if c.family in count_tails.VALUE_FAMILIES and not fitted:
-            continue  # a real output's tail is a candidate through its side's model only
+        if drop:
+            continue
         if shrunk > MIN_GAIN and not f:
             out.append(replace(c, predicted=shrunk, rank=shrunk, plain=plain, share=share))
         else:
