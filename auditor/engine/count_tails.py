@@ -31,16 +31,22 @@ ratio need not be linear in it, and extrapolating the slope to its rare tails mi
 so its tails keep their own counts.
 
 A real output's own tails (families VALUE_FAMILIES: cuts at fixed quantiles of the building
-sample, 1e-4 to 0.1 on each side) are judged the same way, one model per side fitted on that
-side's bins alone (the rest of the output, beyond the tails' cuts, is left out: the line need
-not hold across the bulk). The Gaussian's logit is linear in its output, so its rare tails,
-whose ratio grows as they shrink, are predicted from every bin of their side; ranked on their
-own counts, the shrink against lucky draws steered the choice to a tail ten times too large
-(the catalogue's Gaussian at 1e6: certified 0.198 against an oracle of 0.238). A side gets its
-model only when its fitted slope is SLOPE_Z standard errors off 0, and without one its tails are
-no candidates at all (select.judge): where the logit is flat in the tails (Laplace), a chance
-slope would send the choice to a rare tail no better than a wide one, and more tails ranked on
-their own counts would only add lucky draws.
+sample, 1e-4 to 0.1 on each side) are judged the same way, one model per side
+(:func:`_side_model`). The Gaussian's logit is linear in its output, so its rare tails, whose
+ratio grows as they shrink, are predicted from every bin of their side; ranked on their own
+counts, the shrink against lucky draws steered the choice to a tail ten times too large (the
+catalogue's Gaussian at 1e6: certified 0.198 against an oracle of 0.238). The outer tails
+alone hold too few outputs to show their slope at that size (3 standard errors off 0 in few
+audits: the same Gaussian over 100 seeds still averaged 0.200), so the side's model first sees
+its inner bins too, down to the 0.4 quantile, and is kept where that whole side is one straight
+line: slope WIDE_Z standard errors off 0, no broken line (linear to a knot, flat beyond it: a
+Laplace's logit, bent at the shift) fitting its bins HINGE_GAIN better, and the outer tails'
+own slope in agreement (AGREE_Z); over 100 seeds the Gaussian then averaged 0.229. Otherwise
+the model of the outer tails alone, with its slope SLOPE_Z standard errors off 0. Either
+predicts the outer tails only, and a side with no model offers no candidates at all
+(select.judge): where the logit is flat in the tails (Laplace), a chance slope would send the
+choice to a rare tail no better than a wide one, and more tails ranked on their own counts
+would only add lucky draws.
 
 A learned score's model is trusted only where the judging sample sees the tail: a tail with
 fewer than MIN_TAIL expected judging outputs under either dataset keeps its own counts. Its
@@ -55,6 +61,7 @@ model, exact where the coordinates are independent, predicts its rare tails too
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from collections.abc import Callable
@@ -77,6 +84,10 @@ MIN_BIN = 5.0  # bins with fewer outputs (both datasets) are left out of the fit
 MAX_CUTS = 24  # cuts offered per count score (wide counts: at spread quantiles)
 SEPARATED = 1e-9  # a fitted probability this near 0 or 1: separation, the tails' own counts rule
 SLOPE_Z = 3.0  # a real output's side gets its model only when its slope is this many sds off 0
+OUTER = 0.15  # a real output's outer tails: bins with at most this mass beyond them
+WIDE_Z = 4.0  # a real output's whole-side model: its slope this many sds off 0
+HINGE_GAIN = 4.0  # ... no broken line fitting its bins better by this much chi-square
+AGREE_Z = 2.0  # ... and its outer tails' own slope within this many sds of its slope
 MIN_TAIL = 500.0  # a learned score's tail with fewer judging outputs (either side): own counts
 
 
@@ -118,6 +129,7 @@ class TailModel:
     cov: np.ndarray
     learned: bool = False  # a learned score's (LLR_FAMILIES), not a count's
     skip: int | None = None  # a bin outside the fit (a value tail's rest): no tail through it
+    closed: tuple[int, ...] = ()  # bins no predicted tail may contain (a side's inner bins)
 
     def tail(self, cut: float, upper: bool, forward: bool, z: float) -> tuple[float, float] | None:
         """(numerator, denominator) expected fractions of the tail ``score > cut`` (``upper``)
@@ -128,6 +140,8 @@ class TailModel:
         k = int(np.searchsorted(self.cuts, cut))  # bins 0..k lie below the cut
         part = slice(k + 1, None) if upper else slice(0, k + 1)
         if self.skip is not None and self.skip in range(self.v.size)[part]:
+            return None
+        if any(j in range(self.v.size)[part] for j in self.closed):
             return None
         eta = self.theta[0] + self.theta[1] * self.v[part]
         p, q, n = expit(eta), expit(-eta), self.n[part]
@@ -159,6 +173,8 @@ def fit(
     integer: bool = True,
     calibrated: bool = False,
     skip: int | None = None,
+    exclude=(),
+    slope_z: float = SLOPE_Z,
 ) -> TailModel | None:
     """The logistic model on the bins of the cuts (counts above each cut under the pair's first
     and second dataset, ``m`` judging outputs each), or None if it does not fit. ``integer``:
@@ -181,9 +197,10 @@ def fit(
     used = n >= MIN_BIN
     if skip is not None:
         used[skip] = False
+    used[np.asarray(exclude, dtype=np.int64)] = False
     if used.sum() < 3:
         return None
-    if skip is not None and not _slope_may_show(v[used], bx[used], by[used]):
+    if skip is not None and not _slope_may_show(v[used], bx[used], by[used], slope_z):
         return None
     from scipy import stats
     from statsmodels.genmod.families import Binomial
@@ -211,7 +228,7 @@ def fit(
     beta, se = float(res.params[1]), math.sqrt(max(float(cov[1, 1]), 0.0))
     if calibrated and (beta + 2 * se < CALIBRATED[0] or beta - 2 * se > CALIBRATED[1]):
         return None
-    if skip is not None and not abs(beta) >= SLOPE_Z * se:
+    if skip is not None and not abs(beta) >= slope_z * se:
         return None  # a value tail's ratio not seen to change across its side: own counts
     df = int(used.sum()) - 2
     if df > 0 and float(stats.chi2.sf(res.deviance, df)) < GOF_LEVEL:
@@ -219,19 +236,52 @@ def fit(
     return TailModel(cuts, v, n, np.asarray(res.params, dtype=float), cov, calibrated, skip)
 
 
-def _slope_may_show(v: np.ndarray, bx: np.ndarray, by: np.ndarray) -> bool:
+def _slope_may_show(
+    v: np.ndarray, bx: np.ndarray, by: np.ndarray, slope_z: float = SLOPE_Z
+) -> bool:
     """A quick screen before a value tail's fit: the weighted least-squares slope of the bins'
     empirical logits, at least SLOPE_Z - 1 of its standard errors off 0. A flat side (most of
     them: the Laplace's) then costs no logistic fit, and no import of statsmodels (0.6 s, a
     fifth of a small scalar audit's time)."""
+    beta, se = _wls_slope(v, bx, by)
+    return abs(beta) >= (slope_z - 1) * se
+
+
+def _hinge_gain(v, bx, by, high: bool) -> float:
+    """How much better (weighted chi-square) the best broken line fits the bins' empirical
+    logits than one straight line: linear up to a knot at one of the inner values, flat beyond
+    it on the outer side (a Laplace's logit)."""
+    logit = np.log((bx + 0.5) / (by + 0.5))
+    w = 1.0 / (1.0 / (bx + 0.5) + 1.0 / (by + 0.5))
+
+    def rss(x):
+        xm = np.average(x, weights=w)
+        sxx = float(np.sum(w * (x - xm) ** 2))
+        lm = np.average(logit, weights=w)
+        r = logit - lm
+        if sxx > 0:
+            r = r - (np.sum(w * (x - xm) * logit) / sxx) * (x - xm)
+        return float(np.sum(w * r * r))
+
+    base = rss(v)
+    best = base
+    for k in v:
+        x = np.minimum(v, k) if high else np.maximum(v, k)
+        if np.ptp(x) > 0:
+            best = min(best, rss(x))
+    return base - best
+
+
+def _wls_slope(v: np.ndarray, bx: np.ndarray, by: np.ndarray) -> tuple[float, float]:
+    """Weighted least-squares slope of the bins' empirical logits on their values, and its
+    standard error (inf when the values do not vary)."""
     logit = np.log((bx + 0.5) / (by + 0.5))
     w = 1.0 / (1.0 / (bx + 0.5) + 1.0 / (by + 0.5))
     vm = np.sum(w * v) / np.sum(w)
     sxx = float(np.sum(w * (v - vm) ** 2))
     if not sxx > 0:
-        return False
-    beta = float(np.sum(w * (v - vm) * logit)) / sxx
-    return abs(beta) * math.sqrt(sxx) >= SLOPE_Z - 1
+        return 0.0, math.inf
+    return float(np.sum(w * (v - vm) * logit)) / sxx, 1.0 / math.sqrt(sxx)
 
 
 def fit_groups(cands, num: np.ndarray, den: np.ndarray, m2: int) -> dict[int, TailModel]:
@@ -255,6 +305,11 @@ def fit_groups(cands, num: np.ndarray, den: np.ndarray, m2: int) -> dict[int, Ta
             continue
         cuts = np.array(sorted(above))
         family = cands[idx[0]].family
+        if family in VALUE_FAMILIES:
+            model = _side_model(cuts, above, float(m2), family)
+            if model is not None:
+                out.update(dict.fromkeys(idx, model))
+            continue
         model = fit(
             cuts,
             np.array([above[c][0] for c in cuts]),
@@ -267,6 +322,59 @@ def fit_groups(cands, num: np.ndarray, den: np.ndarray, m2: int) -> dict[int, Ta
         if model is not None:
             out.update(dict.fromkeys(idx, model))
     return out
+
+
+def _side_model(cuts: np.ndarray, above: dict, m: float, family: str) -> TailModel | None:
+    """The model of one side of a real output (``above``: its judging counts beyond each cut),
+    or None. First the line through every bin of the side, its outer tails and the inner bins
+    of WIDE_QUANTILES: kept if its slope is WIDE_Z standard errors off 0, it fits, no broken
+    line (flat beyond a knot) fits its bins better by HINGE_GAIN, and the slope of the outer
+    tails alone agrees with it (AGREE_Z). Otherwise the model of the outer tails alone (their
+    slope SLOPE_Z standard errors off 0). Either predicts only the outer tails."""
+    ax = np.array([above[c][0] for c in cuts])
+    ay = np.array([above[c][1] for c in cuts])
+    rest = {LOW: cuts.size, HIGH: 0}[family]
+    bx, by = _bins(cuts, ax, m), _bins(cuts, ay, m)
+    mass = (bx + by) / (2 * m)
+    outward = np.cumsum(mass[::-1])[::-1] if family == HIGH else np.cumsum(mass)
+    outer = outward <= OUTER  # the bins beyond the outer tails' widest cut
+    inner = tuple(int(j) for j in np.flatnonzero(~outer))
+    seen = bx + by >= MIN_BIN
+    wide = fit(cuts, ax, ay, m, integer=False, skip=rest, slope_z=WIDE_Z)
+    if wide is not None:
+        side = seen.copy()
+        side[rest] = False
+        used = seen & outer
+        if (
+            used.sum() >= 3
+            and _hinge_gain(wide.v[side], bx[side], by[side], family == HIGH) < HINGE_GAIN
+        ):
+            beta, se = _wls_slope(wide.v[used], bx[used], by[used])
+            wse = math.sqrt(max(float(wide.cov[1, 1]), 0.0))
+            if abs(beta - wide.theta[1]) <= AGREE_Z * math.hypot(se, wse):
+                return dataclasses.replace(wide, closed=inner)
+    model = fit(cuts, ax, ay, m, integer=False, skip=rest, exclude=inner)
+    return None if model is None else dataclasses.replace(model, closed=inner)
+
+
+def _hinge_gain(v: np.ndarray, bx: np.ndarray, by: np.ndarray, high: bool) -> float:
+    """By how much (weighted chi-square of the bins' empirical logits) the best broken line,
+    linear up to a knot at one of the values ``v`` and flat beyond it on the outer side (a
+    Laplace's logit, flat beyond the shift), fits better than one straight line."""
+    logit = np.log((bx + 0.5) / (by + 0.5))
+    w = 1.0 / (1.0 / (bx + 0.5) + 1.0 / (by + 0.5))
+
+    def rss(x: np.ndarray) -> float:
+        r = logit - np.average(logit, weights=w)
+        xc = x - np.average(x, weights=w)
+        sxx = float(np.sum(w * xc * xc))
+        if sxx > 0:
+            r = r - float(np.sum(w * xc * logit)) / sxx * xc
+        return float(np.sum(w * r * r))
+
+    line = rss(v)
+    knots = [rss(np.minimum(v, k) if high else np.maximum(v, k)) for k in v]
+    return line - min([line, *knots])
 
 
 def modelled(cands, models: dict[int, TailModel], z: float, predict: Callable) -> dict[int, float]:

@@ -209,6 +209,9 @@ def score_candidates(
 
 TAIL_RANKS = (3, 10, 30, 100)
 SCORE_QUANTILES = (1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2, 2e-2, 5e-2, 0.1)
+# a real output's inner cuts on each side: bins for its side's model (count_tails), never
+# predicted themselves (the median's own cut is median_candidates')
+WIDE_QUANTILES = (0.2, 0.3, 0.4)
 
 
 def quantile_candidates(score: Score, sx: np.ndarray, sy: np.ndarray) -> list[Candidate]:
@@ -236,12 +239,13 @@ def quantile_candidates(score: Score, sx: np.ndarray, sy: np.ndarray) -> list[Ca
 def value_tail_candidates(yx: np.ndarray, yy: np.ndarray) -> list[Candidate]:
     """A real output's outer tails, ``y <= c`` at the quantiles SCORE_QUANTILES of both
     building samples and ``y > c`` at their mirror images, in both directions: each side's
-    tails are judged together through a model of that side (:mod:`count_tails`)."""
+    tails are judged together through a model of that side (:mod:`count_tails`), which also
+    sees the side's inner bins, between the cuts at WIDE_QUANTILES."""
     both = np.sort(np.concatenate([yx, yy]).astype(float))
     both = both[np.isfinite(both)]
     n = both.size
     out = []
-    for q in SCORE_QUANTILES:
+    for q in SCORE_QUANTILES + WIDE_QUANTILES:
         k = int(q * n)
         if k < 3:
             continue
