@@ -47,15 +47,12 @@ predicts the outer tails only, and a side with no model offers no candidates at 
 (select.judge): where the logit is flat in the tails (Laplace), a chance slope would send the
 choice to a rare tail no better than a wide one, and more tails ranked on their own counts
 would only add lucky draws. A real vector's linear scores (its projection and classifier,
-where every coordinate takes a distinct value on nearly every output) offer their value tails
-too, each
+where they take a distinct value on nearly every output) offer their value tails too, each
 score's sides modelled on their outer tails alone: their weights are learned on the building
 sample, and a whole-side line borrowed across them sent a prefix sum's choice (a Laplace
 underneath) to a rare tail predicted at 0.51 that certified 0.16. The 16-dimensional Gaussians
 at 1e6 per dataset (seeds 2026-2030): gaussian.vector_l2 0.187 -> 0.203 in the mean (oracle
-0.230), gaussian.vector_per_coordinate 0.603 -> 0.676. A vector of bits is not real: the
-logistic score of RAPPOR's 32 bits takes many values, but its tails offered led the choice
-away from the naive-Bayes score (mean over 20 seeds at 1e6, 1.058 -> 1.036).
+0.230), gaussian.vector_per_coordinate 0.603 -> 0.676.
 
 A learned score's model is trusted only where the judging sample sees the tail: a tail with
 fewer than MIN_TAIL expected judging outputs under either dataset keeps its own counts. Its

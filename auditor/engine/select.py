@@ -1024,14 +1024,10 @@ FAMILIES = (
 )
 
 
-def _continuous(yx: np.ndarray, yy: np.ndarray) -> bool:
-    """Whether every coordinate of a vector output takes (nearly) a distinct value on every
-    building output: a real vector, whose linear scores are real too (a projection of bits or
-    counts also takes many values, but on a lattice, and its logit need not be a line)."""
-    both = np.concatenate([yx, yy]).reshape(len(yx) + len(yy), -1)
-    return both.shape[0] > 0 and all(
-        np.unique(both[:, j]).size >= 0.9 * both.shape[0] for j in range(both.shape[1])
-    )
+def _continuous(sx: np.ndarray, sy: np.ndarray) -> bool:
+    """Whether a score takes (nearly) a distinct value on every building output."""
+    both = np.concatenate([sx, sy])
+    return both.size > 0 and np.unique(both).size >= 0.9 * both.size
 
 
 def _vector_score_family(score: Score) -> str:
@@ -1336,7 +1332,6 @@ def _vector_candidates(
     if "float" in on:
         out += _tag(float_candidates(yx, yy, scorer, coord=0), "float")
     if on & {"coordinate", "box", "projection", "classifier", "vote"}:
-        real = bool(on & {"projection", "classifier"}) and _continuous(yx, yy)
         halved: set[str] = set()  # the families whose first score has its median cut
         for score in vector_scores(yx, yy, seed, on):
             sx, sy = score(yx), score(yy)
@@ -1351,6 +1346,6 @@ def _vector_candidates(
                 out += _tag(count_candidates(score, sx, sy), count_tails.FAMILY)
             elif isinstance(score, Vote) and np.ptp(np.abs(score.weights)) < 1e-3:
                 out += _tag(quantile_candidates(score, sx, sy), "score tails")
-            elif isinstance(score, Linear) and real:
+            elif isinstance(score, Linear) and _continuous(sx, sy):
                 out += value_tail_candidates(sx, sy, score)
     return out
