@@ -46,13 +46,7 @@ the model of the outer tails alone, with its slope SLOPE_Z standard errors off 0
 predicts the outer tails only, and a side with no model offers no candidates at all
 (select.judge): where the logit is flat in the tails (Laplace), a chance slope would send the
 choice to a rare tail no better than a wide one, and more tails ranked on their own counts
-would only add lucky draws. A real vector's linear scores (its projection and classifier,
-where they take a distinct value on nearly every output) offer their value tails too, each
-score's sides modelled on their outer tails alone: their weights are learned on the building
-sample, and a whole-side line borrowed across them sent a prefix sum's choice (a Laplace
-underneath) to a rare tail predicted at 0.51 that certified 0.16. The 16-dimensional Gaussians
-at 1e6 per dataset (seeds 2026-2030): gaussian.vector_l2 0.187 -> 0.203 in the mean (oracle
-0.230), gaussian.vector_per_coordinate 0.603 -> 0.676.
+would only add lucky draws.
 
 A learned score's model is trusted only where the judging sample sees the tail: a tail with
 fewer than MIN_TAIL expected judging outputs under either dataset keeps its own counts. Its
@@ -75,7 +69,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from auditor.engine.events import Identity, ScoreInterval, Vote
+from auditor.engine.events import ScoreInterval, Vote
 
 __all__ = ["FAMILY", "TailModel", "fit_groups", "is_count", "tail_cuts"]
 
@@ -312,7 +306,7 @@ def fit_groups(cands, num: np.ndarray, den: np.ndarray, m2: int) -> dict[int, Ta
         cuts = np.array(sorted(above))
         family = cands[idx[0]].family
         if family in VALUE_FAMILIES:
-            model = _side_model(cuts, above, float(m2), family, isinstance(c.event.score, Identity))
+            model = _side_model(cuts, above, float(m2), family)
             if model is not None:
                 out.update(dict.fromkeys(idx, model))
             continue
@@ -330,17 +324,13 @@ def fit_groups(cands, num: np.ndarray, den: np.ndarray, m2: int) -> dict[int, Ta
     return out
 
 
-def _side_model(
-    cuts: np.ndarray, above: dict, m: float, family: str, whole: bool = True
-) -> TailModel | None:
+def _side_model(cuts: np.ndarray, above: dict, m: float, family: str) -> TailModel | None:
     """The model of one side of a real output (``above``: its judging counts beyond each cut),
     or None. First the line through every bin of the side, its outer tails and the inner bins
     of WIDE_QUANTILES: kept if its slope is WIDE_Z standard errors off 0, it fits, no broken
     line (flat beyond a knot) fits its bins better by HINGE_GAIN, and the slope of the outer
     tails alone agrees with it (AGREE_Z). Otherwise the model of the outer tails alone (their
-    slope SLOPE_Z standard errors off 0). Either predicts only the outer tails. Without
-    ``whole`` (a learned score: a projection or classifier of a vector, whose weights were fitted
-    on the building sample) only the outer tails' model is tried."""
+    slope SLOPE_Z standard errors off 0). Either predicts only the outer tails."""
     ax = np.array([above[c][0] for c in cuts])
     ay = np.array([above[c][1] for c in cuts])
     rest = {LOW: cuts.size, HIGH: 0}[family]
@@ -350,7 +340,7 @@ def _side_model(
     outer = outward <= OUTER  # the bins beyond the outer tails' widest cut
     inner = tuple(int(j) for j in np.flatnonzero(~outer))
     seen = bx + by >= MIN_BIN
-    wide = fit(cuts, ax, ay, m, integer=False, skip=rest, slope_z=WIDE_Z) if whole else None
+    wide = fit(cuts, ax, ay, m, integer=False, skip=rest, slope_z=WIDE_Z)
     if wide is not None:
         side = seen.copy()
         side[rest] = False

@@ -30,7 +30,6 @@ from auditor.engine.events import (
     Identity,
     KeyFn,
     KeySet,
-    Linear,
     MinBox,
     NaiveBayes,
     NegativeZero,
@@ -237,32 +236,24 @@ def quantile_candidates(score: Score, sx: np.ndarray, sy: np.ndarray) -> list[Ca
     return out
 
 
-def value_tail_candidates(
-    yx: np.ndarray, yy: np.ndarray, score: Score = Identity()
-) -> list[Candidate]:
+def value_tail_candidates(yx: np.ndarray, yy: np.ndarray) -> list[Candidate]:
     """A real output's outer tails, ``y <= c`` at the quantiles SCORE_QUANTILES of both
     building samples and ``y > c`` at their mirror images, in both directions: each side's
     tails are judged together through a model of that side (:mod:`count_tails`), which also
-    sees the side's inner bins, between the cuts at WIDE_QUANTILES. ``yx``, ``yy``: the
-    values of ``score`` (by default the output itself) on the building samples."""
+    sees the side's inner bins, between the cuts at WIDE_QUANTILES."""
     both = np.sort(np.concatenate([yx, yy]).astype(float))
     both = both[np.isfinite(both)]
     n = both.size
     out = []
-    seen = set()
     for q in SCORE_QUANTILES + WIDE_QUANTILES:
         k = int(q * n)
         if k < 3:
             continue
         for ev, family in (
-            (ScoreInterval(score, -np.inf, float(both[k - 1])), count_tails.LOW),
-            (ScoreInterval(score, float(both[n - k]), np.inf), count_tails.HIGH),
+            (ScoreInterval(Identity(), -np.inf, float(both[k - 1])), count_tails.LOW),
+            (ScoreInterval(Identity(), float(both[n - k]), np.inf), count_tails.HIGH),
         ):
-            cut = ev.hi if family == count_tails.LOW else ev.lo
-            if (cut, family) in seen:
-                continue
-            seen.add((cut, family))
-            if both[0] <= cut < both[-1]:
+            if both[0] <= (ev.hi if family == count_tails.LOW else ev.lo) < both[-1]:
                 out += [
                     Candidate(ev, True, -np.inf, family=family),
                     Candidate(ev, False, -np.inf, family=family),
@@ -1024,12 +1015,6 @@ FAMILIES = (
 )
 
 
-def _continuous(sx: np.ndarray, sy: np.ndarray) -> bool:
-    """Whether a score takes (nearly) a distinct value on every building output."""
-    both = np.concatenate([sx, sy])
-    return both.size > 0 and np.unique(both).size >= 0.9 * both.size
-
-
 def _vector_score_family(score: Score) -> str:
     if isinstance(score, Coordinate):
         return "coordinate"
@@ -1346,6 +1331,4 @@ def _vector_candidates(
                 out += _tag(count_candidates(score, sx, sy), count_tails.FAMILY)
             elif isinstance(score, Vote) and np.ptp(np.abs(score.weights)) < 1e-3:
                 out += _tag(quantile_candidates(score, sx, sy), "score tails")
-            elif isinstance(score, Linear) and _continuous(sx, sy):
-                out += value_tail_candidates(sx, sy, score)
     return out

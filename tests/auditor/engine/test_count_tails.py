@@ -500,34 +500,6 @@ def test_a_bent_side_keeps_its_outer_tails_alone():
     assert gain(straight) < 1e-6
 
 
-def test_a_linear_score_of_a_real_vector_offers_its_tails():
-    """A projection or classifier score of a real vector (a distinct value per output) offers
-    its value tails, judged through the outer tails' own model (its weights are learned on
-    the building sample, so the whole-side line is not borrowed); a vector of a few bits (few
-    values per score) offers none."""
-    from auditor.engine.events import Linear
-    from auditor.engine.select import _vector_candidates
-
-    rng = np.random.default_rng(3)
-    m, d = 4_000, 8
-    scorer = Scorer(m, 36_000, 0.025, PointClaim(0.5, 1e-5))
-    on = {"projection", "classifier"}
-    yx, yy = rng.normal(0, 1, (m, d)), rng.normal(0.3, 1, (m, d))
-    cands = _vector_candidates(yx, yy, scorer, 0, on)
-    tails = [c for c in cands if c.family in count_tails.VALUE_FAMILIES]
-    assert tails and all(isinstance(c.event.score, Linear) for c in tails)
-    assert {c.event.score.label for c in tails} == {"projection", "logistic-regression score"}
-    bits = lambda p: (rng.random((m, 4)) < p).astype(float)  # 16 patterns: 16 score values
-    discrete = _vector_candidates(bits(0.5), bits(0.6), scorer, 0, on)
-    assert not [c for c in discrete if c.family in count_tails.VALUE_FAMILIES]
-    # a learned score's side: the outer tails' model only, even where the side is straight
-    law = stats.norm(scale=9.6896)
-    cands, counts = _value_tails(law, 50_000, 0)
-    cands = [replace(c, event=replace(c.event, score=Linear((1.0,)))) for c in cands]
-    num, den = oriented(cands, counts)
-    assert count_tails.fit_groups(cands, num, den, 50_000) == {}
-
-
 def test_a_flat_side_costs_no_logistic_fit():
     """The quick screen before a value tail's fit: a Laplace audit (flat tails) never fits the
     logistic model, so statsmodels is not even imported (0.6 s of a small scalar audit)."""
