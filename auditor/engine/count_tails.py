@@ -284,6 +284,20 @@ def _wls_slope(v: np.ndarray, bx: np.ndarray, by: np.ndarray) -> tuple[float, fl
     return float(np.sum(w * (v - vm) * logit)) / sxx, 1.0 / math.sqrt(sxx)
 
 
+def counts_above(cands, idx, num: np.ndarray, den: np.ndarray, m: float) -> dict:
+    """The judging counts beyond each cut of a group of tails (candidates ``idx``), under the
+    pair's first and second dataset, by cut: a lower tail's counts are turned into those above
+    its cut (``m`` judging outputs per dataset)."""
+    above: dict[float, tuple[float, float]] = {}
+    for i in idx:
+        c = cands[i]
+        x, y = (num[i], den[i]) if c.forward else (den[i], num[i])
+        upper = math.isinf(c.event.hi)
+        cut = c.event.lo if upper else c.event.hi
+        above[cut] = (x, y) if upper else (m - x, m - y)
+    return above
+
+
 def fit_groups(cands, num: np.ndarray, den: np.ndarray, m2: int) -> dict[int, TailModel]:
     """For every group of modelled tail candidates (same pair, same score; families MODELLED),
     the fitted model, keyed by the candidates' indices. ``num``, ``den``: their oriented
@@ -294,13 +308,7 @@ def fit_groups(cands, num: np.ndarray, den: np.ndarray, m2: int) -> dict[int, Ta
             groups.setdefault((c.pair_index, c.event.score, c.family), []).append(i)
     out: dict[int, TailModel] = {}
     for idx in groups.values():
-        above: dict[float, tuple[float, float]] = {}
-        for i in idx:
-            c = cands[i]
-            x, y = (num[i], den[i]) if c.forward else (den[i], num[i])
-            upper = math.isinf(c.event.hi)
-            cut = c.event.lo if upper else c.event.hi
-            above[cut] = (x, y) if upper else (m2 - x, m2 - y)
+        above = counts_above(cands, idx, num, den, m2)
         if len(above) < 2:
             continue
         cuts = np.array(sorted(above))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import replace
 
@@ -474,15 +473,8 @@ def _groups(cands) -> dict:
 
 
 def _above(cands, idx, num, den, m):
-    above = {}
-    for i in idx:
-        c = cands[i]
-        x, y = (num[i], den[i]) if c.forward else (den[i], num[i])
-        upper = math.isinf(c.event.hi)
-        cut = c.event.lo if upper else c.event.hi
-        above[cut] = (x, y) if upper else (m - x, m - y)
-    cuts = np.array(sorted(above))
-    return cuts, above
+    above = count_tails.counts_above(cands, idx, num, den, m)
+    return np.array(sorted(above)), above
 
 
 def test_a_bent_side_keeps_its_outer_tails_alone():
