@@ -247,31 +247,6 @@ def _slope_may_show(
     return abs(beta) >= (slope_z - 1) * se
 
 
-def _hinge_gain(v, bx, by, high: bool) -> float:
-    """How much better (weighted chi-square) the best broken line fits the bins' empirical
-    logits than one straight line: linear up to a knot at one of the inner values, flat beyond
-    it on the outer side (a Laplace's logit)."""
-    logit = np.log((bx + 0.5) / (by + 0.5))
-    w = 1.0 / (1.0 / (bx + 0.5) + 1.0 / (by + 0.5))
-
-    def rss(x):
-        xm = np.average(x, weights=w)
-        sxx = float(np.sum(w * (x - xm) ** 2))
-        lm = np.average(logit, weights=w)
-        r = logit - lm
-        if sxx > 0:
-            r = r - (np.sum(w * (x - xm) * logit) / sxx) * (x - xm)
-        return float(np.sum(w * r * r))
-
-    base = rss(v)
-    best = base
-    for k in v:
-        x = np.minimum(v, k) if high else np.maximum(v, k)
-        if np.ptp(x) > 0:
-            best = min(best, rss(x))
-    return base - best
-
-
 def _wls_slope(v: np.ndarray, bx: np.ndarray, by: np.ndarray) -> tuple[float, float]:
     """Weighted least-squares slope of the bins' empirical logits on their values, and its
     standard error (inf when the values do not vary)."""
