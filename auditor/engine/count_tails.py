@@ -240,7 +240,8 @@ def _slope_may_show(
     v: np.ndarray, bx: np.ndarray, by: np.ndarray, slope_z: float = SLOPE_Z
 ) -> bool:
     """A quick screen before a value tail's fit: the weighted least-squares slope of the bins'
-    empirical logits, at least SLOPE_Z - 1 of its standard errors off 0. A flat side (most of
+    empirical logits, at least ``slope_z - 1`` of its standard errors off 0 (the fit then asks
+    ``slope_z``: SLOPE_Z for the outer tails, WIDE_Z for a whole side). A flat side (most of
     them: the Laplace's) then costs no logistic fit, and no import of statsmodels (0.6 s, a
     fifth of a small scalar audit's time)."""
     beta, se = _wls_slope(v, bx, by)
