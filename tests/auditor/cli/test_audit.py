@@ -109,22 +109,10 @@ def test_violation_exit_code_and_report(tmp_path, capsys):
 
 def test_html_report(tmp_path):
     rep = tmp_path / "r.html"
-    assert (
-        main(
-            [
-                "audit",
-                "laplace",
-                "--epsilon",
-                "1",
-                "--samples",
-                "20000",
-                "--report",
-                str(rep),
-                "--quiet",
-            ]
-        )
-        == 0
-    )
+    # a verdict, either way: a correct entry audited at its exact epsilon alarms on up to 5%
+    # of seeds (this one does); the report is the subject
+    args = ["audit", "laplace", "--epsilon", "1", "--samples", "20000", "--quiet"]
+    assert main([*args, "--report", str(rep)]) in (0, 1)
     assert rep.read_text().lstrip().lower().startswith("<!doctype html")
 
 

@@ -195,4 +195,6 @@ def test_no_prefix_set_is_the_whole_output_space():
         return np.where(keep, data, np.where(other >= data, other + 1, other))
 
     r = audit(krr, [(0, 1)], epsilon=0.1, samples=100_000, seed=14, workers=1, progress=False)
-    assert r.epsilon_lower_bound > 0 and len(r.witness.event_spec["values"]) < 3
+    w = r.witness  # (a key set or an interval of the values: some output falls outside it)
+    assert r.epsilon_lower_bound > 0
+    assert max(w.count_numerator, w.count_denominator) < w.certification_samples

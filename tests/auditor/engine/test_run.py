@@ -135,3 +135,35 @@ def test_a_time_limit_before_certification_says_so():
     )
     assert r.verdict == "inconclusive" and r.certification_samples == 0
     assert "time limit ran out before any certification sample" in r.hint
+
+
+def test_a_scalar_selection_has_a_floor_on_small_budgets():
+    """A scalar output on one pair selects on a tenth of its samples, but on at least
+    SCALAR_SELECTION_FLOOR (three tenths at most); vectors and several pairs keep three tenths,
+    and an explicit selection size is kept as given."""
+    from auditor.engine.config import SCALAR_SELECTION_FLOOR, AuditConfig
+
+    def sel(samples, scalar=True, pairs=1, given=None):
+        cfg = AuditConfig(epsilon=1.0, samples=samples, selection_samples=given)
+        m, n = cfg.split(scalar, pairs)
+        assert m + n == samples
+        return m
+
+    assert sel(100_000) == 30_000  # three tenths: below the floor
+    assert sel(400_000) == SCALAR_SELECTION_FLOOR == 80_000
+    assert sel(1_000_000) == 100_000  # the tenth is above the floor
+    assert sel(2_000) == 1_000  # tiny budgets: half, as before
+    assert sel(100_000, scalar=False) == sel(100_000, pairs=3) == 30_000
+    assert sel(400_000, scalar=False) == 120_000
+    assert sel(400_000, given=5_000) == 5_000
+    # the run reports the split it used
+    r = audit(
+        sampler("laplace.scalar", 1.0),
+        [(0.0, 1.0)],
+        epsilon=1.0,
+        samples=100_000,
+        seed=1,
+        workers=1,
+        progress=False,
+    )
+    assert (r.selection_samples, r.certification_samples) == (30_000, 70_000)

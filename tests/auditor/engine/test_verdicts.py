@@ -69,8 +69,8 @@ def test_a_weak_audit_is_inconclusive_and_a_tight_one_is_not():
     assert r.verdict == "inconclusive" and not r.violation
     assert r.detectable_epsilon > 0.2 and "samples" in r.hint
     assert r.to_dict()["verdict"] == "inconclusive"
-    tight = get("laplace")
-    r = audit(tight.sampler(), tight.pairs, epsilon=0.1, samples=200_000, seed=2, progress=False)
+    tight = get("laplace")  # (built at 0.1, claimed 0.125: no seed can alarm)
+    r = audit(tight.sampler(), tight.pairs, epsilon=0.125, samples=200_000, seed=2, progress=False)
     assert r.verdict == "no violation found" and r.detectable_epsilon < 0.2 and not r.hint
     broken = get("noisy_hist2")
     r = audit(broken.sampler(), broken.pairs, epsilon=0.1, samples=5_000, seed=2, progress=False)
