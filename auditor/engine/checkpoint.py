@@ -35,7 +35,9 @@ __all__ = [
     "counts_state",
 ]
 
-FORMAT = "dpaudit-checkpoint/2"  # 2: certification counts Poisson prefixes too
+# 2: certification counts Poisson prefixes too; 3: a value tail keeps its building counts. A
+# checkpoint of another format holds what another engine chose and counted: never resumed
+FORMAT = "dpaudit-checkpoint/3"
 
 
 def candidate_state(c: Candidate) -> dict[str, Any]:
@@ -45,6 +47,7 @@ def candidate_state(c: Candidate) -> dict[str, Any]:
         "pair_index": c.pair_index,
         "family": c.family,
         "scores": event_state([c.predicted, c.rank, c.plain]),
+        "built": None if c.built is None else [int(k) for k in c.built],
     }
 
 
@@ -58,6 +61,7 @@ def candidate_from_state(d: dict[str, Any]) -> Candidate:
         family=str(d["family"]),
         rank=float(rank),
         plain=float(plain),
+        built=None if d.get("built") is None else tuple(int(k) for k in d["built"]),
     )
 
 
@@ -109,6 +113,12 @@ class Checkpoint:
                 f"checkpoint {where!r} is not a readable dpaudit checkpoint ({type(exc).__name__});"
                 " delete it to start over."
             ) from None
+        found = doc.get("format") if isinstance(doc, dict) else None
+        if isinstance(found, str) and found.startswith("dpaudit-checkpoint/") and not ok:
+            raise InputError(
+                f"checkpoint {where!r} was written by another version of dpaudit ({found}; this "
+                f"one reads {FORMAT}); finish it with that version, or delete it to start over."
+            )
         if not ok or not isinstance(doc.get("identity"), dict):
             raise InputError(
                 f"checkpoint {where!r} is not a dpaudit checkpoint (corrupt or another file); "

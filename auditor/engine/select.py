@@ -121,6 +121,9 @@ class Candidate:
     fluke: bool = False  # judged on a few outputs and not significant among its rivals
     # the event's judged probabilities under the numerator and denominator (NaN: not judged)
     share: tuple[float, float] = (math.nan, math.nan)
+    # a value tail's counts on the building sample, under the pair's first and second dataset,
+    # and that sample's size per dataset: its side's model sees them beside the judging counts
+    built: tuple[int, int, int] | None = None
 
 
 def _best(events_fwd, scores_fwd, scores_bwd, keep: int) -> list[Candidate]:
@@ -240,10 +243,24 @@ def value_tail_candidates(yx: np.ndarray, yy: np.ndarray) -> list[Candidate]:
     """A real output's outer tails, ``y <= c`` at the quantiles SCORE_QUANTILES of both
     building samples and ``y > c`` at their mirror images, in both directions: each side's
     tails are judged together through a model of that side (:mod:`count_tails`), which also
-    sees the side's inner bins, between the cuts at WIDE_QUANTILES."""
+    sees the side's inner bins, between the cuts at WIDE_QUANTILES. Each carries its counts
+    on the building sample (``built``): the cuts are quantiles of both samples pooled, so
+    which dataset an output beyond one came from is as random there as on fresh outputs, and
+    the side's model sees them too."""
     both = np.sort(np.concatenate([yx, yy]).astype(float))
     both = both[np.isfinite(both)]
     n = both.size
+    sx, sy = np.sort(np.asarray(yx, dtype=float)), np.sort(np.asarray(yy, dtype=float))
+    even = sx.size == sy.size  # (the model takes one sample size for both datasets)
+
+    def built(lo: float, hi: float) -> tuple[int, int, int] | None:
+        if not even:
+            return None
+        k = [
+            int(np.searchsorted(s, hi, "right") - np.searchsorted(s, lo, "right")) for s in (sx, sy)
+        ]
+        return k[0], k[1], sx.size
+
     out = []
     for q in SCORE_QUANTILES + WIDE_QUANTILES:
         k = int(q * n)
@@ -254,9 +271,10 @@ def value_tail_candidates(yx: np.ndarray, yy: np.ndarray) -> list[Candidate]:
             (ScoreInterval(Identity(), float(both[n - k]), np.inf), count_tails.HIGH),
         ):
             if both[0] <= (ev.hi if family == count_tails.LOW else ev.lo) < both[-1]:
+                seen = built(ev.lo, ev.hi)
                 out += [
-                    Candidate(ev, True, -np.inf, family=family),
-                    Candidate(ev, False, -np.inf, family=family),
+                    Candidate(ev, True, -np.inf, family=family, built=seen),
+                    Candidate(ev, False, -np.inf, family=family, built=seen),
                 ]
     return out
 

@@ -225,6 +225,9 @@ def test_checkpoint_of_another_command_or_corrupt_is_exit_2(mechfile, tmp_path, 
     assert "belongs to another audit" in _one_line(capsys)
     ck.write_text('{"format": "dpaudit-checkpoint/1", "identity": 3}')
     assert main([*_audit_args(mechfile, "5000"), "--checkpoint", str(ck)]) == 2
+    assert "another version of dpaudit (dpaudit-checkpoint/1; this one" in _one_line(capsys)
+    ck.write_text('{"format": "a spreadsheet", "identity": {}}')
+    assert main([*_audit_args(mechfile, "5000"), "--checkpoint", str(ck)]) == 2
     assert "not a dpaudit checkpoint" in _one_line(capsys)
 
 
