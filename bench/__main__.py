@@ -14,7 +14,9 @@ Everything is measured in this one run (2 cores assumed). Sections:
 8. DP-Sniper's whole evaluation table against ours at 1e6 and 1e7 (bench/dpsniper_bench.py);
 9. whole privacy-profile claims (bench/profiles_bench.py);
 10. certification noise alone: the oracle's event certified on fresh samples, how often one
-    seed and the median of five reach 0.95x the oracle (bench/cert_noise.py).
+    seed and the median of five reach 0.95x the oracle (bench/cert_noise.py);
+11. the bound of scalar entries over 100 seeds at 1e5-1e6 samples, at the default split and
+    with selection on a tenth (bench/spread_bench.py).
 `python -m bench SECTION ...` runs only the named sections (e.g. `python -m bench proofs`).
 Set BENCH_QUICK=1 for a smoke run with small sample sizes.
 """
@@ -245,6 +247,19 @@ def noise() -> None:
     )
 
 
+def spread() -> None:
+    from bench import spread_bench as sb
+
+    print(
+        f"## 11. The bound over {10 if QUICK else len(sb.SEEDS)} seeds: scalar entries at small "
+        f"budgets (confidence {sb.CONFIDENCE}, seeds from {sb.SEEDS[0]}; mean, median and "
+        "smallest bound at the default split, and the mean with selection on a tenth)\n"
+    )
+    rows, seconds = sb.run(quick=QUICK)
+    _print_table(rows, sb.HEAD)
+    print(f"\n({seconds:.0f} s)\n")
+
+
 def scale() -> None:
     from bench import scale_bench
 
@@ -268,6 +283,7 @@ SECTIONS = {
     "dpsniper": dpsniper,
     "profiles": profiles,
     "noise": noise,
+    "spread": spread,
 }
 
 
