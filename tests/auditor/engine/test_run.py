@@ -138,9 +138,9 @@ def test_a_time_limit_before_certification_says_so():
 
 
 def test_a_scalar_selection_has_a_floor_on_small_budgets():
-    """A scalar output on one pair selects on a tenth of its samples, but on at least
-    SCALAR_SELECTION_FLOOR (three tenths at most); vectors and several pairs keep three tenths,
-    and an explicit selection size is kept as given."""
+    """A scalar output on one pair selects on a tenth of its samples, but a point claim on at
+    least SCALAR_SELECTION_FLOOR (three tenths at most); vectors and several pairs keep three
+    tenths, a profile claim its tenth, and an explicit selection size is kept as given."""
     from auditor.engine.config import SCALAR_SELECTION_FLOOR, AuditConfig
 
     def sel(samples, scalar=True, pairs=1, given=None):
@@ -156,6 +156,11 @@ def test_a_scalar_selection_has_a_floor_on_small_budgets():
     assert sel(100_000, scalar=False) == sel(100_000, pairs=3) == 30_000
     assert sel(400_000, scalar=False) == 120_000
     assert sel(400_000, given=5_000) == 5_000
+    # a profile claim's best events are mid-curve: its tenth is kept
+    from auditor.engine.claims import GaussianDP
+
+    prof = AuditConfig(epsilon=1.0, samples=100_000, profile=GaussianDP(0.5))
+    assert prof.split() == (10_000, 90_000)
     # the run reports the split it used
     r = audit(
         sampler("laplace.scalar", 1.0),
