@@ -73,8 +73,9 @@ def _count(cands: list[Candidate], y: np.ndarray) -> np.ndarray:
     return out
 
 
-def audit_entry(name: str, samples: int, seed: int):
-    """The audit of a catalogue entry as the bench runs it: every sample, one look at the end."""
+def audit_entry(name: str, samples: int, seed: int, **kw):
+    """The audit of a catalogue entry as the bench runs it: every sample, one look at the end
+    (``kw``: further settings of :func:`auditor.audit`)."""
     entry = CATALOGUE[name]
     return audit(
         entry.sampler(),
@@ -87,6 +88,7 @@ def audit_entry(name: str, samples: int, seed: int):
         name=name,
         early_stop=False,
         progress=False,
+        **kw,
     )
 
 

@@ -37,25 +37,11 @@ HEAD = [
 
 
 def _bounds(name: str, samples: int, seeds, selection: int | None) -> tuple[np.ndarray, int, int]:
-    from auditor import audit
-    from auditor.catalogue import CATALOGUE
+    from bench.selection_loss import audit_entry
 
-    e = CATALOGUE[name]
     out, split = [], (0, 0)
-    for seed in seeds:
-        r = audit(
-            e.sampler(),
-            e.pairs,
-            epsilon=e.claimed_epsilon,
-            delta=e.delta,
-            samples=samples,
-            confidence=CONFIDENCE,
-            seed=seed,
-            selection_samples=selection,
-            early_stop=False,  # the tightest bound: every sample, one look at the end
-            workers=1,
-            progress=False,
-        )
+    for seed in seeds:  # (every sample, one look at the end: the tightest bound)
+        r = audit_entry(name, samples, seed, selection_samples=selection, workers=1)
         out.append(r.epsilon_lower_bound)
         split = (r.selection_samples, r.certification_samples)
     return np.array(out), *split
