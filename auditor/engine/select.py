@@ -121,8 +121,10 @@ class Candidate:
     fluke: bool = False  # judged on a few outputs and not significant among its rivals
     # the event's judged probabilities under the numerator and denominator (NaN: not judged)
     share: tuple[float, float] = (math.nan, math.nan)
-    # a value tail's counts on the building sample, under the pair's first and second dataset,
-    # and that sample's size per dataset: its side's model sees them beside the judging counts
+    # an output interval's counts on the building sample, under the pair's first and second
+    # dataset, and that sample's size per dataset: a value tail's side model sees them beside
+    # the judging counts; a threshold tail seen under its denominator there is no
+    # zero-probability witness (flukes)
     built: tuple[int, int, int] | None = None
 
 
@@ -250,17 +252,7 @@ def value_tail_candidates(yx: np.ndarray, yy: np.ndarray) -> list[Candidate]:
     both = np.sort(np.concatenate([yx, yy]).astype(float))
     both = both[np.isfinite(both)]
     n = both.size
-    sx, sy = np.sort(np.asarray(yx, dtype=float)), np.sort(np.asarray(yy, dtype=float))
-    even = sx.size == sy.size  # (the model takes one sample size for both datasets)
-
-    def built(lo: float, hi: float) -> tuple[int, int, int] | None:
-        if not even:
-            return None
-        k = [
-            int(np.searchsorted(s, hi, "right") - np.searchsorted(s, lo, "right")) for s in (sx, sy)
-        ]
-        return k[0], k[1], sx.size
-
+    built = building_counts(yx, yy)
     out = []
     for q in SCORE_QUANTILES + WIDE_QUANTILES:
         k = int(q * n)
@@ -309,19 +301,43 @@ def count_candidates(score: Vote, sx: np.ndarray, sy: np.ndarray) -> list[Candid
     return out
 
 
+def building_counts(yx: np.ndarray, yy: np.ndarray):
+    """``built(lo, hi)``: the counts of the output interval (lo, hi] on the building samples
+    ``yx``, ``yy`` of a real output, under the pair's first and second dataset, and the
+    samples' size per dataset (None when the two differ in size)."""
+    sx, sy = np.sort(np.asarray(yx, dtype=float)), np.sort(np.asarray(yy, dtype=float))
+
+    def built(lo: float, hi: float) -> tuple[int, int, int] | None:
+        if sx.size != sy.size:
+            return None
+        k = [
+            int(np.searchsorted(s, hi, "right") - np.searchsorted(s, lo, "right")) for s in (sx, sy)
+        ]
+        return k[0], k[1], sx.size
+
+    return built
+
+
 def tail_candidates(yx: np.ndarray, yy: np.ndarray) -> list[Candidate]:
     """Cuts beyond the few most extreme outputs of the building sample, in both tails and
     both directions. Their counts there are too small to predict from, but the judging sample
     is many times larger: where one dataset's support ends before the other's (noise that is
-    one-sided, such as exponential), these rare events carry the largest ratios."""
+    one-sided, such as exponential), these rare events carry the largest ratios. Each carries
+    its building counts (``built``): an output of the other dataset beyond the cut there
+    shows the event is no zero-probability witness (:func:`flukes`)."""
     both = np.sort(np.concatenate([yx, yy]).astype(float))
     if both.size < 4 * max(TAIL_RANKS):
         return []
+    built = building_counts(yx, yy)
     out = []
     for r in TAIL_RANKS:
         lo, hi = float(both[r - 1]), float(both[-r])
         for ev in (ScoreInterval(Identity(), -np.inf, lo), ScoreInterval(Identity(), hi, np.inf)):
-            out += [Candidate(ev, True, -np.inf), Candidate(ev, False, -np.inf)]
+            seen = built(ev.lo, ev.hi)
+            out += [
+                Candidate(ev, True, -np.inf, built=seen),
+                Candidate(ev, False, -np.inf, built=seen),
+            ]
     return out
 
 
@@ -1103,7 +1119,8 @@ def judge(
     lucky = np.zeros(len(cands), dtype=bool)
     if own.any():
         rivals = max(rivals - int((~own).sum()), 0)
-        lucky[own] = flukes(num[own], den[own], m2, scorer, rivals)
+        seen = seen_under_denominator(cands)[own]
+        lucky[own] = flukes(num[own], den[own], m2, scorer, rivals=rivals, seen=seen)
     lucky &= ~modelled
     out = []
     shares = zip((num / max(m2, 1)).tolist(), (den / max(m2, 1)).tolist())
@@ -1128,7 +1145,7 @@ FLUKE_LEVEL = 0.05  # ... at this level, Bonferroni-corrected over the candidate
 
 
 def flukes(
-    num: np.ndarray, den: np.ndarray, m2: int, scorer: Scorer, rivals: int = 0
+    num: np.ndarray, den: np.ndarray, m2: int, scorer: Scorer, rivals: int = 0, seen=None
 ) -> np.ndarray:
     """Which candidates are likely lucky draws: judged on fewer than FLUKE_COUNT favoured
     outputs, with some under the other dataset too, and no gain left once their log-ratio is
@@ -1138,14 +1155,28 @@ def flukes(
     the ranking does not stop it (NumericalSVT at 1e6, seed 2030, in a trial of another
     naive-Bayes score: a tail of mass 2e-4 won, its true bound 0.002 against 0.027 for the
     pick with this rule). A rare event never seen under the other dataset (a
-    zero-probability witness) is not concerned; a rare one with a strong ratio keeps a gain."""
+    zero-probability witness) is not concerned, unless ``seen`` says its building sample had
+    an output of that dataset in it (:func:`seen_under_denominator`): then it has none only by
+    chance; a rare one with a strong ratio keeps a gain."""
     num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
-    rare = (num < FLUKE_COUNT) & (den > 0)
+    other = den > 0
+    if seen is not None:
+        other |= np.asarray(seen, dtype=bool)
+    rare = (num < FLUKE_COUNT) & other
     if not rare.any():
         return rare
     z = normal_quantile(FLUKE_LEVEL / max(num.size, rivals)) / math.sqrt(2)
     strict = replace(scorer, m=m2, shrink=float(special.ndtr(-z)))
     return rare & ~(np.asarray(strict(num, den), dtype=float) > MIN_GAIN)
+
+
+def seen_under_denominator(cands: list[Candidate]) -> np.ndarray:
+    """Which candidates' building counts (``Candidate.built``) saw outputs of the dataset in
+    their denominator: those events have probability above 0 there, whatever the judging
+    counts."""
+    return np.array(
+        [c.built is not None and c.built[1 if c.forward else 0] > 0 for c in cands], dtype=bool
+    )
 
 
 def oriented(cands: list[Candidate], counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1199,7 +1230,8 @@ def survivors(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Score
         return keep
     num, den = oriented(cands, counts)
     shrunk, plain, _ = _judged_scores(cands, num, den, m2, scorer, model=False)
-    rank = np.where((shrunk > MIN_GAIN) & ~flukes(num, den, m2, scorer), shrunk, plain - 1e3)
+    lucky = flukes(num, den, m2, scorer, seen=seen_under_denominator(cands))
+    rank = np.where((shrunk > MIN_GAIN) & ~lucky, shrunk, plain - 1e3)
     # a real output's value tails count only through their model, fitted at the end: on their
     # own counts they neither lead nor rank a family (a lucky rare one would drop good events)
     rank[value_tails(cands)] = -np.inf

@@ -405,7 +405,11 @@ def test_value_tails_do_not_change_how_the_other_candidates_are_judged(monkeypat
     seen = []
     flukes = select.flukes
     monkeypatch.setattr(
-        select, "flukes", lambda num, *args: seen.append((len(num), args[-1])) or flukes(num, *args)
+        select,
+        "flukes",
+        lambda num, *args, **kw: (
+            seen.append((len(num), kw.get("rivals"))) or flukes(num, *args, **kw)
+        ),
     )
     cands, counts = others + tails, np.vstack([own, tail_counts])
     judged = judge(cands, counts, m, scorer, rivals=len(cands))

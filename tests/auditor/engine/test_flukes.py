@@ -52,3 +52,27 @@ def test_judge_ranks_a_fluke_below_the_leader_and_choose_never_certifies_it():
     # without rivals it is judged on its own shrink, and chosen
     alone = judge(_cands(2), _counts([(55, 21)], 1), M2, SCORER)
     assert not alone[0].fluke and alone[0].event == FloatMultiple(0)
+
+
+def test_an_event_seen_under_the_other_dataset_when_built_is_no_zero_probability_witness():
+    """A threshold tail judged 14 against 0 among many rivals is exempt as a possible
+    zero-probability witness, unless its building sample had an output of the other dataset
+    beyond its cut: that output proves the event's probability there above 0, and the
+    Bonferroni test applies (the catalogue's Gaussian at 1e6 with 2e5 selection samples, seed
+    2026: such a tail certified 0, the pick of the rule 0.237)."""
+    c = _counts([(14, 0)], 99)
+    seen = np.zeros(100, dtype=bool)
+    assert not flukes(c[:, 0], c[:, 1], M2, SCORER, seen=seen)[0]
+    seen[0] = True
+    assert flukes(c[:, 0], c[:, 1], M2, SCORER, seen=seen)[0]
+    # through judge: the counts it carries from the building sample decide
+    from auditor.engine.events import Identity, ScoreInterval
+
+    ev = ScoreInterval(Identity(), 38.5, np.inf)
+    for built in ((3, 0, 50_000), (2, 1, 50_000)):  # under the pair's first, second dataset
+        for forward in (True, False):  # the denominator: the second dataset, or the first
+            tail = Candidate(ev, forward, 0.0, family="threshold tails", built=built)
+            row = [(14, 0) if forward else (0, 14)]  # (counts under the first, the second)
+            judged = judge([tail, *_cands(99)], _counts(row, 99), M2, SCORER)
+            seen_there = built[1 if forward else 0] > 0
+            assert next(j for j in judged if j.event == ev).fluke == seen_there
