@@ -42,17 +42,11 @@ its inner bins too, down to the 0.4 quantile, and is kept where that whole side 
 line: slope WIDE_Z standard errors off 0, no broken line (linear to a knot, flat beyond it: a
 Laplace's logit, bent at the shift) fitting its bins HINGE_GAIN better, and the outer tails'
 own slope in agreement (AGREE_Z); over 100 seeds the Gaussian then averaged 0.229. Otherwise
-the model of the outer tails alone, with its slope SLOPE_Z standard errors off 0 (at 3, a
-Laplace's flat side got a chance model in 2 of 400 sides, 100 seeds at 1e5 and 1e6, and
-certified 0.36 against 0.48 on one; no Gaussian audit's bound moved from 3 to 4). Either
+the model of the outer tails alone, with its slope SLOPE_Z standard errors off 0. Either
 predicts the outer tails only, and a side with no model offers no candidates at all
 (select.judge): where the logit is flat in the tails (Laplace), a chance slope would send the
 choice to a rare tail no better than a wide one, and more tails ranked on their own counts
-would only add lucky draws. The side's model sees the building sample's counts too
-(``Candidate.built``): the cuts are quantiles of both building samples pooled, so which dataset
-an output beyond one came from is as random there as on fresh outputs, and the fit gets twice
-the outputs (the same Gaussian at 1e5 per dataset, 100 seeds: mean 0.123 -> 0.141 against an
-oracle of 0.149; at 1e6, 0.2287 -> 0.2318).
+would only add lucky draws.
 
 A learned score's model is trusted only where the judging sample sees the tail: a tail with
 fewer than MIN_TAIL expected judging outputs under either dataset keeps its own counts. Its
@@ -89,7 +83,7 @@ GOF_LEVEL = 0.01  # the linear model is rejected below this deviance p-value
 MIN_BIN = 5.0  # bins with fewer outputs (both datasets) are left out of the fit
 MAX_CUTS = 24  # cuts offered per count score (wide counts: at spread quantiles)
 SEPARATED = 1e-9  # a fitted probability this near 0 or 1: separation, the tails' own counts rule
-SLOPE_Z = 4.0  # a real output's outer tails alone: their model needs its slope this many sds off 0
+SLOPE_Z = 3.0  # a real output's side gets its model only when its slope is this many sds off 0
 OUTER = 0.15  # a real output's outer tails: bins with at most this mass beyond them
 WIDE_Z = 4.0  # a real output's whole-side model: its slope this many sds off 0
 HINGE_GAIN = 4.0  # ... no broken line fitting its bins better by this much chi-square
@@ -280,26 +274,10 @@ def counts_above(cands, idx, num: np.ndarray, den: np.ndarray, m: float) -> dict
     return above
 
 
-def built_above(cands, idx) -> tuple[dict, int] | None:
-    """The building counts beyond each cut of a group of value tails (candidates ``idx``),
-    under the pair's first and second dataset, and the building sample's size per dataset;
-    None unless every one of them carries its counts, on one sample size."""
-    seen = [cands[i].built for i in idx]
-    if any(b is None for b in seen) or len({b[2] for b in seen}) != 1:
-        return None
-    mb = seen[0][2]
-    above: dict[float, tuple[float, float]] = {}
-    for i, (kx, ky, _m) in zip(idx, seen):
-        ev = cands[i].event
-        upper = math.isinf(ev.hi)
-        above[ev.lo if upper else ev.hi] = (kx, ky) if upper else (mb - kx, mb - ky)
-    return above, mb
-
-
 def fit_groups(cands, num: np.ndarray, den: np.ndarray, m2: int) -> dict[int, TailModel]:
     """For every group of modelled tail candidates (same pair, same score; families MODELLED),
     the fitted model, keyed by the candidates' indices. ``num``, ``den``: their oriented
-    judging counts. A real output's side model sees its tails' building counts too."""
+    judging counts."""
     groups: dict[tuple, list[int]] = {}
     for i, c in enumerate(cands):
         if c.family in MODELLED and isinstance(c.event, ScoreInterval):
@@ -312,12 +290,7 @@ def fit_groups(cands, num: np.ndarray, den: np.ndarray, m2: int) -> dict[int, Ta
         cuts = np.array(sorted(above))
         family = cands[idx[0]].family
         if family in VALUE_FAMILIES:
-            m = float(m2)
-            extra = built_above(cands, idx)
-            if extra is not None and set(extra[0]) == set(above):
-                m += extra[1]
-                above = {c: (x + extra[0][c][0], y + extra[0][c][1]) for c, (x, y) in above.items()}
-            model = _side_model(cuts, above, m, family)
+            model = _side_model(cuts, above, float(m2), family)
             if model is not None:
                 out.update(dict.fromkeys(idx, model))
             continue

@@ -121,9 +121,8 @@ class Candidate:
     fluke: bool = False  # judged on a few outputs and not significant among its rivals
     # the event's judged probabilities under the numerator and denominator (NaN: not judged)
     share: tuple[float, float] = (math.nan, math.nan)
-    # an output interval's counts on the building sample, under the pair's first and second
-    # dataset, and that sample's size per dataset: a value tail's side model sees them beside
-    # the judging counts; a threshold tail seen under its denominator there is no
+    # a threshold tail's counts on the building sample, under the pair's first and second
+    # dataset, and that sample's size per dataset: one seen under its denominator there is no
     # zero-probability witness (flukes)
     built: tuple[int, int, int] | None = None
 
@@ -245,14 +244,10 @@ def value_tail_candidates(yx: np.ndarray, yy: np.ndarray) -> list[Candidate]:
     """A real output's outer tails, ``y <= c`` at the quantiles SCORE_QUANTILES of both
     building samples and ``y > c`` at their mirror images, in both directions: each side's
     tails are judged together through a model of that side (:mod:`count_tails`), which also
-    sees the side's inner bins, between the cuts at WIDE_QUANTILES. Each carries its counts
-    on the building sample (``built``): the cuts are quantiles of both samples pooled, so
-    which dataset an output beyond one came from is as random there as on fresh outputs, and
-    the side's model sees them too."""
+    sees the side's inner bins, between the cuts at WIDE_QUANTILES."""
     both = np.sort(np.concatenate([yx, yy]).astype(float))
     both = both[np.isfinite(both)]
     n = both.size
-    built = building_counts(yx, yy)
     out = []
     for q in SCORE_QUANTILES + WIDE_QUANTILES:
         k = int(q * n)
@@ -263,10 +258,9 @@ def value_tail_candidates(yx: np.ndarray, yy: np.ndarray) -> list[Candidate]:
             (ScoreInterval(Identity(), float(both[n - k]), np.inf), count_tails.HIGH),
         ):
             if both[0] <= (ev.hi if family == count_tails.LOW else ev.lo) < both[-1]:
-                seen = built(ev.lo, ev.hi)
                 out += [
-                    Candidate(ev, True, -np.inf, family=family, built=seen),
-                    Candidate(ev, False, -np.inf, family=family, built=seen),
+                    Candidate(ev, True, -np.inf, family=family),
+                    Candidate(ev, False, -np.inf, family=family),
                 ]
     return out
 
