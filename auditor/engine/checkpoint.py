@@ -35,8 +35,8 @@ __all__ = [
     "counts_state",
 ]
 
-# 2: certification counts Poisson prefixes too; 3: a value tail keeps its building counts. A
-# checkpoint of another format holds what another engine chose and counted: never resumed
+# 2: certification counts Poisson prefixes too; 3: a threshold tail keeps its building counts.
+# A checkpoint of another format holds what another engine chose and counted: never resumed
 FORMAT = "dpaudit-checkpoint/3"
 
 
