@@ -42,8 +42,16 @@ its inner bins too, down to the 0.4 quantile, and is kept where that whole side 
 line: slope WIDE_Z standard errors off 0, no broken line (linear to a knot, flat beyond it: a
 Laplace's logit, bent at the shift) fitting its bins HINGE_GAIN better, and the outer tails'
 own slope in agreement (AGREE_Z); over 100 seeds the Gaussian then averaged 0.229. Otherwise
-the model of the outer tails alone, with its slope SLOPE_Z standard errors off 0. Either
-predicts the outer tails only, and a side with no model offers no candidates at all
+the model of the outer tails alone, with its slope SLOPE_Z standard errors off 0, refitted
+flat beyond the innermost knot whose broken line fits those bins within KNOT_SLACK of the best
+(:func:`_loose_knot`): where the data cannot tell whether the logit keeps rising, the rarer
+tails are not credited with a ratio the line alone would give them. Report-noisy-max's value
+(the largest of five noisy answers) falls across its outer tails and turns flat where all five
+answers lie in their Laplace tails (every tail beyond has the full ratio e^0.25); the straight
+line ranked its rarest tails first, and at 1e6 two of five seeds certified 0.108 and 0.036
+(0.212 and 0.236 flat beyond the knot; the catalogue's Gaussian, whose logit is straight, kept
+its mean over 100 seeds). Either model predicts the outer tails only, and a side with no
+model offers no candidates at all
 (select.judge): where the logit is flat in the tails (Laplace), a chance slope would send the
 choice to a rare tail no better than a wide one, and more tails ranked on their own counts
 would only add lucky draws.
@@ -88,6 +96,7 @@ OUTER = 0.15  # a real output's outer tails: bins with at most this mass beyond 
 WIDE_Z = 4.0  # a real output's whole-side model: its slope this many sds off 0
 HINGE_GAIN = 4.0  # ... no broken line fitting its bins better by this much chi-square
 AGREE_Z = 2.0  # ... and its outer tails' own slope within this many sds of its slope
+KNOT_SLACK = 4.0  # outer tails alone: flat beyond the innermost knot fitting this near the best
 MIN_TAIL = 500.0  # a learned score's tail with fewer judging outputs (either side): own counts
 
 
@@ -175,6 +184,7 @@ def fit(
     skip: int | None = None,
     exclude=(),
     slope_z: float = SLOPE_Z,
+    flat: tuple[float, float] = (-math.inf, math.inf),
 ) -> TailModel | None:
     """The logistic model on the bins of the cuts (counts above each cut under the pair's first
     and second dataset, ``m`` judging outputs each), or None if it does not fit. ``integer``:
@@ -193,6 +203,7 @@ def fit(
     else:  # a real score: the outer bins' values half a neighbouring bin's width out
         lo, hi = (cuts[1] - cuts[0]) / 2, (cuts[-1] - cuts[-2]) / 2
     v = np.concatenate([[cuts[0] - lo], (cuts[:-1] + cuts[1:]) / 2, [cuts[-1] + hi]])
+    v = np.clip(v, *flat)
     n = bx + by
     used = n >= MIN_BIN
     if skip is not None:
@@ -314,7 +325,8 @@ def _side_model(cuts: np.ndarray, above: dict, m: float, family: str) -> TailMod
     of WIDE_QUANTILES: kept if its slope is WIDE_Z standard errors off 0, it fits, no broken
     line (flat beyond a knot) fits its bins better by HINGE_GAIN, and the slope of the outer
     tails alone agrees with it (AGREE_Z). Otherwise the model of the outer tails alone (their
-    slope SLOPE_Z standard errors off 0). Either predicts only the outer tails."""
+    slope SLOPE_Z standard errors off 0), flat beyond their loose knot (:func:`_loose_knots`).
+    Either predicts only the outer tails."""
     ax = np.array([above[c][0] for c in cuts])
     ay = np.array([above[c][1] for c in cuts])
     rest = {LOW: cuts.size, HIGH: 0}[family]
@@ -324,27 +336,51 @@ def _side_model(cuts: np.ndarray, above: dict, m: float, family: str) -> TailMod
     outer = outward <= OUTER  # the bins beyond the outer tails' widest cut
     inner = tuple(int(j) for j in np.flatnonzero(~outer))
     seen = bx + by >= MIN_BIN
+    side = seen.copy()
+    side[rest] = False
+    used = seen & outer
+    used[rest] = False
+    high = family == HIGH
+
     wide = fit(cuts, ax, ay, m, integer=False, skip=rest, slope_z=WIDE_Z)
-    if wide is not None:
-        side = seen.copy()
-        side[rest] = False
-        used = seen & outer
-        if (
-            used.sum() >= 3
-            and _hinge_gain(wide.v[side], bx[side], by[side], family == HIGH) < HINGE_GAIN
-        ):
-            beta, se = _wls_slope(wide.v[used], bx[used], by[used])
-            wse = math.sqrt(max(float(wide.cov[1, 1]), 0.0))
-            if abs(beta - wide.theta[1]) <= AGREE_Z * math.hypot(se, wse):
-                return dataclasses.replace(wide, closed=inner)
+    if (
+        wide is not None
+        and used.sum() >= 3
+        and _hinge_gain(wide.v[side], bx[side], by[side], high) < HINGE_GAIN
+    ):
+        beta, se = _wls_slope(wide.v[used], bx[used], by[used])
+        wse = math.sqrt(max(float(wide.cov[1, 1]), 0.0))
+        if abs(beta - wide.theta[1]) <= AGREE_Z * math.hypot(se, wse):
+            return dataclasses.replace(wide, closed=inner)
     model = fit(cuts, ax, ay, m, integer=False, skip=rest, exclude=inner)
-    return None if model is None else dataclasses.replace(model, closed=inner)
+    if model is None:
+        return None
+    # flat beyond the innermost loose knot whose refit fits (any slope: the line's was shown)
+    for knot in _loose_knots(model.v[used], bx[used], by[used], high):
+        flat = (-math.inf, knot) if high else (knot, math.inf)
+        bent = fit(cuts, ax, ay, m, integer=False, skip=rest, exclude=inner, slope_z=0, flat=flat)
+        if bent is not None:
+            model = bent
+            break
+    return dataclasses.replace(model, closed=inner)
 
 
-def _hinge_gain(v: np.ndarray, bx: np.ndarray, by: np.ndarray, high: bool) -> float:
-    """By how much (weighted chi-square of the bins' empirical logits) the best broken line,
-    linear up to a knot at one of the values ``v`` and flat beyond it on the outer side (a
-    Laplace's logit, flat beyond the shift), fits better than one straight line."""
+def _loose_knots(v: np.ndarray, bx: np.ndarray, by: np.ndarray, high: bool) -> list[float]:
+    """The values ``v`` (bins of one side's outer tails) at which the logit may turn flat,
+    innermost first: the broken line, linear up to the knot and flat beyond it on the outer
+    side, fits within KNOT_SLACK chi-square of the best broken line or straight line. Not the
+    outermost value (that is the straight line)."""
+    fits = _broken_fits(v, bx, by, high)
+    best = min(fits.values())
+    edge = float(v.max() if high else v.min())
+    fine = [k for k, r in fits.items() if k not in (None, edge) and r <= best + KNOT_SLACK]
+    return sorted(fine, reverse=not high)
+
+
+def _broken_fits(v: np.ndarray, bx: np.ndarray, by: np.ndarray, high: bool) -> dict:
+    """The weighted chi-square of the bins' empirical logits about the straight line (key
+    None) and about each broken line: linear up to a knot at one of the values ``v``, flat
+    beyond it on the outer side (above it when ``high``)."""
     logit = np.log((bx + 0.5) / (by + 0.5))
     w = 1.0 / (1.0 / (bx + 0.5) + 1.0 / (by + 0.5))
 
@@ -356,9 +392,18 @@ def _hinge_gain(v: np.ndarray, bx: np.ndarray, by: np.ndarray, high: bool) -> fl
             r = r - float(np.sum(w * xc * logit)) / sxx * xc
         return float(np.sum(w * r * r))
 
-    line = rss(v)
-    knots = [rss(np.minimum(v, k) if high else np.maximum(v, k)) for k in v]
-    return line - min([line, *knots])
+    out: dict = {None: rss(v)}
+    for k in v.tolist():
+        out[k] = rss(np.minimum(v, k) if high else np.maximum(v, k))
+    return out
+
+
+def _hinge_gain(v: np.ndarray, bx: np.ndarray, by: np.ndarray, high: bool) -> float:
+    """By how much (weighted chi-square of the bins' empirical logits) the best broken line,
+    linear up to a knot at one of the values ``v`` and flat beyond it on the outer side (a
+    Laplace's logit, flat beyond the shift), fits better than one straight line."""
+    fits = _broken_fits(v, bx, by, high)
+    return fits[None] - min(fits.values())
 
 
 def modelled(cands, models: dict[int, TailModel], z: float, predict: Callable) -> dict[int, float]:
