@@ -44,7 +44,7 @@ Laplace's logit, bent at the shift) fitting its bins HINGE_GAIN better, and the 
 own slope in agreement (AGREE_Z); over 100 seeds the Gaussian then averaged 0.229. Otherwise
 the model of the outer tails alone, with its slope SLOPE_Z standard errors off 0, refitted
 flat beyond the innermost knot whose broken line fits those bins within KNOT_SLACK of the best
-(:func:`_loose_knot`): where the data cannot tell whether the logit keeps rising, the rarer
+(:func:`_loose_knots`): where the data cannot tell whether the logit keeps rising, the rarer
 tails are not credited with a ratio the line alone would give them. Report-noisy-max's value
 (the largest of five noisy answers) falls across its outer tails and turns flat where all five
 answers lie in their Laplace tails (every tail beyond has the full ratio e^0.25); the straight
