@@ -173,7 +173,16 @@ def compare(value: sp.Expr, bound: sp.Expr) -> tuple[str, str]:
         return "certified", "arb interval arithmetic"
     if is_zero(value - bound):
         return "exact", "exact algebra (equality)"
-    return "unknown", f"cannot compare {value} with {bound}"
+    return "unknown", f"cannot compare {_shown(value)} with {_shown(bound)}"
+
+
+def _shown(expr: sp.Expr) -> str:
+    """``expr`` as text; printing may evaluate it (SymPy orders terms numerically), which fails
+    on values such as erfc(1e300): then a placeholder, never an internal error."""
+    try:
+        return str(expr)
+    except (ArithmeticError, ValueError, RecursionError):
+        return "(an expression too large to print)"
 
 
 def is_zero(expr: sp.Expr) -> bool:

@@ -25,6 +25,7 @@ from proofs import exports_of
 from proofs.errors import InputError
 from proofs.expr import as_expr, rationalize
 from proofs.mechanisms import FiniteMechanism
+from proofs.mechanisms.tables import same_inputs
 from proofs.numeric import certainly_greater
 from proofs.validate import check_description
 
@@ -116,14 +117,8 @@ def _positive(diff: sp.Expr) -> bool:
 
 
 def _inputs(mechs) -> list:
-    keys = list(mechs[0].pmf)
-    for m in mechs[1:]:
-        if set(m.pmf) != set(keys):
-            raise InputError(
-                f"mechanisms have different inputs {sorted(map(str, m.pmf))} vs "
-                f"{sorted(map(str, keys))}; describe all on the same inputs."
-            )
-    return keys
+    same_inputs(mechs)
+    return list(mechs[0].pmf)
 
 
 def compose(*mechs: FiniteMechanism) -> FiniteMechanism:

@@ -10,6 +10,7 @@ None when the two sides cannot be separated.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from contextlib import contextmanager
 from fractions import Fraction
@@ -197,7 +198,16 @@ def ball_of(lo: Fraction, hi: Fraction | None = None) -> arb:
 
 
 def show_ball(b: arb) -> str:
-    return f"[{float(b.lower()):.10g}, {float(b.upper()):.10g}]"
+    return f"[{_show_end(b.lower())}, {_show_end(b.upper())}]"
+
+
+def _show_end(x: arb) -> str:
+    """An exact endpoint to 10 digits; arb's own notation beyond a double's range (a delta
+    of 1e-138807 is not 0)."""
+    f = float(x)
+    if (f == 0 and x != 0) or (math.isinf(f) and x.is_finite()):
+        return x.str(10, radius=False)
+    return f"{f:.10g}"
 
 
 def as_fraction(v: Any, rounding: str = "down") -> Fraction:

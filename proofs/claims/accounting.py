@@ -25,6 +25,7 @@ from proofs.mechanisms import (
     Laplace,
     describe,
 )
+from proofs.mechanisms.tables import same_inputs
 from proofs.symbols import ALPHA, SENSITIVITY
 from proofs.validate import (
     check_delta,
@@ -222,6 +223,7 @@ def composition_of(composition: Any) -> tuple[tuple[Any, int], ...]:
         out.append((mech, count))
     if not out:
         raise InputError("composition=[] is empty; give at least one (mechanism, count) pair.")
+    same_inputs([m for m, _ in out if isinstance(m, FiniteMechanism)], "composed tables")
     return tuple(out)
 
 

@@ -3,6 +3,7 @@ checks of its input. The checkers (:mod:`proofs.checkers`) decide them."""
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -12,6 +13,7 @@ import sympy as sp
 from proofs.claims.base import Claim
 from proofs.errors import InputError
 from proofs.expr import as_expr, rule_expr
+from proofs.mechanisms.tables import FiniteMechanism
 from proofs.symbols import D1, D2, DEL, E0, E1, E2, EPS, K
 from proofs.validate import MAX_COMPOSITIONS, check_delta, check_eps_value, group_size
 
@@ -68,6 +70,14 @@ class SequentialComposition(Claim):
                 "instances must be a tuple of (M1, M2) pairs of FiniteMechanism "
                 "(M2 may be a dict: M1's output -> mechanism)."
             )
+        for i, (m1, m2) in enumerate(self.instances):
+            seconds = list(m2.values()) if isinstance(m2, Mapping) else [m2]
+            for role, mech in [("M1", m1)] + [("M2", t) for t in seconds]:
+                if not isinstance(mech, FiniteMechanism):
+                    raise InputError(
+                        f"instances[{i}]: {role}={reprlib.repr(mech)} is not a FiniteMechanism; "
+                        "give tables (M2 may be a dict: M1's output -> FiniteMechanism)."
+                    )
         if self.at is not None:
             if len(self.at) != len(self.instances) or not all(
                 isinstance(a, (tuple, list)) and len(a) == 2 for a in self.at

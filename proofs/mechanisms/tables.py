@@ -75,6 +75,33 @@ class FiniteMechanism:
         return [p for a, b in self.neighbours for p in ((a, b), (b, a))]
 
 
+def same_inputs(tables, what: str = "mechanisms") -> None:
+    """Raise InputError unless the tables share their inputs and their neighbouring pairs.
+
+    Parts run on one input (a composition) are private with respect to one neighbour relation:
+    each part's epsilon on its own pairs says nothing of the others' pairs (two tables whose
+    only neighbours differ are each 0-DP on their own pair, and their composition is not)."""
+    tables = list(tables)
+    if len(tables) < 2:
+        return
+    inputs = set(tables[0].pmf)
+    pairs = frozenset(tables[0].neighbour_pairs())
+    for t in tables[1:]:
+        if set(t.pmf) != inputs:
+            raise InputError(
+                f"{what} have different inputs {sorted(map(str, t.pmf))} vs "
+                f"{sorted(map(str, inputs))}; describe all on the same inputs."
+            )
+        differ = sorted(frozenset(t.neighbour_pairs()) ^ pairs, key=repr)
+        if differ:
+            x, xp = differ[0]
+            raise InputError(
+                f"{what} have different neighbours: ({x!r}, {xp!r}) are neighbours in one "
+                "table and not in another; give every table the same neighbours (the parts "
+                "run on one input)."
+            )
+
+
 def geo_sample(epsilon, n: int) -> FiniteMechanism:
     """GeoSample(eps, n), Alg. 4.8 of Balcer and Vadhan (2018), Differential privacy on finite
     computers: a truncated geometric mechanism on the counts {0, ..., n} that needs only

@@ -9,6 +9,7 @@ import sympy as sp
 
 from proofs.errors import InputError
 from proofs.expr import as_expr
+from proofs.mechanisms.tables import FiniteMechanism, same_inputs
 from proofs.validate import check_description, check_epsilon, check_positive
 
 __all__ = ["Composition", "SparseVector"]
@@ -150,3 +151,6 @@ class Composition:
             if not hasattr(mech, "domain"):
                 raise InputError(f"mechanism={mech!r} is not a description.")
             check_description(mech)
+        same_inputs(
+            [t for t in self.mechanisms if isinstance(t, FiniteMechanism)], "composed tables"
+        )

@@ -30,6 +30,7 @@ from proofs import (
     GaussianCalibrationRegion,
     GaussianVector,
     GroupPrivacy,
+    InputError,
     K,
     KAryRR,
     Laplace,
@@ -444,3 +445,40 @@ def test_a_constant_sigma_region_is_refuted_exactly_where_it_fails(sigma, delta_
     d = float(found.counterexample.parameters["delta"].split("~")[1])
     assert eps_min <= e <= 1 and delta_min <= d <= 0.9
     assert true_delta(e) > d
+
+
+def _rows(*rows, neighbours=None):
+    return FiniteMechanism(
+        {x: {"a": R(p), "b": 1 - R(p)} for x, p in enumerate(rows)}, neighbours=neighbours
+    )
+
+
+def test_an_instance_on_two_neighbour_relations_is_bad_input_not_a_refutation():
+    """M1 on every pair, M2 on (0, 1) only: M2's epsilon on its own pair is 0, the joint
+    table's on M1's pairs is M2's leak on (0, 2) too, and basic composition (true) was
+    refuted by that mismatch. One relation for every part, or bad input."""
+    m1 = _rows("1/2", "1/2", "1/2")
+    m2 = _rows("1/2", "1/2", "9/10", neighbours=((0, 1),))
+    for instance in ((m1, m2), (m1, {"a": m2, "b": m1})):
+        with pytest.raises(InputError, match="different neighbours"):
+            check(SequentialComposition((instance,)))
+    with pytest.raises(InputError, match="different neighbours"):
+        RDPComposition([m1, m2], 1, R(1, 10**6))
+    with pytest.raises(InputError, match="different neighbours"):
+        compose(m2, m1)
+
+
+@pytest.mark.parametrize("second", ["nope", {"a": {0: {"a": 1}}, "b": "m"}])
+def test_an_instance_that_is_not_a_table_is_bad_input(second):
+    with pytest.raises(InputError, match=r"instances\[0\]: M2=.* is not a FiniteMechanism"):
+        SequentialComposition(((_rows("1/2", "1/4"), second),))
+
+
+def test_a_gaussian_profile_beyond_a_doubles_range_is_shown_and_decided_without_error():
+    """delta(800) of N(0, 1) is about 1.7e-138807: it was shown as [0, 0] (doubles), and at
+    epsilon = 1e300 printing the undecided comparison evaluated erfc(1e300) and crashed."""
+    found = check(ApproxDP(Gaussian(1, 1), 800, 0))
+    assert found.verdict is Verdict.REFUTED
+    assert "e-138807" in found.reason and "[0, 0]" not in found.reason
+    huge = check(ApproxDP(Gaussian(1, 1), 1e300, 0))
+    assert huge.verdict in (Verdict.REFUTED, Verdict.UNKNOWN)

@@ -364,3 +364,32 @@ def test_a_composition_of_tables_sympy_cannot_order_is_not_an_internal_error():
     )
     found = check(PureDP(Composition((t, t)), 2 * sp.log(2)))  # false: the truth is 2 ln 2 + 2d
     assert found.verdict in (Verdict.REFUTED, Verdict.UNKNOWN), found.reason
+
+
+_HALF, _TENTH = sp.Rational(1, 2), sp.Rational(1, 10)
+_FLAT = {"a": _HALF, "b": _HALF}
+_SKEWED = {"a": 1 - _TENTH, "b": _TENTH}
+
+
+def _table(rows, neighbours=None):
+    return FiniteMechanism(dict(enumerate(rows)), neighbours=neighbours)
+
+
+def test_tables_composed_on_different_neighbours_are_bad_input_not_proved():
+    """Each table is 0-DP on its own only pair, and their composition was proved 1/1000-DP by
+    adding those zeros; on either table's pair the other leaks ln 5, so the claim is false
+    whichever relation is meant. The parts run on one input: one relation, or bad input."""
+    a = _table([_FLAT, _FLAT, _SKEWED], neighbours=((0, 1),))
+    b = _table([_SKEWED, _FLAT, _FLAT], neighbours=((1, 2),))
+    claim = PureDP(Composition((a, b)), sp.Rational(1, 1000))
+    with pytest.raises(InputError, match=r"different neighbours: \(0, 1\)"):
+        check(claim)
+    # one relation (every pair): the exact check sees the leak
+    a_all, b_all = _table([_FLAT, _FLAT, _SKEWED]), _table([_SKEWED, _FLAT, _FLAT])
+    found = check(PureDP(Composition((a_all, b_all)), sp.Rational(1, 1000)))
+    assert found.verdict is Verdict.REFUTED
+    # a subset of another's pairs is a different relation too (the wider one leaks more)
+    with pytest.raises(InputError, match="different neighbours"):
+        check(PureDP(Composition((a, b_all)), sp.log(3)))
+    with pytest.raises(InputError, match="different inputs"):
+        check(PureDP(Composition((a_all, _table([_FLAT, _SKEWED]))), 1))

@@ -169,13 +169,17 @@ def test_compositions_of_tables_get_the_joint_tables_exact_epsilon():
     assert finite >= 15 and below_sum >= 3, (finite, below_sum)  # the sum: only an upper bound
 
 
-def test_tables_on_different_neighbours_still_compose_by_the_sum():
+def test_tables_compose_on_one_neighbour_relation_only():
     chain = FiniteMechanism(TABLE.pmf, neighbours=((0, 1),))
     other = FiniteMechanism({0: {0: R(1, 2), 1: R(1, 2)}, 1: {0: R(1, 4), 1: R(3, 4)}})
     comp = Composition((chain, other))  # same pairs, both orders: joint table, exact
     assert check(PureDP(comp, sp.log(6))).verdict is Verdict.PROVED  # (3/4)(1/2) / (1/4)(1/4)
     assert check(PureDP(comp, sp.log(6) - R(1, 10**6))).verdict is Verdict.REFUTED
+    # the parts run on one input: each part's epsilon on its own pairs says nothing of the
+    # others' (they were summed, and a false claim proved), so other neighbours are bad input
     three = FiniteMechanism({**other.pmf, 2: {0: R(1, 4), 1: R(3, 4)}}, neighbours=((0, 2),))
-    apart = Composition((chain, three))  # other neighbours: basic composition's sum
-    assert check(PureDP(apart, sp.log(3) + sp.log(2))).verdict is Verdict.PROVED
-    assert check(PureDP(apart, sp.log(3) + sp.log(2) - R(1, 10**6))).verdict is Verdict.UNKNOWN
+    with pytest.raises(InputError, match="different inputs"):
+        check(PureDP(Composition((chain, three)), sp.log(3) + sp.log(2)))
+    moved = FiniteMechanism(three.pmf, neighbours=((1, 2),))
+    with pytest.raises(InputError, match="different neighbours"):
+        check(PureDP(Composition((three, moved)), 1))
