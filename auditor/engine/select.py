@@ -574,6 +574,48 @@ def keyset_recipes(
     return out
 
 
+REPEAT_LEAST = 3  # a real output's value held this often in the building sample: an atom
+
+
+def repeat_candidates(yx: np.ndarray, yy: np.ndarray, scorer: Scorer) -> list[Candidate]:
+    """Atoms of a real output too rich in values for the atoms family (:func:`keyset_recipes`
+    takes at most a quarter of the sample's size in keys): the values held at least
+    REPEAT_LEAST times in the building sample, which a continuous distribution never repeats.
+    A mechanism that returns its exact answer now and then, and adds noise otherwise, has its
+    answer as an atom under one dataset alone; its thresholds see the atom's mass only beside
+    the noise's (1% of exact answers beside Laplace noise: thresholds certify 0.5 where the
+    atom is a zero-probability witness). Offered in each direction: the best two atoms and
+    the set of every repeated value the numerator favours; none when the output has few
+    values (the atoms family's own case) or no value repeats."""
+    y = np.concatenate([np.ravel(yx), np.ravel(yy)])
+    if y.size == 0 or y.dtype.kind != "f":
+        return []
+    values, inverse, counts = np.unique(y, return_inverse=True, return_counts=True)
+    if values.size <= min(MAX_KEYS, yx.shape[0] // 4):
+        return []
+    held = np.flatnonzero(counts >= REPEAT_LEAST)
+    if held.size == 0:
+        return []
+    held = held[np.argsort(-counts[held], kind="stable")[:MAX_KEYS]]
+    inverse = inverse.ravel()
+    cx = np.bincount(inverse[: np.size(yx)], minlength=values.size)[held].astype(float)
+    cy = np.bincount(inverse[np.size(yx) :], minlength=values.size)[held].astype(float)
+    scorer = replace(scorer, m=yx.shape[0])
+    out = []
+    for forward, (a, b) in ((True, (cx, cy)), (False, (cy, cx))):
+        pred = np.asarray(scorer(a, b), dtype=float)
+        picks = [np.array([j]) for j in np.argsort(-pred, kind="stable")[:2]]
+        favoured = np.flatnonzero(a > b)
+        if favoured.size > 1:
+            picks.append(favoured)
+        for chosen in picks:
+            vals = values[held[chosen]]
+            p = float(np.asarray(scorer(a[chosen].sum(), b[chosen].sum())))
+            ev = KeySet(KeyFn(), tuple(vals.tolist()), tuple(_label(v) for v in vals))
+            out.append(Candidate(ev, forward, p))
+    return out
+
+
 def labelled(event: KeySet, counted: KeyTally, cache: dict[int, str] | None = None) -> KeySet:
     """``event`` with the labels of its keys, from the rows of a tally that holds them
     (``cache``: labels already made, by position in the tally)."""
@@ -1293,6 +1335,8 @@ def _family_candidates(
                 out += value_tail_candidates(yx, yy)
         if "atoms" in on:
             out += _tag(keyset_candidates(KeyFn(), yx, yy, scorer), "atoms")
+            if kind == "real":
+                out += _tag(repeat_candidates(yx, yy, scorer), "atoms")
         if kind == "real" and "float" in on:
             out += _tag(float_candidates(yx, yy, scorer), "float")
     else:

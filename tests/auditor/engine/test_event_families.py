@@ -198,3 +198,48 @@ def test_no_prefix_set_is_the_whole_output_space():
     w = r.witness  # (a key set or an interval of the values: some output falls outside it)
     assert r.epsilon_lower_bound > 0
     assert max(w.count_numerator, w.count_denominator) < w.certification_samples
+
+
+def _exact_now_and_then(share: float, leak: bool):
+    """Laplace(2) noise on the sum, and with probability ``share`` the exact sum (``leak``) or
+    a constant 0.5 that does not depend on the data (no leak: a correct mechanism)."""
+
+    def mech(data, size, rng):
+        noisy = float(sum(data)) + rng.laplace(0.0, 2.0, size)
+        atom = float(sum(data)) if leak else 0.5
+        return np.where(rng.random(size) < share, atom, noisy)
+
+    return mech
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_an_exact_answer_among_noisy_ones_is_a_zero_probability_witness(seed):
+    """1% exact answers beside Laplace(2) noise: the atom at the sum is held under one dataset
+    only (true eps inf). Thresholds certified about 0.5 and the atoms family, offered no
+    event by a continuous output, found nothing: a claim of 1 was "no violation found"."""
+    r = audit(
+        _exact_now_and_then(0.01, leak=True),
+        [([1, 1, 1], [1, 1])],
+        epsilon=1.0,
+        samples=200_000,
+        seed=seed,
+        semantics="ideal",
+        workers=1,
+    )
+    assert r.verdict == "violation" and r.unbounded_witness, (r.verdict, r.witness)
+    assert r.epsilon_lower_bound > 1.5
+    assert "==" in r.witness.event
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_an_atom_held_under_both_datasets_is_no_alarm(seed):
+    r = audit(
+        _exact_now_and_then(0.05, leak=False),
+        [([1, 1, 1], [1, 1])],
+        epsilon=0.5,
+        samples=200_000,
+        seed=seed,
+        semantics="ideal",
+        workers=1,
+    )
+    assert r.verdict != "violation" and r.epsilon_lower_bound <= 0.5, r.witness
