@@ -15,7 +15,9 @@ Translation (sound by construction):
   variable `U` held in an arb enclosure of `exp(1/q)`, so identities such as
   `exp(1/2)**2 = E` survive the translation (separate enclosures would lose them); other closed
   transcendental constants become variables inside their own arb enclosures;
-- integer-valued symbols are quantified over the reals (a superset: proofs stay sound);
+- integer-valued symbols are quantified over the reals (a superset: proofs stay sound), a
+  positive one from 1 and a negative one up to -1 (true bounds that the reals would lose: a
+  dimension k >= 1 makes Delta/b <= k Delta/b hold);
 - distinct SymPy symbols that share a name get distinct z3 variables (merging them would
   prove a special case only).
 """
@@ -74,11 +76,11 @@ class Translator:
             v = z3.Real(name)
             self.vars[s] = v
             if s.is_positive:
-                self.side.append(v > 0)
+                self.side.append(v >= 1 if s.is_integer else v > 0)
             elif s.is_nonnegative:
                 self.side.append(v >= 0)
             if s.is_negative:
-                self.side.append(v < 0)
+                self.side.append(v <= -1 if s.is_integer else v < 0)
         return self.vars[s]
 
     def plan_exponentials(self, exprs) -> None:

@@ -393,3 +393,16 @@ def test_tables_composed_on_different_neighbours_are_bad_input_not_proved():
         check(PureDP(Composition((a, b_all)), sp.log(3)))
     with pytest.raises(InputError, match="different inputs"):
         check(PureDP(Composition((a_all, _table([_FLAT, _SKEWED]))), 1))
+
+
+def test_a_positive_integer_symbol_keeps_its_bound_of_one_in_z3():
+    """z3 quantifies integer symbols over the reals; a positive one lost its k >= 1 there, and
+    LaplaceVector's L1 bound Delta/b <= k Delta/b (k its dimension) had a 'model' at k = 1/2."""
+    b, delta = sym("b"), sym("Delta")
+    claim = PureDP(LaplaceVector(scale=b, sensitivity=delta), "k*Delta/b")
+    assert check(claim).verdict is Verdict.PROVED
+    # the bound is a fact about integers, not a licence: still false at k = 1, 2
+    assert check(Inequality(1, "k/3")).verdict is not Verdict.PROVED
+    k = sp.Symbol("k", integer=True, negative=True)
+    assert check(Inequality(k, -1)).verdict is Verdict.PROVED
+    assert check(Inequality(k, -2)).verdict is not Verdict.PROVED
