@@ -130,7 +130,8 @@ def _float_values(P, Q) -> tuple:
 
 @lru_cache(maxsize=1)
 def _candidate_pairs() -> tuple:
-    """Pairs of rational distributions on 2 to 5 points (small m first), with float distances."""
+    """Pairs of rational distributions on 2 to 5 points (small m first), and a few on up to 20,
+    with float distances."""
     F = Fraction
     grid = [
         F(0),
@@ -154,6 +155,12 @@ def _candidate_pairs() -> tuple:
         if m == 3:
             vs += [(F(1, 3),) * 3, (F(1, 2), F(1, 3), F(1, 6)), (F(1, 10), F(1, 10), F(4, 5))]
         pairs += [(P, Q, _float_values(P, Q)) for P in vs for Q in vs]
+    # a difference spread over many points: uniform against uniform on half of them (TV is
+    # then sqrt(m) / 2 times L2; TV <= L2 fails from m = 5, which no grid above reaches)
+    for m in (6, 8, 12, 20):
+        uniform = (F(1, m),) * m
+        half = (F(2, m),) * (m // 2) + (F(0),) * (m // 2)
+        pairs += [(P, Q, _float_values(P, Q)) for P, Q in ((uniform, half), (half, uniform))]
     return tuple(pairs)
 
 

@@ -336,7 +336,7 @@ class DistanceBound(Claim):
     `lhs` and `rhs` are formulas (strings or SymPy expressions) in TV, L1, L2, KL, EMD (the
     ordered EMD of the closeness tool), EMD_cat (the categorical EMD) and m. Proved when z3
     derives the claim (polynomials and square roots) from the proved :func:`distance_facts`;
-    refuted by concrete rational distributions on 2 to 5 points, re-checked with exact
+    refuted by concrete rational distributions on 2 to 20 points, re-checked with exact
     rationals or arb balls; unknown otherwise."""
 
     lhs: Any

@@ -182,6 +182,10 @@ MUTANTS = [
     DistanceBound("L1**2", "L2**2"),
     DistanceBound("KL", "L1**2/2"),
     DistanceBound("TV", "EMD"),
+    # false only where the difference is spread over five points or more
+    DistanceBound("TV", "L2"),
+    DistanceBound("L1", "2*L2"),
+    DistanceBound("L1", "sqrt(5)*L2"),
 ]
 
 
