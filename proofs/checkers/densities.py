@@ -116,6 +116,20 @@ def _normalised_search_density(claim, law, steps, mass, nonneg, reason) -> Findi
                         method="negative value, re-checked",
                         steps=steps,
                     )
+        if mass is None and nonneg:
+            found = _window_mass_above_one(law, values)
+            if found is not None:
+                window, part, how = found
+                return _refuted(
+                    values,
+                    ("-", "-"),
+                    f"mass of g on {window}",
+                    f"{show(part)} - 1",
+                    how,
+                    note="g >= 0, so the total mass is at least this part of it",
+                    method="mass on a window at concrete values, re-checked",
+                    steps=steps,
+                )
         if mass is None or is_zero(mass - 1):
             continue
         try:
@@ -140,6 +154,34 @@ def _normalised_search_density(claim, law, steps, mass, nonneg, reason) -> Findi
         reason=reason + "; no counterexample found",
         steps=tuple(steps),
     )
+
+
+WINDOWS = (4, 40)  # half-widths of the windows whose mass may already exceed 1
+
+
+def _window_mass_above_one(law, values) -> tuple[str, sp.Expr, str] | None:
+    """A window of the support on which g (non-negative, at the concrete ``values``) already
+    has mass above 1, certainly: (the window, its mass, how it was compared). Where SymPy
+    cannot sum or integrate the whole support (it diverges: c e^(-c y) on the reals, a^z on
+    the integers), a finite part of it is exact and refutes the claim."""
+    v = law.variable
+    g = law.expr.xreplace(values)
+    for w in WINDOWS:
+        if law.support == "integers":
+            part = sp.Add(*(g.xreplace({v: z}) for z in range(-w, w + 1)))
+            window = f"the integers in [{-w}, {w}]"
+        else:
+            try:
+                part = sp.integrate(g, (v, -w, w))
+            except (ValueError, TypeError, NotImplementedError, sp.PolynomialError):
+                return None
+            if part.has(sp.Integral) or not part.is_finite:
+                return None
+            window = f"[{-w}, {w}]"
+        bad, how = greater(part, 1)
+        if bad:
+            return window, part, how
+    return None
 
 
 def _normalised_check_rows(claim) -> Finding:
