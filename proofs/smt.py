@@ -57,7 +57,8 @@ class Translator:
     """SymPy -> z3 terms (see the module docstring); `side` collects the facts the
     translation adds (signs, exponential bounds, constant enclosures)."""
 
-    def __init__(self) -> None:
+    def __init__(self, integers: bool = False) -> None:
+        self.integers = integers  # integer symbols as z3 integers (else over the reals)
         self.vars: dict[sp.Symbol, z3.ArithRef] = {}
         self.exp_vars: dict[sp.Symbol, tuple[z3.ArithRef, int]] = {}
         self.side: list[z3.BoolRef] = []
@@ -73,7 +74,8 @@ class Translator:
             while name in taken:
                 n += 1
                 name = f"{s}#{n}"
-            v = z3.Real(name)
+            # an integer symbol stays real-sorted in the terms (1/k is never integer division)
+            v = z3.ToReal(z3.Int(name)) if self.integers and s.is_integer else z3.Real(name)
             self.vars[s] = v
             if s.is_positive:
                 self.side.append(v >= 1 if s.is_integer else v > 0)
@@ -254,15 +256,23 @@ def _model_value(v: z3.ArithRef, model: z3.ModelRef) -> sp.Rational | None:
 
 
 def prove_forall(
-    lhs: sp.Expr, rhs: sp.Expr, constraints=(), *, strict: bool = False, timeout_ms: int = 10_000
+    lhs: sp.Expr,
+    rhs: sp.Expr,
+    constraints=(),
+    *,
+    strict: bool = False,
+    timeout_ms: int = 10_000,
+    integers: bool = False,
 ) -> ForAllResult:
     """Try to prove `lhs <= rhs` (or `lhs < rhs` when strict) wherever `constraints` hold.
 
-    Free symbols carry their SymPy assumptions (positive, nonnegative) as constraints.
+    Free symbols carry their SymPy assumptions (positive, nonnegative) as constraints; with
+    ``integers``, integer symbols range over z3's integers (exact, but nonlinear integer
+    arithmetic is undecidable: for small questions such as whether a domain is empty).
     Returns status 'proved', 'model' (a candidate counterexample: symbol -> Rational, to be
     re-checked by the caller) or 'unknown' with the reason.
     """
-    tr = Translator()
+    tr = Translator(integers)
     # cosh, sinh, tanh, ... as exponentials, which the translation covers
     hyperbolic = lambda e: sp.sympify(e).replace(
         lambda x: isinstance(x, HyperbolicFunction), lambda x: x.rewrite(sp.exp)

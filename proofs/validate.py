@@ -215,10 +215,15 @@ def _constraint(mech: Any, i: int, c: sp.Expr, what: str) -> str:
 
 @functools.lru_cache(maxsize=512)
 def _empty(constraints: tuple) -> bool:
-    """z3 proves ``1 <= 0`` under the constraints (descriptions share a few domains: cached)."""
-    return prove_forall(
-        sp.Integer(1), sp.Integer(0), list(constraints), timeout_ms=3_000
-    ).status == ("proved")
+    """z3 proves ``1 <= 0`` under the constraints (descriptions share a few domains: cached),
+    over the reals or with integer symbols as integers (1 < k < 2 holds no integer k)."""
+    return any(
+        prove_forall(
+            sp.Integer(1), sp.Integer(0), list(constraints), timeout_ms=3_000, integers=ints
+        ).status
+        == "proved"
+        for ints in (False, True)
+    )
 
 
 def allowed(symbol: Any, value: Any) -> bool:

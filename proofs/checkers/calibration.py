@@ -154,7 +154,10 @@ def calibrate_gaussian(
     lo = hi / 2
     while not bad(lo):
         lo /= 2
-    step = Fraction(str(rel_step)) * hi
+    # relative to sigma, and never coarser than a hundredth of CalibrationMinimal's default
+    # tolerance (at eps = 1e-3, delta = 1e-5 the relative step alone left sigma 1.5e-6 above
+    # the smallest, and the claim that it is minimal to 1e-6 was refuted)
+    step = min(Fraction(str(rel_step)) * hi, Fraction(1, 10**8))
     while hi - lo > step:
         mid = (lo + hi) / 2
         if ok(mid):
@@ -169,12 +172,19 @@ def calibrate_gaussian(
         float(e),
         float(d),
         float(s),
-        float(hi),
+        _float_up(hi),
         float(hi - lo),
         (float(at.lower()), float(at.upper())),
         (float(below.lower()), float(below.upper())),
         classical,
     )
+
+
+def _float_up(x: Fraction) -> float:
+    """The double nearest ``x`` from above (a sigma rounded down could fall below the smallest
+    private one)."""
+    f = float(x)
+    return f if Fraction(f) >= x else math.nextafter(f, math.inf)
 
 
 def _gaussian_calibration_loss_terms(claim):

@@ -53,6 +53,12 @@ class LinearEstimator:
         table = {"n": N, "n_1": N1, **symbols_of(self.mechanism)}
         for f in ("slope", "intercept", "target"):
             object.__setattr__(self, f, by_name(as_expr(getattr(self, f), f, table), table))
+        for f in ("slope", "intercept"):
+            if N1 in getattr(self, f).free_symbols:
+                raise InputError(
+                    f"{f}={getattr(self, f)} uses n_1, the count being estimated; an "
+                    "estimator's coefficients may use n and the mechanism's parameters only."
+                )
         if not isinstance(self.mechanism, _BINARY):
             raise InputError(
                 f"mechanism={self.mechanism!r} is not a description of binary "
@@ -326,6 +332,15 @@ class PerReportUnbiased(Claim):
         object.__setattr__(
             self, "term", by_name(as_expr(self.term, "term", term_names), term_names)
         )
+        unknown = sorted(self.term.free_symbols - set(term_names.values()), key=str)
+        if unknown:
+            names = ", ".join(map(str, unknown))
+            params = ", ".join(table) or "none: its parameters are numbers here"
+            raise InputError(
+                f"term={self.term} uses {names}: a term is a function of the report bit b and "
+                f"of the mechanism's symbolic parameters ({params}) only; the input x is what "
+                "it estimates."
+            )
         object.__setattr__(
             self, "target", by_name(as_expr(self.target, "target", target_names), target_names)
         )

@@ -68,7 +68,10 @@ def test_every_entry_is_as_expected_and_the_run_is_fast(results):
     assert all(r.as_expected for r in out.values()), [
         r.id for r in out.values() if not r.as_expected
     ]
-    assert seconds < 30
+    # a hang or a pathological slowdown only: on an idle machine the run takes about 12 s, and
+    # its speed is measured by `make bench` (the proofs section), never by a timed test (at
+    # 30 s this failed on a machine busy with two benches and the test suite: 32.8 s)
+    assert seconds < 120
 
 
 def test_tight_epsilon_is_reported_for_the_alpha_coin(results):

@@ -482,3 +482,25 @@ def test_a_gaussian_profile_beyond_a_doubles_range_is_shown_and_decided_without_
     assert "e-138807" in found.reason and "[0, 0]" not in found.reason
     huge = check(ApproxDP(Gaussian(1, 1), 1e300, 0))
     assert huge.verdict in (Verdict.REFUTED, Verdict.UNKNOWN)
+
+
+@pytest.mark.parametrize(
+    "make, needle",
+    [
+        # the term read the private input: "E[x] = x" was proved
+        (lambda fr: PerReportUnbiased(fr(), sp.Symbol("x", nonnegative=True)), "uses x"),
+        (lambda fr: PerReportUnbiased(OneBitTelemetry(), "x"), "uses x"),
+        # names of parameters that are numbers here: fresh symbols, refuted at other values
+        (lambda fr: PerReportUnbiased(fr(), "(b - (1-p_truth)*p_yes)/p_truth"), "uses p_truth"),
+        # coefficients that use the unknown count: proved unbiased with variance 0
+        (lambda fr: LinearEstimator(AlphaCoinRR(), 0, "n_1/n", "n_1/n"), "intercept=n_1/n"),
+        (lambda fr: LinearEstimator(AlphaCoinRR(), "n_1", 0, "n_1"), "slope=n_1 uses n_1"),
+    ],
+)
+def test_an_estimator_that_reads_what_it_estimates_is_bad_input(make, needle):
+    from proofs import ForcedResponse
+
+    with pytest.raises(InputError, match=needle):
+        make(ForcedResponse)
+    # the same in terms of the report alone is welcome
+    assert PerReportUnbiased(ForcedResponse(), "2*b - 1/2").target is not None

@@ -248,11 +248,14 @@ def test_integral_sympy_cannot_evaluate_is_unknown():
     assert r.verdict is Verdict.UNKNOWN
 
 
-def test_undecidable_piecewise_is_unknown():
+def test_undecidable_piecewise_is_unknown_or_refuted_by_a_window():
     c = sp.Symbol("c", real=True)  # mass 1 only for c > 0: the claim is false for c <= 0
     law = NoiseDensity(sp.Abs(c) * sp.exp(-c * sp.Abs(Y)) / 2)
     r = Normalised(law).check()
-    assert r.verdict is Verdict.UNKNOWN and "cannot decide the condition" in r.reason
+    # SymPy cannot decide its integral's condition; at a negative c a window's mass exceeds 1
+    assert "cannot decide the condition" in " ".join(r.steps)
+    assert r.verdict is Verdict.REFUTED, r.summary()
+    assert str(r.counterexample.parameters["c"]).startswith("-"), r.counterexample
     assert Moment(law, "variance", 2 / c**2).check().verdict is Verdict.UNKNOWN
     # with c > 0 in the domain the same density is proved normalised
     ok = NoiseDensity(c * sp.exp(-c * sp.Abs(Y)) / 2, domain=(c > 0,))

@@ -406,3 +406,15 @@ def test_a_positive_integer_symbol_keeps_its_bound_of_one_in_z3():
     k = sp.Symbol("k", integer=True, negative=True)
     assert check(Inequality(k, -1)).verdict is Verdict.PROVED
     assert check(Inequality(k, -2)).verdict is not Verdict.PROVED
+
+
+def test_a_domain_that_holds_no_integer_is_bad_input():
+    """1 < k < 2 is satisfiable over the reals, where z3 had quantified the integer k: every
+    claim over it would hold vacuously, so it is refused as docs/claims.md says."""
+    k = sp.Symbol("k", integer=True, positive=True)
+    for domain in ((k > 1, k < 2), (1 / k > sp.Rational(1, 3), k > 2), (k / 2 > 1, k < 3)):
+        with pytest.raises(InputError, match="no parameter value satisfies"):
+            check(Inequality(k, 0, domain))
+    # a domain holding one integer (k = 1) is welcome, and k/2 is no integer division there
+    assert check(Inequality(k, 100, (1 / k > _HALF,))).verdict is Verdict.PROVED
+    assert check(Inequality(k, 100, (k / 2 > _HALF, k < 4))).verdict is Verdict.PROVED
