@@ -411,12 +411,18 @@ def _check_calibration_minimal(claim) -> Finding:
         return Finding(Verdict.CERTIFIED, method, reason=text)
     if at > d or below <= d:
         which = "sigma is not private enough" if at > d else "a smaller sigma also works"
+        # shown as "larger > smaller": delta(sigma) > delta, or delta >= delta(sigma - tol)
+        larger, smaller = (
+            (f"delta(sigma) in {show_ball(at)}", f"delta = {claim.delta}")
+            if at > d
+            else (f"delta = {claim.delta}", f"delta(sigma - tol) in {show_ball(below)}")
+        )
         cex = Counterexample(
             {"epsilon": str(claim.epsilon), "delta": str(claim.delta)},
             (f"sigma = {sig}", f"sigma - tol = {sig - tol}"),
             "S = {y > c*}",
-            text,
-            f"delta = {claim.delta}",
+            larger,
+            smaller,
             "arb interval arithmetic",
             note=which,
         )
