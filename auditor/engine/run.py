@@ -219,9 +219,10 @@ def _conclude(
         if simple is not None:
             witness = replace(
                 witness,
-                simple_event=f"{simple.event.describe()} (on the selection data its predicted "
-                f"bound is {simple.plain:.3g}, against {c.plain:.3g} for the learned event; "
-                "not certified)",
+                simple_event=f"{simple.event.describe()}, more likely under "
+                f"{'a' if simple.forward else 'b'} (on the selection data its predicted bound "
+                f"is {simple.plain:.3g}, against {c.plain:.3g} for the learned event; not "
+                "certified)",
             )
     violated = bool(best >= 0 and stat[best] > claim.threshold)
     judge, detect = claim.detection(0.5), math.inf

@@ -575,22 +575,32 @@ def keyset_recipes(
 
 
 REPEAT_LEAST = 3  # a real output's value held this often in the building sample: an atom
+REPEAT_SET = 64  # repeated values in a set event, at most (more: a discrete part's patterns)
+REPEAT_ROWS = 50_000  # building outputs per dataset searched for repeated values, at most
 
 
-def repeat_candidates(yx: np.ndarray, yy: np.ndarray, scorer: Scorer) -> list[Candidate]:
+def repeat_candidates(
+    yx: np.ndarray, yy: np.ndarray, scorer: Scorer, key: KeyFn | None = None
+) -> list[Candidate]:
     """Atoms of a real output too rich in values for the atoms family (:func:`keyset_recipes`
-    takes at most a quarter of the sample's size in keys): the values held at least
+    takes at most a quarter of the sample's size in keys): the values (of ``key``: the
+    output itself, the whole row of a vector, or one of its columns) held at least
     REPEAT_LEAST times in the building sample, which a continuous distribution never repeats.
     A mechanism that returns its exact answer now and then, and adds noise otherwise, has its
     answer as an atom under one dataset alone; its thresholds see the atom's mass only beside
     the noise's (1% of exact answers beside Laplace noise: thresholds certify 0.5 where the
     atom is a zero-probability witness). Offered in each direction: the best two atoms and
-    the set of every repeated value the numerator favours; none when the output has few
-    values (the atoms family's own case) or no value repeats."""
-    y = np.concatenate([np.ravel(yx), np.ravel(yy)])
-    if y.size == 0 or y.dtype.kind != "f":
+    the set of every repeated value the numerator favours (when they are at most REPEAT_SET);
+    none when the key has few values (the atoms family's own case) or no value repeats."""
+    key = key or KeyFn()
+    yx, yy = yx[:REPEAT_ROWS], yy[:REPEAT_ROWS]  # an atom of mass 1e-4 shows 5 times
+    kx, ky = np.ravel(key(yx)), np.ravel(key(yy))
+    k = np.concatenate([kx, ky])
+    if k.size == 0:
         return []
-    values, inverse, counts = np.unique(y, return_inverse=True, return_counts=True)
+    values, first, inverse, counts = np.unique(
+        k, return_index=True, return_inverse=True, return_counts=True
+    )
     if values.size <= min(MAX_KEYS, yx.shape[0] // 4):
         return []
     held = np.flatnonzero(counts >= REPEAT_LEAST)
@@ -598,21 +608,44 @@ def repeat_candidates(yx: np.ndarray, yy: np.ndarray, scorer: Scorer) -> list[Ca
         return []
     held = held[np.argsort(-counts[held], kind="stable")[:MAX_KEYS]]
     inverse = inverse.ravel()
-    cx = np.bincount(inverse[: np.size(yx)], minlength=values.size)[held].astype(float)
-    cy = np.bincount(inverse[np.size(yx) :], minlength=values.size)[held].astype(float)
+    cx = np.bincount(inverse[: kx.size], minlength=values.size)[held].astype(float)
+    cy = np.bincount(inverse[kx.size :], minlength=values.size)[held].astype(float)
+    cols = None if key.cols is None else list(key.cols)
+
+    def shown(i: int):
+        row = yx[i] if i < kx.size else yy[i - kx.size]
+        return row if cols is None else row[cols]
+
     scorer = replace(scorer, m=yx.shape[0])
     out = []
     for forward, (a, b) in ((True, (cx, cy)), (False, (cy, cx))):
         pred = np.asarray(scorer(a, b), dtype=float)
         picks = [np.array([j]) for j in np.argsort(-pred, kind="stable")[:2]]
         favoured = np.flatnonzero(a > b)
-        if favoured.size > 1:
+        if 1 < favoured.size <= REPEAT_SET:
             picks.append(favoured)
         for chosen in picks:
-            vals = values[held[chosen]]
             p = float(np.asarray(scorer(a[chosen].sum(), b[chosen].sum())))
-            ev = KeySet(KeyFn(), tuple(vals.tolist()), tuple(_label(v) for v in vals))
+            labels = tuple(_label(shown(int(i))) for i in first[held[chosen]])
+            ev = KeySet(key, tuple(values[held[chosen]].tolist()), labels)
             out.append(Candidate(ev, forward, p))
+    return out
+
+
+REPEAT_COLUMNS = 64  # a vector's columns searched for repeated values, at most
+
+
+def vector_repeat_candidates(yx: np.ndarray, yy: np.ndarray, scorer: Scorer) -> list[Candidate]:
+    """:func:`repeat_candidates` of a vector's whole rows and of each column that looks
+    continuous (nearly every value distinct among its first thousand): an exact answer
+    released now and then beside noisy ones, whole or in one coordinate."""
+    d = yx.shape[1]
+    out = repeat_candidates(yx, yy, scorer, KeyFn(cols=tuple(range(d)))) if d > 1 else []
+    for j in range(min(d, REPEAT_COLUMNS)):
+        head = np.asarray(yx[:1000, j])
+        if head.dtype.kind != "f" or np.unique(head).size < 0.9 * head.size:
+            continue
+        out += repeat_candidates(yx, yy, scorer, KeyFn(cols=(j,)))
     return out
 
 
@@ -1402,6 +1435,8 @@ def _vector_candidates(
             sx, sy = bb(yx), bb(yy)
             out += _tag(score_candidates(bb, sx, sy, scorer, intervals=False), "blocks")
             out += _tag(quantile_candidates(bb, sx, sy), "blocks tails")
+    if "atoms" in on:
+        out += _tag(vector_repeat_candidates(yx, yy, scorer), "atoms")
     if "float" in on:
         out += _tag(float_candidates(yx, yy, scorer, coord=0), "float")
     if on & {"coordinate", "box", "projection", "classifier", "vote"}:
