@@ -510,6 +510,15 @@ def _with_delta(p: Profile, delta: float) -> Profile:
     return replace(p, delta=delta)
 
 
+def profile_source(spec: str) -> str | None:
+    """The absolute path of the file an ``rdp:`` or ``pld:`` claim reads (None otherwise): a
+    replay run from another folder finds it."""
+    kind, _, rest = str(spec).partition(":")
+    if kind not in ("rdp", "pld") or not rest or not Path(rest).is_file():
+        return None
+    return str(Path(rest).resolve())
+
+
 def profile_report(
     profile: Profile,
     chosen: list,
@@ -544,6 +553,7 @@ def profile_report(
     return {
         "kind": profile.kind,
         "claim": profile.describe(),
+        "source": profile_source(profile.describe()),
         "statistic": profile.unit,
         "threshold": profile.threshold,
         "certified": finite_or_none(float(stat[best])) if best >= 0 else None,

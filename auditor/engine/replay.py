@@ -315,7 +315,9 @@ def replay(
 
 
 def _profile(d: dict, given: Any):
-    """The result's profile claim, or None for a point claim."""
+    """The result's profile claim, or None for a point claim. A profile file named by a
+    relative path is read from this folder, else from the absolute path the audit recorded
+    (``source``): a replay from another folder finds it."""
     from auditor.engine.claims import as_profile, parse_profile
 
     saved = d.get("profile")
@@ -328,10 +330,20 @@ def _profile(d: dict, given: Any):
     try:
         return parse_profile(spec, ref)
     except InputError as e:
+        kind, source = str(spec).partition(":")[0], saved.get("source")
+        if kind in ("rdp", "pld") and isinstance(source, str) and Path(source).is_file():
+            return _with_spec(parse_profile(f"{kind}:{source}", ref), spec)
         raise InputError(
             f"the result's profile {spec!r} cannot be rebuilt ({e}); pass it again: "
             "auditor.replay(result, mechanism, profile=...)."
         ) from None
+
+
+def _with_spec(profile: Any, spec: str) -> Any:
+    """``profile`` shown as the audit wrote it (the relative path)."""
+    from dataclasses import replace
+
+    return replace(profile, spec=spec)
 
 
 def _resolve(name: str, epsilon: float | None) -> Callable[..., Any]:

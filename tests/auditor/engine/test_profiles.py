@@ -351,3 +351,27 @@ def test_randomized_response_at_its_exact_profile_is_judged_on_an_informative_ev
         r = audit(rr(1.0), [(0, 1)], profile=spec, samples=100_000, seed=seed, workers=1)
         assert r.verdict == "no violation found" and r.profile["mu_lower_bound"] > 1.1
         assert audit(rr(2.0), [(0, 1)], profile=spec, samples=100_000, seed=seed).violation
+
+
+def test_a_profile_file_named_relatively_is_found_by_a_replay_from_another_folder(
+    tmp_path, monkeypatch
+):
+    """The result kept only 'rdp:rdp.json': a replay run elsewhere could not rebuild the claim
+    (and the command line cannot pass a profile again). It now records the file's path."""
+    from auditor import replay
+
+    work, elsewhere = tmp_path / "work", tmp_path / "elsewhere"
+    work.mkdir(), elsewhere.mkdir()
+    orders = [1.5, 2, 4, 8, 16, 32]
+    (work / "rdp.json").write_text(json.dumps({"orders": orders, "rdp": [a / 8 for a in orders]}))
+    monkeypatch.chdir(work)
+    r = audit(gaussian(0.5), [(0, 1)], profile="rdp:rdp.json", samples=10_000, seed=5)
+    saved = r.to_dict()
+    assert saved["profile"]["claim"] == "rdp:rdp.json"
+    assert saved["profile"]["source"] == str((work / "rdp.json").resolve())
+    monkeypatch.chdir(elsewhere)
+    again = replay(saved, gaussian(0.5), samples=10_000)
+    assert again.violation and r.verdict == "violation" and again.profile == "rdp:rdp.json"
+    (work / "rdp.json").unlink()  # gone: a one-line error, as before
+    with pytest.raises(InputError, match="cannot be rebuilt"):
+        replay(saved, gaussian(0.5), samples=10_000)
