@@ -375,7 +375,7 @@ def _columns(data: dict, keys: tuple[str, str], spec: str, example: str) -> tupl
     if len(cols[0]) != len(cols[1]):
         raise InputError(
             f"profile {spec!r}: {keys[0]} and {keys[1]} have {len(cols[0])} and "
-            f"{len(cols[1])} entries; give one {keys[1][:-1]} per {keys[0][:-1]}."
+            f"{len(cols[1])} entries; give one value of {keys[1]} per entry of {keys[0]}."
         )
     return cols[0], cols[1]
 
