@@ -200,6 +200,11 @@ def test_no_prefix_set_is_the_whole_output_space():
     assert max(w.count_numerator, w.count_denominator) < w.certification_samples
 
 
+def _ideal(mech, pairs, **kw):
+    """An audit of the real-number mechanism on one core."""
+    return audit(mech, pairs, semantics="ideal", workers=1, **kw)
+
+
 def _exact_now_and_then(share: float, leak: bool):
     """Laplace(2) noise on the sum, and with probability ``share`` the exact sum (``leak``) or
     a constant 0.5 that does not depend on the data (no leak: a correct mechanism)."""
@@ -217,14 +222,12 @@ def test_an_exact_answer_among_noisy_ones_is_a_zero_probability_witness(seed):
     """1% exact answers beside Laplace(2) noise: the atom at the sum is held under one dataset
     only (true eps inf). Thresholds certified about 0.5 and the atoms family, offered no
     event by a continuous output, found nothing: a claim of 1 was "no violation found"."""
-    r = audit(
+    r = _ideal(
         _exact_now_and_then(0.01, leak=True),
         [([1, 1, 1], [1, 1])],
         epsilon=1.0,
         samples=200_000,
         seed=seed,
-        semantics="ideal",
-        workers=1,
     )
     assert r.verdict == "violation" and r.unbounded_witness, (r.verdict, r.witness)
     assert r.epsilon_lower_bound > 1.5
@@ -233,14 +236,12 @@ def test_an_exact_answer_among_noisy_ones_is_a_zero_probability_witness(seed):
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_an_atom_held_under_both_datasets_is_no_alarm(seed):
-    r = audit(
+    r = _ideal(
         _exact_now_and_then(0.05, leak=False),
         [([1, 1, 1], [1, 1])],
         epsilon=0.5,
         samples=200_000,
         seed=seed,
-        semantics="ideal",
-        workers=1,
     )
     assert r.verdict != "violation" and r.epsilon_lower_bound <= 0.5, r.witness
 
@@ -272,15 +273,13 @@ def test_an_exact_vector_among_noisy_ones_is_a_zero_probability_witness(which, e
     """An exact answer 0.1% of the time beside Laplace noise, in a vector: thresholds and the
     learned scores certified about 0.98 against a claim of 1 (true eps inf; the scalar case's
     repeated values were searched for scalars only)."""
-    r = audit(
+    r = _ideal(
         _vector_now_and_then(1e-3, which),
         [([0, 0, 0], [1, 0, 0])],
         epsilon=1.0,
         delta=1e-4,
         samples=300_000,
         seed=1,
-        semantics="ideal",
-        workers=1,
     )
     assert r.verdict == "violation", (r.verdict, r.witness)
     assert r.witness.event.startswith(event), r.witness.event
@@ -288,13 +287,11 @@ def test_an_exact_vector_among_noisy_ones_is_a_zero_probability_witness(which, e
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_a_constant_row_held_under_both_datasets_is_no_alarm(seed):
-    r = audit(
+    r = _ideal(
         _vector_now_and_then(0.05, "constant"),
         [([0, 0, 0], [1, 0, 0])],
         epsilon=1.0,
         samples=200_000,
         seed=seed,
-        semantics="ideal",
-        workers=1,
     )
     assert r.verdict != "violation" and r.epsilon_lower_bound <= 1.0, r.witness
