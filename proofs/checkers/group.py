@@ -33,7 +33,7 @@ from proofs.symbols import DEL, EPS, K
 
 __all__ = ["MAX_CHAIN", "chain_mechanism", "check", "supports"]
 
-MAX_CHAIN = 64  # larger chain mechanisms are too big to build exactly
+MAX_CHAIN = 256  # larger chain mechanisms are too slow to build and check exactly
 
 
 _F = sp.Symbol("F", positive=True)  # e^{(k-1) eps}
@@ -122,6 +122,8 @@ _E_CANDIDATES = [sp.Integer(2), sp.Rational(3, 2), sp.Integer(3), sp.Rational(11
 
 
 _D_CANDIDATES = [sp.Rational(1, 10), sp.Rational(1, 100), sp.Integer(0)]
+# group sizes tried for a claim on every k (false only for large groups: 8, 16, 64)
+_K_CANDIDATES = (1, 2, 3, 4, 8, 16, 64)
 
 
 def _check_group_privacy(claim) -> Finding:
@@ -183,16 +185,20 @@ def _check_group_privacy(claim) -> Finding:
 def _group_privacy_counterexample(claim, ek, dk) -> Counterexample | None:
     if claim.k and claim.k > MAX_CHAIN:
         return None  # the chain mechanism of a large group is too big to build exactly
-    ks = [claim.k] if claim.k else [1, 2, 3, 4]
-    deltas = [sp.Integer(0)] if claim.pure else _D_CANDIDATES
-    for k, E, d in itertools.product(ks, _E_CANDIDATES, deltas):
-        top = d * sum(E**i for i in range(k))
-        for a in (sp.Integer(0), (1 - top) / (2 * E**k), (1 - top) / E**k):
-            if a < 0 or top + a * E**k > 1:
-                continue
-            cex = _group_privacy_recheck(claim, k, E, d, a, ek, dk)
-            if cex is not None:
-                return cex
+    ks = [claim.k] if claim.k else list(_K_CANDIDATES)
+    for k, E in itertools.product(ks, _E_CANDIDATES):
+        geo = sum(E**i for i in range(k))
+        # the fixed deltas, and one the chain can carry at this k (the fixed ones are too
+        # large for a long chain: delta sum_{i<k} E^i must stay below 1)
+        deltas = [sp.Integer(0)] if claim.pure else [*_D_CANDIDATES, 1 / (2 * geo)]
+        for d in dict.fromkeys(deltas):
+            top = d * geo
+            for a in (sp.Integer(0), (1 - top) / (2 * E**k), (1 - top) / E**k):
+                if a < 0 or top + a * E**k > 1:
+                    continue
+                cex = _group_privacy_recheck(claim, k, E, d, a, ek, dk)
+                if cex is not None:
+                    return cex
     return None
 
 

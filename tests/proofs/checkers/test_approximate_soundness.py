@@ -504,3 +504,23 @@ def test_an_estimator_that_reads_what_it_estimates_is_bad_input(make, needle):
         make(ForcedResponse)
     # the same in terms of the report alone is welcome
     assert PerReportUnbiased(ForcedResponse(), "2*b - 1/2").target is not None
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        dict(eps_k="99.99*epsilon", pure=True, k=100),  # beyond the chains built (64)
+        dict(eps_k="100*epsilon", delta_k="99*delta", k=100),  # delta 1/100 is too large there
+        dict(eps_k="Min(k, 50)*epsilon", pure=True),  # false only from k = 51
+        dict(eps_k="k*epsilon", delta_k="Min(k, 6)*exp((k-1)*epsilon)*delta"),  # from k = 7
+    ],
+)
+def test_group_privacy_false_only_for_large_groups_is_refuted(args):
+    """Each was unknown: no chain mechanism longer than 64 was built, the fixed deltas do not
+    fit a long chain (delta sum_{i<k} e^{i eps} <= 1), and every-k claims were tried at
+    k <= 4 only."""
+    found = check(GroupPrivacy(**args))
+    assert found.verdict is Verdict.REFUTED, found.summary()
+    assert "re-checked" in found.method
+    true = GroupPrivacy("k*epsilon", "k*exp((k-1)*epsilon)*delta")
+    assert check(true).verdict is Verdict.PROVED
