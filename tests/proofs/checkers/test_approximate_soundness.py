@@ -524,3 +524,19 @@ def test_group_privacy_false_only_for_large_groups_is_refuted(args):
     assert "re-checked" in found.method
     true = GroupPrivacy("k*epsilon", "k*exp((k-1)*epsilon)*delta")
     assert check(true).verdict is Verdict.PROVED
+
+
+def test_group_privacy_with_room_in_epsilon_is_proved_at_k_epsilon_then_weakened():
+    """(k eps + 1, the chain's delta) is true (more epsilon than the chain bound needs) but was
+    unknown: its induction step multiplied delta by e^(k eps + 1). The induction at k eps, then
+    eps_k >= k eps, proves it; the same with eps_k below k eps stays refuted."""
+    assert check(GroupPrivacy("k*epsilon + 1", chain_delta())).verdict is Verdict.PROVED
+    assert check(GroupPrivacy("k*epsilon + 1", "k*exp((k-1)*epsilon)*delta")).verdict is (
+        Verdict.PROVED
+    )
+    for false in (
+        GroupPrivacy("k*epsilon - 1/100", chain_delta()),
+        GroupPrivacy("k*epsilon + 1", "(k-1)*delta"),
+        GroupPrivacy("k*epsilon - 1/100", pure=True),
+    ):
+        assert check(false).verdict is Verdict.REFUTED, false
