@@ -484,6 +484,16 @@ def test_a_gaussian_profile_beyond_a_doubles_range_is_shown_and_decided_without_
     assert huge.verdict in (Verdict.REFUTED, Verdict.UNKNOWN)
 
 
+@pytest.mark.parametrize("epsilon", [1e4, 1e6, 3e7])
+def test_a_gaussian_is_not_pure_dp_at_any_large_epsilon(epsilon):
+    """delta(1e6) of N(0, 1) is about 1e-217147023817 > 0: arb's erfc of a ball around 7e5
+    came out as [+/- 3.6e-217147022368] (its own error propagation) and the claim stayed
+    unknown; monotone functions are now evaluated at the ball's two endpoints."""
+    found = check(ApproxDP(Gaussian(1, 1), epsilon, 0))
+    assert found.verdict is Verdict.REFUTED, found.reason
+    assert "+/-" not in found.reason.splitlines()[0]
+
+
 @pytest.mark.parametrize(
     "make, needle",
     [
