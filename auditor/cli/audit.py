@@ -72,6 +72,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "Hypothesis search steered by the estimated privacy loss",
     )
     parser.add_argument(
+        "--records",
+        type=float,
+        nargs=2,
+        metavar=("LO", "HI"),
+        help="with --relation add-remove or replace-one and no pairs: the range of one "
+        "record's value in generated datasets (default: patterns 0 and 1, --search "
+        "hypothesis [-2, 2]); e.g. --records -1 1 for records clipped to [-1, 1]",
+    )
+    parser.add_argument(
         "--samples",
         type=sample_count,
         default=1_000_000,
@@ -401,6 +410,7 @@ def _audit(args: argparse.Namespace, func, pairs, delta, name):
         size=args.size,
         name=name,
         pair_search=args.search,
+        records=None if args.records is None else tuple(args.records),
         progress=False if args.quiet else None,
         early_stop=not args.no_early_stop,
         workers=args.workers,

@@ -11,6 +11,7 @@ plus random and adversarial floating-point datasets.
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ __all__ = [
     "RELATIONS",
     "Pair",
     "check_pair",
+    "check_records",
     "check_size",
     "generate_pairs",
     "integer_input",
@@ -201,12 +203,48 @@ def _float_pairs(n: int, s: float) -> list[Pair]:
     return [Pair([a] * n, [b] + [a] * (n - 1), "adversarial float") for a, b in vals]
 
 
+RECORDS = (0.0, 1.0)  # the records of generated add-remove and replace-one datasets
+RECORD_RELATIONS = ("add-remove", "replace-one")
+
+
+def check_records(records: Any, relation: str | None) -> tuple[float, float] | None:
+    """``records = (lo, hi)``, the range of one record's value in generated datasets (None:
+    :data:`RECORDS`): two finite numbers lo < hi, for a relation on records."""
+    if records is None:
+        return None
+    try:
+        lo, hi = (float(v) for v in records)
+        ok = math.isfinite(lo) and math.isfinite(hi) and lo < hi
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise InputError(
+            f"records={records!r} must be two finite numbers LO < HI, the range of one record's "
+            "value, e.g. --records -1 1."
+        )
+    if relation is None or normalise_relation(relation) not in RECORD_RELATIONS:
+        raise InputError(
+            f"records={records!r} sets the records of generated datasets: it needs --relation "
+            "add-remove or replace-one and no pairs of your own."
+        )
+    return lo, hi
+
+
 def generate_pairs(
-    relation: str, size: int = 5, sensitivity: float = 1.0, seed: int = 0
+    relation: str,
+    size: int = 5,
+    sensitivity: float = 1.0,
+    seed: int = 0,
+    records: tuple[float, float] | None = None,
 ) -> list[Pair]:
-    """Candidate neighbouring pairs under ``relation`` for datasets of ``size`` records/answers."""
+    """Candidate neighbouring pairs under ``relation`` for datasets of ``size`` records/answers.
+    Under add-remove and replace-one the records lie in ``records`` = (lo, hi) (default
+    :data:`RECORDS`): a random dataset, the extremes lo and hi added or swapped in, a dataset
+    of lo's with one hi (a sum clipped to [lo, hi] moves by hi - lo), and a record a hair
+    above lo (rounding)."""
     rel = normalise_relation(relation)
     check_size(size)
+    lo, hi = RECORDS if records is None else check_records(records, rel)
     if rel in ("sensitivity", "any"):
         if size == 1:
             scalars = [
@@ -216,21 +254,25 @@ def generate_pairs(
             return scalars + _float_pairs(1, sensitivity)
         return _pattern_pairs(size, sensitivity) + _float_pairs(size, sensitivity)
     rng = np.random.default_rng(seed)
-    base = [float(round(v, 6)) for v in rng.random(size)]
+    width = hi - lo
+    base = [float(round(lo + width * v, 6)) for v in rng.random(size)]
+    base = [min(max(v, lo), hi) for v in base]  # (rounding must not leave the range)
+    tiny = lo + width * 2.0**-30
+    low = "all zero" if lo == 0 else f"all {lo!r}"
     if rel == "add-remove":
         pairs = [
             Pair(base, base[:-1], "remove one record"),
-            Pair(base, base + [1.0], "add record 1.0"),
-            Pair(base, base + [0.0], "add record 0.0"),
-            Pair([0.0] * size, [0.0] * size + [1.0], "all zero, add 1.0"),
-            Pair(base, base + [2.0**-30], "add adversarial float"),
+            Pair(base, base + [hi], f"add record {hi!r}"),
+            Pair(base, base + [lo], f"add record {lo!r}"),
+            Pair([lo] * size, [lo] * size + [hi], f"{low}, add {hi!r}"),
+            Pair(base, base + [tiny], "add adversarial float"),
         ]
     else:
         pairs = [
-            Pair(base, [1.0] + base[1:], "replace first by 1.0"),
-            Pair(base, [0.0] + base[1:], "replace first by 0.0"),
-            Pair([0.0] * size, [1.0] + [0.0] * (size - 1), "all zero, replace one by 1.0"),
-            Pair(base, [2.0**-30] + base[1:], "replace by adversarial float"),
+            Pair(base, [hi] + base[1:], f"replace first by {hi!r}"),
+            Pair(base, [lo] + base[1:], f"replace first by {lo!r}"),
+            Pair([lo] * size, [hi] + [lo] * (size - 1), f"{low}, replace one by {hi!r}"),
+            Pair(base, [tiny] + base[1:], "replace by adversarial float"),
         ]
     for p in pairs:
         check_pair(p, rel, sensitivity)

@@ -200,6 +200,7 @@ class AuditResult:
             )
             if self.hint:
                 lines.append(f"  {self.hint}")
+            lines += [f"  {n}" for n in self.notes if n.startswith("pairs: ")]
             lines.append(f"  '{self.verdict or 'no violation found'}' is not a proof of privacy.")
         return "\n".join(lines)
 

@@ -38,7 +38,15 @@ from auditor.engine.claims import as_profile, profile_report
 from auditor.engine.config import AuditConfig, check_number, validate
 from auditor.engine.events import event_state, event_to_dict
 from auditor.engine.executors import Runner, open_runner
-from auditor.engine.pairs import Pair, check_pair, check_size, generate_pairs, normalise_relation
+from auditor.engine.pairs import (
+    RECORDS,
+    Pair,
+    check_pair,
+    check_records,
+    check_size,
+    generate_pairs,
+    normalise_relation,
+)
 from auditor.engine.plan import Plan, probe
 from auditor.engine.result import AuditResult, Witness
 from auditor.engine.select import FAMILIES, Candidate
@@ -60,6 +68,7 @@ def _as_pairs(
     seed: int,
     search: str = "patterns",
     mechanism: Any = None,
+    records: Any = None,
 ) -> list[Pair]:
     rel = normalise_relation(relation)
     sens = check_number("sensitivity", sensitivity)
@@ -75,9 +84,15 @@ def _as_pairs(
                 "no neighbouring pair given; give pairs [(A, B), ...] or a neighbouring relation."
             )
         check_size(size)
+        span = check_records(records, rel)
         if search == "hypothesis":
-            return _searched_pairs(mechanism, rel, sensitivity, size, seed)
-        return generate_pairs(rel, size=size, sensitivity=sensitivity, seed=seed)
+            return _searched_pairs(mechanism, rel, sensitivity, size, seed, span)
+        return generate_pairs(rel, size=size, sensitivity=sensitivity, seed=seed, records=span)
+    if records is not None:
+        raise InputError(
+            f"records={records!r} sets the records of generated datasets; with pairs of your "
+            "own, leave it out."
+        )
     if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Iterable):
         raise InputError(
             f"pairs={pairs!r} is not a list of neighbouring pairs; give [(A, B), ...]."
@@ -111,11 +126,20 @@ def _finite_data(x: Any) -> bool:
     return True
 
 
+SEARCHED_RECORDS = (-2.0, 2.0)  # a --search hypothesis record's default range (32-bit floats)
+
+
 def _searched_pairs(
-    mechanism: Any, rel: str, sensitivity: float, size: int, seed: int
+    mechanism: Any,
+    rel: str,
+    sensitivity: float,
+    size: int,
+    seed: int,
+    records: tuple[float, float] | None = None,
 ) -> list[Pair]:
     """Hypothesis-driven search (`hypothesis.target` on the estimated loss), with the
-    pattern pairs as a floor so the search can only add candidates."""
+    pattern pairs as a floor so the search can only add candidates. Records are 32-bit floats
+    in SEARCHED_RECORDS, or doubles in ``records``."""
     from hypothesis import strategies as st
 
     from auditor.testing.strategies import search_pairs
@@ -124,7 +148,12 @@ def _searched_pairs(
         raise InputError(
             "pair_search='hypothesis' needs --relation add-remove, replace-one or sensitivity."
         )
-    elements = st.floats(-2.0, 2.0, allow_nan=False, width=32) if rel != "sensitivity" else None
+    if rel == "sensitivity":
+        elements = None
+    elif records is None:
+        elements = st.floats(*SEARCHED_RECORDS, allow_nan=False, width=32)
+    else:
+        elements = st.floats(*records, allow_nan=False)
     found = search_pairs(
         mechanism,
         rel,
@@ -136,7 +165,8 @@ def _searched_pairs(
     )
     for p in found:
         check_pair(p, rel, sensitivity)
-    return found + generate_pairs(rel, size=size, sensitivity=sensitivity, seed=seed)[:3]
+    floor = generate_pairs(rel, size=size, sensitivity=sensitivity, seed=seed, records=records)
+    return found + floor[:3]
 
 
 def _tuple_pair(p: Any) -> Pair:
@@ -383,8 +413,10 @@ def run(
     pairs: Sequence[Pair],
     cfg: AuditConfig,
     name: str | None = None,
+    notes: Sequence[str] = (),
 ) -> AuditResult:
-    """Audit an adapted mechanism on validated pairs (the engine behind :func:`audit`)."""
+    """Audit an adapted mechanism on validated pairs (the engine behind :func:`audit`);
+    ``notes`` go into the result's."""
     t0 = time.perf_counter()
     validate(cfg)
     mech = as_mechanism(mechanism, name)
@@ -406,7 +438,7 @@ def run(
             "checkpoint to start over, or let the mechanism take an `rng` argument."
         )
     runner = open_runner(cfg.executor, cfg.workers, cfg.scheduler, plan.serial_seconds(pr.rate))
-    notes = []
+    notes = list(notes)
     # (the check may take up to 1% of the projected work, between 1 s and a minute)
     budget = min(60.0, max(1.0, 0.01 * plan.serial_seconds(pr.rate)))
     # copies from one pickle stand for workers sent the mechanism by value; modules it uses by
@@ -453,6 +485,7 @@ def audit(
     families: Sequence[str] = FAMILIES,
     name: str | None = None,
     pair_search: str = "patterns",
+    records: tuple[float, float] | None = None,
     progress: bool | None = None,
     early_stop: bool = True,
     workers: int | None = None,
@@ -477,7 +510,11 @@ def audit(
     ``pairs`` are ``(A, B)`` datasets passed as ``data``; with ``pairs=None`` and a ``relation``
     (``add-remove``, ``replace-one``, ``sensitivity``) candidate pairs are generated and searched.
     ``pair_search="hypothesis"`` replaces the pattern list by a Hypothesis search steered by
-    the estimated loss (plus three pattern pairs).
+    the estimated loss (plus three pattern pairs). ``records = (lo, hi)`` is the range of one
+    record's value in generated add-remove and replace-one datasets: the patterns add or swap
+    in lo and hi and start from random records between (default 0 and 1), the search draws
+    doubles in it (default 32-bit floats in [-2, 2]). A leak that only other records trigger
+    is out of such an audit's reach, and ``result.notes`` says so.
     ``samples`` is the total per dataset (selection + certification). ``families`` restricts
     the event families searched (see ``auditor.engine.select.FAMILIES``). Returns an
     :class:`AuditResult`; ``violation`` is True with probability at most ``1 - confidence`` when
@@ -541,6 +578,27 @@ def audit(
     )
     validate(cfg)
     pair_list = _as_pairs(
-        pairs, relation, sensitivity, size, 0 if seed is None else seed, pair_search, mechanism
+        pairs,
+        relation,
+        sensitivity,
+        size,
+        0 if seed is None else seed,
+        pair_search,
+        mechanism,
+        records,
     )
-    return run(mechanism, pair_list, cfg, name=name)
+    notes = _generated_note(relation, pair_search, records) if pairs is None else []
+    return run(mechanism, pair_list, cfg, name=name, notes=notes)
+
+
+def _generated_note(relation: str | None, search: str, records: Any) -> list[str]:
+    """What generated pairs cover (records of other values are not tried)."""
+    rel = normalise_relation(relation)
+    if rel not in ("add-remove", "replace-one"):
+        return []
+    lo, hi = check_records(records, rel) or (RECORDS if search == "patterns" else SEARCHED_RECORDS)
+    return [
+        f"pairs: generated under {rel} with records in [{lo:g}, {hi:g}]; a leak that other "
+        "record values trigger (a wider clipping range, say) needs --records LO HI or pairs "
+        "of your own"
+    ]

@@ -91,3 +91,67 @@ def test_cli_search_flag(tmp_path, capsys):
         ]
     )
     assert code == 1
+
+
+def clipped_sum(data, size, rng, lo=-1.0, hi=1.0, scale=1.0):
+    """Records clipped to [lo, hi], Laplace(scale) on the sum: replace-one sensitivity hi - lo,
+    so epsilon 2 for [-1, 1] at scale 1, not the 1 a unit range would give."""
+    s = float(np.clip(np.asarray(data, dtype=float), lo, hi).sum())
+    return np.round((s + rng.laplace(0, scale, size)) * 2.0**20) / 2.0**20
+
+
+def test_records_widen_the_patterns_to_the_clipping_range():
+    """The patterns' records are 0 and 1 and values between: a sum clipped to [-1, 1] moves by
+    1 there and the leak (epsilon 2 against a claim of 1) was "no violation found" on every
+    seed; with the records' range given the patterns swap -1 for 1, and the note says which
+    records were tried."""
+    kw = dict(relation="replace-one", epsilon=1.0, samples=60_000, workers=1)
+    for seed in (0, 1):
+        r = audit(clipped_sum, None, seed=seed, **kw)
+        assert not r.violation
+        assert any("records in [0, 1]" in n for n in r.notes), r.notes
+        assert "records in [0, 1]" in r.summary()
+        wide = audit(clipped_sum, None, seed=seed, records=(-1, 1), **kw)
+        assert wide.violation and wide.epsilon_lower_bound > 1.1, wide.summary()
+        assert any("records in [-1, 1]" in n for n in wide.notes)
+    # a correct mechanism on that range stays clear
+    fair = audit(lambda data, size, rng: clipped_sum(data, size, rng, scale=2.0), None, seed=0,
+                 records=(-1, 1), **kw)  # fmt: skip
+    assert not fair.violation, fair.summary()
+
+
+def test_records_under_add_remove_and_in_the_search():
+    from auditor.engine.pairs import generate_pairs
+
+    pairs = generate_pairs("add-remove", size=4, seed=3, records=(0, 3))
+    assert all(0 <= v <= 3 for p in pairs for d in (p.a, p.b) for v in d)
+    assert any(p.label == "all zero, add 3.0" for p in pairs)
+    # the defaults are the pairs generated before the option existed
+    assert [p.label for p in generate_pairs("replace-one", seed=3)] == [
+        "replace first by 1.0",
+        "replace first by 0.0",
+        "all zero, replace one by 1.0",
+        "replace by adversarial float",
+    ]
+    found = search_pairs(clipped_sum, "replace-one", max_size=3, samples=300, max_examples=10,
+                         seed=1)  # fmt: skip
+    assert found
+
+
+def test_records_bad_input(tmp_path, capsys):
+    import pytest
+
+    from proofs.errors import InputError
+
+    for bad, needle in [((1, 0), "LO < HI"), ((0, float("inf")), "finite"), ((0,), "two")]:
+        with pytest.raises(InputError, match=needle):
+            audit(clipped_sum, None, relation="replace-one", epsilon=1.0, records=bad)
+    with pytest.raises(InputError, match="add-remove or replace-one"):
+        audit(clipped_sum, None, relation="sensitivity", epsilon=1.0, records=(0, 1))
+    with pytest.raises(InputError, match="pairs of your own"):
+        audit(clipped_sum, [(0.0, 1.0)], relation="replace-one", epsilon=1.0, records=(0, 1))
+    f = tmp_path / "mech.py"
+    f.write_text("def m(data):\n    return 0\n")
+    code = main(["audit", f"{f}:m", "--epsilon", "1", "--relation", "any", "--records", "0", "3"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and "records=" in err, err
