@@ -359,6 +359,11 @@ class KeySet:
     def describe(self) -> str:
         what = self.key.describe()
         shown = ", ".join(self.labels[:6]) + (", ..." if len(self.labels) > 6 else "")
+        if self.key.edges is not None and any(self.key.edges):  # (labels: the cells)
+            over = f"a histogram over y[{list(self.key.cols or ())}]"
+            if len(self.labels) == 1:
+                return f"y in one cell of {over}: {shown}"
+            return f"y in {len(self.labels)} cells of {over}: {{{shown}}}"
         if len(self.labels) == 1:
             return f"{what} == {shown}"
         return f"{what} in {{{shown}}} ({len(self.labels)} values)"

@@ -335,6 +335,28 @@ def tail_candidates(yx: np.ndarray, yy: np.ndarray) -> list[Candidate]:
     return out
 
 
+def _key_label(key: KeyFn, row) -> str:
+    """A key value in words, from an output that has it: for a key on some columns, those
+    columns; for a histogram's cell, the cell (each column's bin, or its value where it has no
+    bins), not the one output that happened to fall in it."""
+    cols = key.cols
+    if cols is None or not isinstance(row, np.ndarray) or row.ndim != 1 or row.size <= max(cols):
+        return _label(row)
+    sub = row[list(cols)]
+    if key.edges is None or not any(key.edges):
+        return _label(sub)
+    parts = []
+    for c, e, v in zip(cols, key.edges, sub.tolist()):
+        if not e:
+            parts.append(f"y[{c}] == {v:g}" if isinstance(v, float) else f"y[{c}] == {v!r}")
+            continue
+        i = int(np.searchsorted(np.asarray(e), float(v), side="right"))
+        lo = f"{e[i - 1]:.6g} <= " if i > 0 else ""
+        hi = f" < {e[i]:.6g}" if i < len(e) else ""
+        parts.append(f"{lo}y[{c}]{hi}")
+    return "(" + ", ".join(parts) + ")"
+
+
 def _label(v) -> str:
     if isinstance(v, np.ndarray):
         return (
@@ -546,7 +568,7 @@ def keyset_recipes(
 
     def label(c: int) -> str:
         if c not in labels:
-            labels[c] = _label(rows[c])
+            labels[c] = _key_label(key, rows[c])
         return labels[c]
 
     for forward, (a, b), sign in ((True, (cx, cy), 1.0), (False, (cy, cx), -1.0)):
@@ -658,7 +680,7 @@ def labelled(event: KeySet, counted: KeyTally, cache: dict[int, str] | None = No
     names = []
     for i in at.tolist():
         if i not in cache:
-            cache[i] = _label(counted.rows[i])
+            cache[i] = _key_label(event.key, counted.rows[i])
         names.append(cache[i])
     return replace(event, labels=tuple(names))
 

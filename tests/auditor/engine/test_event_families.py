@@ -295,3 +295,29 @@ def test_a_constant_row_held_under_both_datasets_is_no_alarm(seed):
         seed=seed,
     )
     assert r.verdict != "violation" and r.epsilon_lower_bound <= 1.0, r.witness
+
+
+def test_a_histogram_cell_is_shown_as_its_cell_not_one_output_in_it():
+    """A histogram event's label was the first output seen in its cell ("y[[0, 1]] ==
+    [-19.2489, 0]" for the cell y[0] < 0.4364, y[1] < 0.5); a key on some columns showed the
+    whole output."""
+    from auditor.engine.events import KeyFn, KeySet
+    from auditor.engine.select import local_tally, labelled
+
+    y = np.array([[-19.2489, 0.0, 7.0], [3.0, 1.0, 7.0], [0.9, 0.0, 8.0]])
+    key = KeyFn(cols=(0, 1), edges=((0.4364, 2.0), (0.5,)))
+    t = local_tally(key, y[:2], y[2:])
+    cell = KeySet(key, tuple(key(y[:1]).tolist()), ())
+    shown = labelled(cell, t).describe()
+    assert shown == "y in one cell of a histogram over y[[0, 1]]: (y[0] < 0.4364, y[1] < 0.5)"
+    both = KeySet(key, tuple(key(y[:2]).tolist()), ())
+    assert "(2 <= y[0], 0.5 <= y[1])" in labelled(both, t).describe()
+    mixed = KeyFn(cols=(2, 0), edges=((), (0.0,)))
+    t2 = local_tally(mixed, y, y[:0])
+    ev = KeySet(mixed, tuple(mixed(y[:1]).tolist()), ())
+    assert labelled(ev, t2).describe().endswith("(y[2] == 7, y[0] < 0)")
+    plain = KeyFn(cols=(2,))
+    t3 = local_tally(plain, y, y[:0])
+    assert labelled(KeySet(plain, tuple(plain(y[2:]).tolist()), ()), t3).describe() == (
+        "y[[2]] == [8]"
+    )
