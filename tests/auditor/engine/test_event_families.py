@@ -302,7 +302,7 @@ def test_a_histogram_cell_is_shown_as_its_cell_not_one_output_in_it():
     [-19.2489, 0]" for the cell y[0] < 0.4364, y[1] < 0.5); a key on some columns showed the
     whole output."""
     from auditor.engine.events import KeyFn, KeySet
-    from auditor.engine.select import local_tally, labelled
+    from auditor.engine.select import labelled, local_tally
 
     y = np.array([[-19.2489, 0.0, 7.0], [3.0, 1.0, 7.0], [0.9, 0.0, 8.0]])
     key = KeyFn(cols=(0, 1), edges=((0.4364, 2.0), (0.5,)))
