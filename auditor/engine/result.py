@@ -15,7 +15,10 @@ FLOAT_NOTE = (
     "doubles (Mironov 2012, On significance of the least significant bits for DP): the "
     "real-number mechanism may be private, its floating-point implementation is not. Fix: "
     "snap outputs to a coarse grid or use a discrete sampler (e.g. OpenDP's); audit the "
-    "ideal mechanism with --semantics ideal (semantics='ideal')."
+    "ideal mechanism with --semantics ideal (semantics='ideal'). But an output the mechanism "
+    "returns with positive probability (a sentinel such as 1000.0, an exact answer) is a "
+    "multiple of 2^-k too, and a bit event may stand in for it: if --semantics ideal also "
+    "finds a violation, the leak is in the distribution and a grid does not fix it."
 )
 ZERO_NOTE = (
     "  float-representation violation: the witness is the negative zero, a double that "
