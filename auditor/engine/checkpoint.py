@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,7 @@ def candidate_state(c: Candidate) -> dict[str, Any]:
         "family": c.family,
         "scores": event_state([c.predicted, c.rank, c.plain]),
         "built": None if c.built is None else [int(k) for k in c.built],
+        "weight": event_state(c.weight),
     }
 
 
@@ -62,7 +64,16 @@ def candidate_from_state(d: dict[str, Any]) -> Candidate:
         rank=float(rank),
         plain=float(plain),
         built=None if d.get("built") is None else tuple(int(k) for k in d["built"]),
+        weight=_weight(d.get("weight", 1.0)),
     )
+
+
+def _weight(w: Any) -> float:
+    """A chosen event's weight (a checkpoint from before weights: 1, an even share)."""
+    w = float(event_from_state(w))
+    if not (0 < w < math.inf):
+        raise ValueError(f"weight={w} must be a positive number")
+    return w
 
 
 def _describe(identity: dict[str, Any], other: dict[str, Any], key: str) -> str:

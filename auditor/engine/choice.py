@@ -12,7 +12,7 @@ import numpy as np
 from auditor.engine.select import MEDIAN, Candidate
 from auditor.engine.stats import detectable
 
-__all__ = ["Outcome", "Power", "choose", "conclusive", "power_of", "simplest"]
+__all__ = ["Outcome", "Power", "choose", "conclusive", "power_of", "shares", "simplest"]
 
 # a candidate's rank and plain predictions shrink each count by 1.645 and 0.994 sigmas (levels
 # 0.05 and 0.16, select.py): their gap over this is about one sd of the log-ratio estimate
@@ -75,6 +75,16 @@ def _key(c: Candidate) -> tuple:
 
 
 POWER_BINS = 24  # judged probabilities binned on the logit scale: one contender per bin
+FLUKE_SHARE = 0.1  # of the level, what a rare event certified beside a real gain gets
+
+
+def shares(chosen: list[Candidate]) -> np.ndarray:
+    """Each chosen event's share of the level, times K: all ones when the K events split it
+    evenly. The weights are fixed on selection data, so the weighted union bound (event j's
+    two bounds at level ``a * shares[j]``, with ``a`` the even split's) still sums to the
+    audit's level."""
+    w = np.array([c.weight for c in chosen], dtype=float)
+    return w * (len(w) / w.sum()) if len(w) else w
 
 
 def choose(cands: list[Candidate], k_max: int, power: Power | None = None) -> list[Candidate]:
@@ -125,6 +135,20 @@ def choose(cands: list[Candidate], k_max: int, power: Power | None = None) -> li
         # may exceed the claim and what leads is a weak signal's pick, it may be a rare
         # leak: fresh samples settle it
         chosen.append(lucky)
+    elif (
+        power is not None
+        and lucky is not None
+        and 0 < len(chosen) < k_max
+        and lucky.plain > power.claim.threshold >= max(c.plain for c in chosen)
+    ):
+        # what leads has a real gain but cannot reach the claim (a mechanism near its claim),
+        # while a rare event may exceed it: a rare leak beside a tight mechanism (a sentinel
+        # output 4 times likelier under one dataset, 36 against 12 judged outputs, was ruled
+        # a fluke among a thousand candidates and the audit said "no violation found" on 8
+        # seeds in 40). It is certified on a small share of the level, so the leader keeps
+        # most of its own
+        total = sum(c.weight for c in chosen)
+        chosen.append(replace(lucky, weight=total * FLUKE_SHARE / (1 - FLUKE_SHARE)))
     if power is not None and 0 < len(chosen) < k_max:
         extra = _power_event(cands, chosen, power)
         if extra is not None:
@@ -228,7 +252,7 @@ class Outcome:
     chosen: list[Candidate]
     counts: np.ndarray  # (K, 2): counts under the pair's first and second dataset
     samples: int  # certification samples per dataset at the reported look
-    level: float  # level of each one-sided bound at that look
+    level: float  # level of each one-sided bound at that look (times shares[k] for event k)
     p_value: float
     stop: str  # "complete", "violation", "max-time"
     look: int  # 1-based index of the reported look (0: none)
@@ -236,6 +260,10 @@ class Outcome:
     simple: list = field(default_factory=list)  # per chosen event: a simpler one, or None
     # a pure claim's joint ratio bounds at that look (auditor.engine.session.Session._joint)
     joint: dict | None = None
+
+    def levels(self) -> np.ndarray:
+        """Each certified event's one-sided level: ``level`` times its share (:func:`shares`)."""
+        return self.level * shares(self.chosen)
 
 
 SIMPLE_FAMILIES = (

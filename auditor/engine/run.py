@@ -33,7 +33,7 @@ from auditor.engine.adapter import (
     processes_repeat,
 )
 from auditor.engine.checkpoint import Checkpoint
-from auditor.engine.choice import Outcome, conclusive, power_of
+from auditor.engine.choice import Outcome, conclusive, power_of, shares
 from auditor.engine.claims import as_profile, profile_report
 from auditor.engine.config import AuditConfig, check_number, validate
 from auditor.engine.events import event_state, event_to_dict
@@ -192,15 +192,16 @@ def _witness(c: Candidate, pair: Pair, counts: np.ndarray, n: int, lo: float, hi
     )
 
 
-def _ratio(joint: dict, k: int) -> dict[str, Any]:
-    """Event k's joint ratio bound for the witness (auditor.engine.session.Session._joint)."""
+def _ratio(joint: dict, k: int, share: float) -> dict[str, Any]:
+    """Event k's joint ratio bound for the witness (auditor.engine.session.Session._joint), at
+    its ``share`` of the even split's level."""
     value = float(joint["statistic"][k])
     return {
         "count_numerator": int(joint["counts"][k, 0]),
         "count_denominator": int(joint["counts"][k, 1]),
         "samples_numerator": int(joint["sizes"][k, 0]),
         "samples_denominator": int(joint["sizes"][k, 1]),
-        "level": float(joint["level"]),
+        "level": float(joint["level"]) * share,
         "epsilon_lower_bound": value if math.isfinite(value) else None,
     }
 
@@ -221,7 +222,8 @@ def _conclude(
     t0: float,
     notes: Sequence[str] = (),
 ) -> AuditResult:
-    chosen, counts, n, a = out.chosen, out.counts, out.samples, out.level
+    chosen, counts, n, a = out.chosen, out.counts, out.samples, out.levels()
+    each = shares(chosen)  # event k's share of the even split's level (a = level * each)
     eps, delta, claim = float(cfg.epsilon), float(cfg.delta), cfg.claim
     best, eps_lb, d_lb, witness, stat = -1, 0.0, 0.0, None, np.zeros(0)
     kn = np.array([counts[k, 0 if c.forward else 1] for k, c in enumerate(chosen)], dtype=int)
@@ -244,7 +246,7 @@ def _conclude(
             c, pairs[c.pair_index], counts[best], n, float(lo[best]), float(hi[best])
         )
         if joint is not None:
-            witness = replace(witness, ratio=_ratio(joint, best))
+            witness = replace(witness, ratio=_ratio(joint, best, float(each[best])))
         simple = out.simple[best] if best < len(out.simple) else None
         if simple is not None:
             witness = replace(
@@ -257,10 +259,10 @@ def _conclude(
     violated = bool(best >= 0 and stat[best] > claim.threshold)
     judge, detect = claim.detection(0.5), math.inf
     if best >= 0 and n > 0:
-        joint_level = None if joint is None else float(joint["level"])
 
         def power(k: int) -> tuple[float, Any]:
-            return power_of(claim, int(kd[k]), int(kn[k]), n, a, joint_level)
+            joint_level = None if joint is None else float(joint["level"]) * float(each[k])
+            return power_of(claim, int(kd[k]), int(kn[k]), n, float(a[k]), joint_level)
 
         # what the audit could have caught: what any of its certified events would have (the
         # witness's event unless it could not and another could; the others are asked then)

@@ -125,6 +125,8 @@ class Candidate:
     # dataset, and that sample's size per dataset: one seen under its denominator there is no
     # zero-probability witness (flukes)
     built: tuple[int, int, int] | None = None
+    # its share of the level when certified, relative to the others chosen (choice.shares)
+    weight: float = 1.0
 
 
 def _best(events_fwd, scores_fwd, scores_bwd, keep: int) -> list[Candidate]:

@@ -35,7 +35,7 @@ import numpy as np
 
 from auditor.engine.adapter import Mechanism
 from auditor.engine.checkpoint import Checkpoint
-from auditor.engine.choice import Outcome, Power, choose, simplest
+from auditor.engine.choice import Outcome, Power, choose, shares, simplest
 from auditor.engine.crossfit import crossfit
 from auditor.engine.executors import CountTally, Runner, Tally, Task
 from auditor.engine.pairs import Pair
@@ -505,6 +505,7 @@ class Session:
         share = self.levels[idx] / alpha
         split = 1.0 - JOINT_SHARE if self.joint else 1.0
         a = self.levels[idx] * split / (2 * max(k, 1))
+        each = shares(chosen)  # event j's bounds at level a * each[j]
         counts = cert["counts"]
         kn = np.array([counts[j, 0 if c.forward else 1] for j, c in enumerate(chosen)])
         kd = np.array([counts[j, 1 if c.forward else 0] for j, c in enumerate(chosen)])
@@ -513,7 +514,7 @@ class Session:
         # over the looks taken is its p-value; without, the reported look's p-value
         pv = min(
             (
-                p_value(int(kn[j]), int(kd[j]), n, n, claim, 2 * k, share=share * split)
+                p_value(int(kn[j]), int(kd[j]), n, n, claim, 2 * k / each[j], share=share * split)
                 for j in range(k)
             ),
             default=1.0,
@@ -521,7 +522,7 @@ class Session:
         joint = self._joint(idx, cert["prefix"][idx], n) if self.joint and k else None
         if joint is not None:
             x, y = joint["counts"][:, 0], joint["counts"][:, 1]
-            pj = np.where(joint["valid"], ratio_p_value(x, y, claim.epsilon), 1.0)
+            pj = np.where(joint["valid"], ratio_p_value(x, y, claim.epsilon), 1.0) / each
             joint_p = max(float(np.min(pj)) * k / (share * JOINT_SHARE), P_FLOOR)  # (underflow)
             pv = min(pv, joint_p, 1.0)
         cert["p"] = min(cert["p"], pv) if self.cfg.early_stop else pv
@@ -536,7 +537,7 @@ class Session:
         if idx + 1 == len(self.plan.looks):
             cert["stop"] = "complete"
         elif self.cfg.early_stop and k:
-            bound = claim.statistic(cp_lower(kn, n, a), cp_upper(kd, n, a))
+            bound = claim.statistic(cp_lower(kn, n, a * each), cp_upper(kd, n, a * each))
             if joint is not None:
                 bound = np.maximum(bound, joint["statistic"])
             if float(np.max(bound)) > claim.threshold:
@@ -556,7 +557,9 @@ class Session:
             counts[j] = [prefix[j, s] for s in order]
             sizes[j] = [self.prefix_sizes(c.pair_index, s)[idx] for s in order]
         valid = (sizes <= n).all(axis=1)
-        stat = np.where(valid, ratio_lower(counts[:, 0], counts[:, 1], level), -np.inf)
+        # (``level`` is an even split's; event j's is level * shares[j])
+        each = level * shares(chosen)
+        stat = np.where(valid, ratio_lower(counts[:, 0], counts[:, 1], each), -np.inf)
         return {"counts": counts, "sizes": sizes, "valid": valid, "level": level, "statistic": stat}
 
     def _certify(self) -> None:
