@@ -38,6 +38,7 @@ __all__ = [
     "hyperbolic_to_exp",
     "is_zero",
     "show",
+    "too_long",
     "truth_at",
 ]
 
@@ -255,12 +256,42 @@ def differ(lhs: sp.Expr, rhs: sp.Expr) -> tuple[bool, str]:
     return (True, how) if big else greater(rhs, lhs)
 
 
+SHOW_CHARS = 400  # an exact value longer than this is shown as a certified decimal
+
+
 def show(v) -> str:
-    """A value for people: exact, with a decimal approximation when it is not rational."""
+    """A value for people: exact, with a decimal approximation when it is not rational; a
+    value too long to read (1 - (1 - 10^-10)^500 as a fraction has about 5,000 digits, beyond
+    what Python converts to text at all) as arb's enclosure of it and its length."""
     v = sp.sympify(v)
+    if too_long(v):  # (also an integer beyond Python's limit on digits in text)
+        return _long(v)
+    text = str(v)
     if v.is_Rational or v.free_symbols:
-        return str(v)
+        return text
     try:
-        return f"{v} (~{float(v):.6g})"
+        return f"{text} (~{float(v):.6g})"
     except (TypeError, ValueError):
-        return str(v)
+        return text
+
+
+def too_long(v) -> bool:
+    """Is ``v`` too long to show exactly (:func:`show` then gives a certified decimal)?"""
+    try:
+        return len(str(v)) > SHOW_CHARS
+    except ValueError:
+        return True
+
+
+def _long(v) -> str:
+    from proofs.numeric import NotNumeric, precision, show_ball, to_ball
+
+    what = "an exact rational" if v.is_Rational else "an exact expression"
+    if v.is_Rational:
+        size = max(int(v.p).bit_length(), int(v.q).bit_length())
+        what += f" of about {int(size * math.log10(2)) + 1} digits"
+    try:
+        with precision(128):
+            return f"{show_ball(to_ball(v))} ({what})"
+    except (NotNumeric, ZeroDivisionError, ValueError, OverflowError):
+        return f"({what}, too long to show)"

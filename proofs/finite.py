@@ -169,6 +169,13 @@ def _kernel(f: Mapping, y) -> dict:
                 "non-negative probabilities that sum to 1."
             )
         return row
+    try:
+        hash(target)
+    except TypeError:
+        raise InputError(
+            f"f[{y!r}] = {target!r} is neither an output nor a {{output: probability}} dict; "
+            "give an output value (a number, string or tuple)."
+        ) from None
     return {target: sp.Integer(1)}
 
 

@@ -277,6 +277,17 @@ def _gaussian_calibration_decide(claim, expr, deriv) -> Finding:
     )
 
 
+def _neg_log(delta, end: str) -> float:
+    """A float below (``end`` 'lower') or above ('upper') ln(1/delta), certified by arb."""
+    with precision(128):
+        ball = -to_ball(sp.log(delta))
+    return float(ball.lower() if end == "lower" else ball.upper())
+
+
+def _exp_neg(v: Fraction) -> str:
+    return show_ball((-ball_of(v)).exp())
+
+
 def _gaussian_calibration_region_gap(claim):
     sig = sp.expand_log(claim.sigma.subs(DELTA, sp.exp(-_V)), force=True)
     mu = sp.cancel(SENSITIVITY / sig)
@@ -320,10 +331,9 @@ def _gaussian_calibration_region_search(claim, gap, deriv) -> Finding:
 
     e0, e1 = as_fraction(claim.eps_min), as_fraction(claim.eps_max, "up")
     # dyadic bounds, widened by one unit so float rounding of the logs cannot shrink the region
-    v_lo = max(
-        Fraction(math.floor(-math.log(float(claim.delta_max)) * 2**20) - 1, 2**20), Fraction(0)
-    )
-    v_hi = Fraction(math.ceil(-math.log(float(claim.delta_min)) * 2**20) + 1, 2**20)
+    # (ln 1/delta with arb: a delta of 1e-400 is 0 as a double)
+    v_lo = max(Fraction(math.floor(_neg_log(claim.delta_max, "lower") * 2**20) - 1, 2**20), 0)
+    v_hi = Fraction(math.ceil(_neg_log(claim.delta_min, "upper") * 2**20) + 1, 2**20)
     d_lo, d_hi = to_ball(claim.delta_min), to_ball(claim.delta_max)
 
     def inside(em: Fraction, vm: Fraction) -> bool:
@@ -341,7 +351,7 @@ def _gaussian_calibration_region_search(claim, gap, deriv) -> Finding:
         if not value > 0:
             return None
         cex = Counterexample(
-            {"epsilon": f"{em} (~{float(em):.6g})", "delta": f"exp(-{vm}) ~ {math.exp(-vm):.6g}"},
+            {"epsilon": f"{em} (~{float(em):.6g})", "delta": f"exp(-{vm}) in {_exp_neg(vm)}"},
             ("f(x) = Delta", "f(x') = 0"),
             "S = {y > c*}",
             f"delta(eps) - delta in {show_ball(value)}",

@@ -28,7 +28,7 @@ from flint import arb, ctx
 from proofs.checkers.rules import composition_rule
 from proofs.claims import ComposedDP, SequentialComposition
 from proofs.claims.composition import short
-from proofs.decide import compare, discharge
+from proofs.decide import compare, discharge, show
 from proofs.errors import InputError
 from proofs.finite import compose, compose_adaptive, finite_delta, finite_ratio
 from proofs.numeric import PRECISION, show_ball, to_ball
@@ -243,7 +243,7 @@ def _composed_dp_check_numeric(claim, values: dict | None = None) -> Finding:
         status, how = compare(exact_delta, claim.delta_total)
         text = (
             f"eps_total >= k eps: every term of the sum vanishes; exact delta = "
-            f"1 - (1 - delta)^k = {exact_delta} ({how})"
+            f"1 - (1 - delta)^k = {show(exact_delta)} ({how})"
         )
         if status == "exact":
             return Finding(Verdict.PROVED, method + ", exact", reason=text)

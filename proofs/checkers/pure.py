@@ -27,6 +27,8 @@ from proofs.decide import closed_compare as _closed_compare
 from proofs.decide import discharge as _discharge
 from proofs.decide import free_symbols as _free
 from proofs.decide import holds_at as _is_true
+from proofs.decide import show
+from proofs.decide import too_long as _too_long
 from proofs.errors import InputError
 from proofs.expr import rationalize
 from proofs.numeric import certainly_greater
@@ -166,8 +168,16 @@ def _flatten_point(point) -> tuple:
     return tuple(out)
 
 
+def _domain(mech) -> list:
+    """The mechanism's parameter domain, for a table with symbolic entries only where they
+    form a distribution (:meth:`FiniteMechanism.pmf_constraints`)."""
+    return [*mech.domain(), *getattr(mech, "pmf_constraints", tuple)()]
+
+
 def _show(v) -> str:
     v = sp.sympify(v)
+    if _too_long(v):
+        return show(v)
     if v.is_Rational or (not v.free_symbols and v.is_number is False):
         return str(v)
     if not v.free_symbols:
@@ -264,7 +274,7 @@ def tight_epsilon(mech, domain: list | None = None) -> tuple[sp.Expr | None, str
     the stated point. Returns (epsilon or None, explanation).
     """
     form = formulate(mech)
-    domain = list(mech.domain()) if domain is None else domain
+    domain = _domain(mech) if domain is None else domain
     if form.unbounded is not None:
         return _unbounded(form)
     if form.tight is None:
@@ -305,7 +315,7 @@ def upper_bound(mech, domain: list | None = None) -> tuple[sp.Expr | None, str]:
     form = formulate(mech)
     if form.bound is None:
         return None, "no upper bound known"
-    domain = list(mech.domain()) if domain is None else domain
+    domain = _domain(mech) if domain is None else domain
     status, method, _steps, _m = _prove_upper(form, form.bound, domain)
     if status not in ("proved", "certified"):
         return None, f"candidate {form.bound} not verified as an upper bound"
@@ -321,7 +331,7 @@ def supremum_epsilon(mech, domain: list | None = None) -> tuple[sp.Expr | None, 
     if form.supremum is None:
         return None, "no supremum known"
     value, index, point, var = form.supremum
-    domain = list(mech.domain()) if domain is None else domain
+    domain = _domain(mech) if domain is None else domain
     status, _method, _steps, _m = _prove_upper(form, value, domain)
     if status not in ("proved", "certified"):
         return None, f"candidate {value} not verified as an upper bound"
@@ -353,7 +363,7 @@ def check(claim: PureDP) -> Finding:
             f"mechanism {type(mech).__name__} has no pure-DP formulation; describe it with "
             "proofs.FiniteMechanism or a built-in description."
         ) from None
-    domain = list(mech.domain())
+    domain = _domain(mech)
     status, method, steps, models = _prove_upper(form, eps, domain)
     tight, tight_note = tight_epsilon(mech, domain)
     common = dict(

@@ -102,6 +102,20 @@ class SequentialComposition(Claim):
         return f"{kind}composition is ({self.rule}, {self.delta_rule})-DP"
 
 
+def _counts(e: sp.Expr) -> bool:
+    """Is ``e`` a count of mechanisms for every k >= 1: a polynomial in k with integer
+    coefficients, none negative beyond the constant, and at least 1 at k = 1 (so at least 1
+    everywhere)? ("k/2" and "k - 1", 0 at k = 1, were accepted and proved.)"""
+    try:
+        poly = sp.Poly(e, K)
+    except sp.PolynomialError:
+        return False
+    coeffs = poly.all_coeffs()
+    if not all(c.is_Integer for c in coeffs):
+        return False
+    return all(c >= 0 for c in coeffs[:-1]) and poly.eval(1) >= 1
+
+
 @dataclass(frozen=True, slots=True)
 class ComposedDP(Claim):
     """Claim: every k-fold (adaptive) composition of (epsilon, delta)-DP mechanisms is
@@ -131,10 +145,15 @@ class ComposedDP(Claim):
         # a symbolic k is a positive integer, whatever assumptions its symbol carried
         ks = {s for s in values["k"].free_symbols if s.name == "k"}
         values = {f: v.xreplace(dict.fromkeys(ks, K)) for f, v in values.items()}
-        if values["k"].free_symbols - {K} or (values["k"].is_number and not _good_k(values["k"])):
+        if (
+            values["k"].free_symbols - {K}
+            or (values["k"].is_number and not _good_k(values["k"]))
+            or (values["k"].free_symbols and not _counts(values["k"]))
+        ):
             raise InputError(
                 f"k={self.k!r} must be an integer in [1, {MAX_COMPOSITIONS}] (the number of "
-                "mechanisms composed), or the symbol k."
+                "mechanisms composed), or the symbol k (or a count in it such as 2*k or k + 1: "
+                "an integer >= 1 for every k >= 1)."
             )
         for f in fields:
             if not values[f].free_symbols:

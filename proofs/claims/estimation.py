@@ -53,6 +53,17 @@ class LinearEstimator:
         table = {"n": N, "n_1": N1, **symbols_of(self.mechanism)}
         for f in ("slope", "intercept", "target"):
             object.__setattr__(self, f, by_name(as_expr(getattr(self, f), f, table), table))
+        for f in ("slope", "intercept", "target"):
+            unknown = sorted(getattr(self, f).free_symbols - set(table.values()), key=str)
+            if unknown:
+                params = ", ".join(k for k in table if k not in ("n", "n_1")) or (
+                    "none: its parameters are numbers here"
+                )
+                raise InputError(
+                    f"{f}={getattr(self, f)} uses {', '.join(map(str, unknown))}: an "
+                    f"estimator is written in n, n_1 and the mechanism's symbolic parameters "
+                    f"({params}) only."
+                )
         for f in ("slope", "intercept"):
             if N1 in getattr(self, f).free_symbols:
                 raise InputError(

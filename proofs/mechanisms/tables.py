@@ -33,7 +33,8 @@ class FiniteMechanism:
         ):
             raise InputError("pmf must be a dict of dicts: pmf[x][y] = P[M(x) = y].")
         if self.neighbours is not None and not all(
-            isinstance(p, (tuple, list)) and len(p) == 2 for p in self.neighbours
+            isinstance(p, (tuple, list)) and len(p) == 2 and all(_hashable(x) for x in p)
+            for p in self.neighbours
         ):
             raise InputError(
                 f"neighbours={self.neighbours!r} must be a tuple of (x, x') pairs, "
@@ -42,6 +43,20 @@ class FiniteMechanism:
 
     def domain(self):
         return tuple(self.assumptions)
+
+    def pmf_constraints(self) -> tuple:
+        """Where the table is a mechanism at all: every symbolic entry >= 0 and every symbolic
+        row summing to 1. A claim about the mechanism holds where these do (a true claim was
+        refuted at a = 2, where the row (a, 1 - a) holds -1, with a counterexample that read
+        "1/3 > 2"); a claim that the table is a distribution (Normalised) is what checks them."""
+        valid = []
+        for x, row in self.pmf.items():
+            values = [as_expr(v, f"pmf[{x!r}][{y!r}]") for y, v in row.items()]
+            valid += [v >= 0 for v in values if v.free_symbols]
+            total = sp.simplify(sum(values))
+            if total.free_symbols:
+                valid.append(sp.Eq(total, 1))
+        return tuple(c for c in valid if c is not sp.true)
 
     def validate(self):
         if not self.pmf:
@@ -73,6 +88,14 @@ class FiniteMechanism:
             keys = list(self.pmf)
             return [(a, b) for a in keys for b in keys if a != b]
         return [p for a, b in self.neighbours for p in ((a, b), (b, a))]
+
+
+def _hashable(x) -> bool:
+    try:
+        hash(x)
+    except TypeError:
+        return False
+    return True
 
 
 def same_inputs(tables, what: str = "mechanisms") -> None:

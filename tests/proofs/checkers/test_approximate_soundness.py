@@ -3,6 +3,8 @@ checkers: mutants of every true entry of proofs.catalogue.approximate are never 
 (each is refuted with a counterexample), and property tests (Hypothesis) on random finite
 mechanisms."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -442,7 +444,7 @@ def test_a_constant_sigma_region_is_refuted_exactly_where_it_fails(sigma, delta_
         return
     assert found.verdict is Verdict.REFUTED, found.reason
     e = float(sp.Rational(found.counterexample.parameters["epsilon"].split()[0]))
-    d = float(found.counterexample.parameters["delta"].split("~")[1])
+    d = float(found.counterexample.parameters["delta"].split("[")[1].split(",")[0])  # (lower)
     assert eps_min <= e <= 1 and delta_min <= d <= 0.9
     assert true_delta(e) > d
 
@@ -550,3 +552,67 @@ def test_group_privacy_with_room_in_epsilon_is_proved_at_k_epsilon_then_weakened
         GroupPrivacy("k*epsilon - 1/100", pure=True),
     ):
         assert check(false).verdict is Verdict.REFUTED, false
+
+
+def test_the_rdp_conversions_minimum_is_exact_when_orders_tie_as_doubles():
+    """40 and 40 + 1e-15 are one double: the minimum was picked by floats, the larger value
+    when listed first, and a claim false at the true minimum (delta just below delta(40)) was
+    certified at 40 + 1e-15; listed the other way it was refuted."""
+    import mpmath as mp
+
+    from proofs import RDPConversion
+
+    mp.mp.dps = 80
+    phi = lambda x: mp.erfc(-x / mp.sqrt(2)) / 2
+    e = mp.mpf(40) + mp.mpf("0.5e-15")  # between the two values: delta(40) > this > delta(40+)
+    between = phi(0.5 - e) - mp.e**e * phi(-0.5 - e)
+    mant, exp2 = mp.frexp(between)
+    delta = Fraction(int(mp.nint(mant * 2**200))) * Fraction(2) ** (int(exp2) - 200)
+    for alphas in ((3, 2), (2, 3)):
+        claim = RDPConversion(1, 1, delta, alphas=alphas, formula="40 + (alpha - 2)/10^15")
+        assert check(claim).verdict is Verdict.REFUTED, alphas
+    # a true claim at that delta (the minimum 40 + 1e-15 at both orders) stays certified
+    true = RDPConversion(1, 1, delta, alphas=(3, 2), formula="40 + 1/10^15")
+    assert check(true).verdict in (Verdict.PROVED, Verdict.CERTIFIED)
+
+
+def test_exact_values_too_long_to_print_are_shown_as_certified_decimals():
+    """1 - (1 - 1e-10)^500 is a rational of about 5,000 digits: printing it raised Python's
+    limit on digits and the true claim was an internal error."""
+    found = check(ComposedDP(0.1, 500, 50, "1e-3", "1e-10"))
+    assert found.verdict is Verdict.PROVED
+    assert "about 5001 digits" in found.reason and len(found.reason) < 2_000
+    assert check(ComposedDP(0.1, 2000, 200, "1e-3", "1e-10")).verdict is Verdict.PROVED
+
+
+def test_a_calibration_region_reaching_below_a_doubles_range_is_decided():
+    """ln(1/delta) of delta_min = 1e-400 was taken from a double (0: math domain error)."""
+    found = check(GaussianCalibrationRegion("1e-400", "1e-300", 0.5, 1))
+    assert found.verdict is Verdict.CERTIFIED, found.reason
+    assert "921.03" in found.reason
+
+
+@pytest.mark.parametrize("k", ["k/2", "k - 1", "k**2 - 1", "k/3 + 1", "1 - k"])
+def test_a_composition_count_must_be_a_count_for_every_k(k):
+    """ "k/2" (not a count at odd k) and "k - 1" (0 at k = 1) were accepted and proved."""
+    with pytest.raises(InputError, match="a count in it"):
+        ComposedDP("epsilon", k, "k*epsilon", "k*delta", "delta")
+
+
+@pytest.mark.parametrize("k", ["k", "2*k", "k + 1", "k**2"])
+def test_counts_in_k_are_composed(k):
+    claim = ComposedDP("epsilon", k, f"({k})*epsilon", f"({k})*delta", "delta")
+    assert check(claim).verdict is Verdict.PROVED
+    below = ComposedDP("epsilon", k, f"({k})*epsilon*99/100", f"({k})*delta", "delta")
+    assert check(below).verdict is Verdict.REFUTED
+
+
+def test_an_estimator_written_with_fixed_or_foreign_names_is_bad_input():
+    """ForcedResponse() fixes p_truth and p_yes: those names became free symbols, and the
+    estimator was refuted "at p_truth=1/2, p_yes=1/4"."""
+    from proofs import ForcedResponse
+
+    with pytest.raises(InputError, match="uses p_truth"):
+        LinearEstimator(ForcedResponse(), "1/p_truth", "-n*(1-p_truth)*p_yes/p_truth", "n_1")
+    with pytest.raises(InputError, match=r"target=.* uses t"):
+        LinearEstimator(AlphaCoinRR(), 1, 0, "n_1 + t")

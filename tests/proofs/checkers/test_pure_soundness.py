@@ -418,3 +418,38 @@ def test_a_domain_that_holds_no_integer_is_bad_input():
     # a domain holding one integer (k = 1) is welcome, and k/2 is no integer division there
     assert check(Inequality(k, 100, (1 / k > _HALF,))).verdict is Verdict.PROVED
     assert check(Inequality(k, 100, (k / 2 > _HALF, k < 4))).verdict is Verdict.PROVED
+
+
+def test_a_symbolic_table_is_a_mechanism_only_where_its_entries_are_probabilities():
+    """Rows (a, 1 - a), (a^2, 1 - a^2) with a >= 1/2 only: the true claim ln 2 was refuted
+    "at a = 2", where the rows hold -1 and -3 (the counterexample read 1/3 > 2)."""
+    a = sym("a")
+    rows = {0: {0: a, 1: 1 - a}, 1: {0: a**2, 1: 1 - a**2}}
+    half = sp.Rational(1, 2)
+    found = check(PureDP(FiniteMechanism(rows, assumptions=(a >= half,)), sp.log(2)))
+    assert found.verdict is Verdict.PROVED, found.reason
+    # below the truth it is refuted, at a valid table (a in [1/2, 1])
+    low = check(PureDP(FiniteMechanism(rows, assumptions=(a >= half,)), sp.log(sp.Rational(3, 2))))
+    assert low.verdict is Verdict.REFUTED
+    at = low.counterexample.parameters["a"]
+    assert half <= sp.nsimplify(at) <= 1, at
+
+
+def test_a_refuted_ratio_too_long_to_print_is_shown_as_a_decimal():
+    """RAPPOR with h = 5000 bits: the ratio is a rational of about 7,000 digits (an internal
+    error when printed)."""
+    from proofs import Rappor
+
+    r = sp.Rational
+    found = check(PureDP(Rappor(r(1, 2), r(1, 4), r(3, 4), 5000), 1))
+    assert found.verdict is Verdict.REFUTED
+    assert "digits" in str(found.counterexample) and len(str(found.counterexample)) < 3_000
+
+
+def test_unhashable_outputs_and_inputs_are_bad_input():
+    from proofs import PostProcessing, rr_table
+
+    with pytest.raises(InputError, match="neighbours"):
+        FiniteMechanism({0: {0: 1}, 1: {0: 1}}, neighbours=[({}, 1)])
+    with pytest.raises(InputError, match=r"f\[0\] = \[1\] is neither an output"):
+        check(PostProcessing(((rr_table(3), {0: [1], 1: 0}),)))
