@@ -14,8 +14,11 @@ __all__ = [
     "EXIT_INTERNAL",
     "EXIT_INTERRUPTED",
     "EXIT_OK",
+    "EXIT_TERMINATED",
     "DPAuditError",
     "InputError",
+    "Terminated",
+    "raise_terminated",
 ]
 
 
@@ -34,3 +37,14 @@ EXIT_BAD_INPUT = 2  # bad input: a one-line message naming the value and the fix
 EXIT_INTERNAL = 3  # an internal error (a bug in dpaudit)
 EXIT_INCONCLUSIVE = 4  # an audit that found nothing and could not have found much (inconclusive)
 EXIT_INTERRUPTED = 130  # interrupted (SIGINT)
+EXIT_TERMINATED = 143  # terminated (SIGTERM: kill, docker stop, a CI timeout)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, as the command line handles it: unwinds like Ctrl-C (a checkpoint is saved,
+    workers are stopped, half-written outputs removed), then exit 143."""
+
+
+def raise_terminated(signum, frame) -> None:
+    """The command line's SIGTERM handler (:class:`Terminated`)."""
+    raise Terminated

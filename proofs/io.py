@@ -53,6 +53,20 @@ def _descriptor(path: str | os.PathLike) -> int | None:
     return {"stdout": 1, "stderr": 2}.get(name, int(fd or proc or -1))
 
 
+def names_stdout(path: str | os.PathLike | None) -> bool:
+    """Does the output ``path`` write to this process's stdout (``-``, /dev/stdout, /dev/fd/1,
+    or the very file or pipe stdout is)? Then the command's text goes to stderr, so that
+    ``--json - | jq`` reads JSON alone."""
+    if path is None:
+        return False
+    if _descriptor(path) == 1:
+        return True
+    try:
+        return os.path.samestat(os.stat(path), os.fstat(1))
+    except (OSError, ValueError):
+        return False
+
+
 def _is_stream(target: Path) -> bool:
     """An output that is not a regular file (a FIFO, a device, an open descriptor): written in
     place, since renaming a file over it would replace the device or pipe itself."""
@@ -173,7 +187,9 @@ def _temp_copy(target: Path, text: str) -> str:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual file mode
+        # mkstemp makes 0600: a file rewritten keeps its mode (one kept private stays so), a
+        # new one gets the usual mode
+        os.chmod(tmp, _old_mode(target))
     except OSError as exc:  # a full disk: the old file is kept
         Path(tmp).unlink(missing_ok=True)
         raise _unwritable(target, exc) from None
@@ -181,6 +197,15 @@ def _temp_copy(target: Path, text: str) -> str:
         Path(tmp).unlink(missing_ok=True)
         raise
     return tmp
+
+
+def _old_mode(target: Path) -> int:
+    """The permission bits of the file ``target`` replaces, or the usual new file's."""
+    try:
+        st = os.stat(target)
+    except OSError:
+        return 0o666 & ~_umask()
+    return stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else 0o666 & ~_umask()
 
 
 def _unwritable(target: Path, exc: OSError) -> InputError:
@@ -215,19 +240,24 @@ def write_files_atomic(files: dict) -> None:
             _write_stream(target, text)
 
 
+HELD = ("SIGINT", "SIGTERM", "SIGHUP")  # what the renames hold back
+
+
 @contextlib.contextmanager
 def _sigint_held():
-    """Delay SIGINT until the block ends (main thread on POSIX; elsewhere a no-op)."""
+    """Delay SIGINT, SIGTERM and SIGHUP until the block ends (main thread on POSIX; elsewhere
+    a no-op): the renames of one run's outputs happen all or none."""
     can = (
         hasattr(signal, "pthread_sigmask") and threading.current_thread() is threading.main_thread()
     )
+    held = {getattr(signal, name) for name in HELD if hasattr(signal, name)}
     if can:
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        signal.pthread_sigmask(signal.SIG_BLOCK, held)
     try:
         yield
     finally:
         if can:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
 
 
 def _umask() -> int:

@@ -307,7 +307,7 @@ def run(args: argparse.Namespace) -> int:
     """Run one audit from parsed arguments; return the exit code (0 no violation found, 1
     violation, 4 inconclusive)."""
     from auditor.reports.audit import report_outputs
-    from proofs.io import check_outputs
+    from proofs.io import check_outputs, names_stdout
 
     # an unwritable output, two outputs on one file, or an output on an input, fails before
     # the audit runs (a bad --report suffix too)
@@ -349,8 +349,8 @@ def run(args: argparse.Namespace) -> int:
             f"epsilon, gives outputs that cannot be audited ({e}); give a larger --epsilon."
         ) from None
     _write_outputs(args, result, func)
-    if not args.quiet:
-        print(result.summary(), file=sys.stdout)
+    if not args.quiet:  # (beside JSON on stdout, on stderr: `--json - | jq` reads JSON alone)
+        print(result.summary(), file=sys.stderr if names_stdout(args.json) else sys.stdout)
     return {"violation": EXIT_FOUND, "inconclusive": EXIT_INCONCLUSIVE}.get(result.verdict, EXIT_OK)
 
 
@@ -434,7 +434,9 @@ def _write_outputs(args: argparse.Namespace, result, func) -> None:
         from auditor.reports.audit import audit_report_files
         from auditor.reports.demo_audit import with_plots
 
-        files.update(audit_report_files(with_plots(result, func), args.report))
+        with mechanism_stdout_to_stderr():  # (the plots sample the mechanism again)
+            plotted = with_plots(result, func)
+        files.update(audit_report_files(plotted, args.report))
     if args.json:
         files[args.json] = json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n"
     if args.junit_xml:

@@ -4,7 +4,7 @@ Argument parsing only: each subcommand calls a public function (`auditor.audit`,
 `proofs.prove.prove`, `auditor.reports`, `auditor.closeness`). Exit codes (`proofs.errors`):
 0 nothing wrong found; 1 a violation (audit, replay) or a refuted/regressed claim (prove); 2 bad
 input (one-line message, no traceback); 3 internal error; 4 an inconclusive audit; 130
-interrupted. Heavy libraries are
+interrupted (Ctrl-C); 143 terminated (SIGTERM, handled as Ctrl-C is). Heavy libraries are
 imported by the subcommand that runs, so `dpaudit --help` starts fast.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
 import signal
 import sys
@@ -23,7 +24,10 @@ from proofs.errors import (
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_TERMINATED,
     InputError,
+    Terminated,
+    raise_terminated,
 )
 
 __all__ = [
@@ -155,6 +159,9 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         print(f"dpaudit: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except Terminated:
+        print("dpaudit: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         print("dpaudit: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -164,17 +171,55 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BROKEN_PIPE
     except SystemExit as exc:  # --help and --version (argparse: an int code)
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    except OSError as exc:
+        said = _os_error(exc)
+        if said is None:
+            traceback.print_exc()
+            print("dpaudit: internal error (a bug in dpaudit); please report it.", file=sys.stderr)
+            return EXIT_INTERNAL
+        with contextlib.suppress(OSError, ValueError):
+            print(f"dpaudit: error: {said}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except Exception:
         traceback.print_exc()
         print("dpaudit: internal error (a bug in dpaudit); please report it.", file=sys.stderr)
         return EXIT_INTERNAL
 
 
+def _os_error(exc: OSError) -> str | None:
+    """An error of the system the user pointed us at, in one line: a path the system refuses
+    (a name too long, a loop of links) or a full or failing stdout. None for anything else."""
+    if exc.filename is not None:
+        return f"{str(exc.filename)!r}: {exc.strerror or exc}; choose another path."
+    if exc.errno in (errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG):
+        return f"cannot write the output ({exc.strerror}); free some space or redirect it."
+    return None
+
+
+def _stop_workers() -> None:
+    """Shut the worker pool down before the interpreter exits, deaf to Ctrl-C and SIGTERM: a
+    signal during the pool's own exit handler printed a traceback and could leave the process
+    waiting on a worker for ever."""
+    pools = sys.modules.get("auditor.engine.executors")
+    if pools is None or not pools._POOLS:
+        return
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_IGN)
+    pools.stop_pools()
+
+
 def entry() -> None:
     # `dpaudit ... | head` should end quietly like other Unix tools, not with a traceback.
     if hasattr(signal, "SIGPIPE"):
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    sys.exit(main())
+    # SIGTERM (kill, docker stop, a CI timeout) unwinds like Ctrl-C: checkpoint, workers, outputs
+    signal.signal(signal.SIGTERM, raise_terminated)
+    try:
+        code = main()
+    except KeyboardInterrupt:  # (a signal between main's own handlers and here)
+        code = EXIT_TERMINATED if sys.exc_info()[0] is Terminated else EXIT_INTERRUPTED
+    _stop_workers()
+    sys.exit(code)
 
 
 if __name__ == "__main__":

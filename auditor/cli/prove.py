@@ -47,14 +47,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="print only the final line")
 
 
-def _print_progress(result) -> None:
-    mark = "ok " if result.as_expected else "!! "
-    print(f"{mark}{result.summary()}", flush=True)
+def _printer(out):
+    def progress(result) -> None:
+        mark = "ok " if result.as_expected else "!! "
+        print(f"{mark}{result.summary()}", file=out, flush=True)
+
+    return progress
 
 
 def run(args: argparse.Namespace) -> int:
+    from auditor.cli.audit import mechanism_stdout_to_stderr
     from auditor.reports.proofs import report_kind, write_proof_report
-    from proofs.io import check_outputs, write_json_atomic, write_text_atomic
+    from proofs.io import check_outputs, names_stdout, write_json_atomic, write_text_atomic
     from proofs.prove import load_baseline, prove, regressions
 
     if args.report:
@@ -63,8 +67,11 @@ def run(args: argparse.Namespace) -> int:
     inputs["the --baseline"] = args.baseline
     check_outputs(inputs, json=args.json, report=args.report, junit_xml=args.junit_xml)
     baseline = load_baseline(args.baseline) if args.baseline else None  # before the work
-    run_result = prove(args.files, progress=None if args.quiet else _print_progress)
-    print(("" if args.quiet else "\n") + run_result.summary().splitlines()[-1])
+    # beside JSON on stdout our text goes to stderr; what a claims file prints always does
+    out = sys.stderr if names_stdout(args.json) else sys.stdout
+    with mechanism_stdout_to_stderr():
+        run_result = prove(args.files, progress=None if args.quiet else _printer(out))
+    print(("" if args.quiet else "\n") + run_result.summary().splitlines()[-1], file=out)
     if args.json:
         write_json_atomic(args.json, run_result.to_dict(timings=not args.no_timings))
     if args.report:

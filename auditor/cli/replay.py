@@ -5,6 +5,7 @@ claim, 0 otherwise, 2 on bad input."""
 from __future__ import annotations
 
 import argparse
+import sys
 
 from auditor.cli.audit import sample_count
 from proofs.errors import EXIT_FOUND, EXIT_OK
@@ -36,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from auditor.cli.audit import mechanism_stdout_to_stderr, profile_file, target_source
     from auditor.engine.replay import replay
-    from proofs.io import check_outputs, write_json_atomic
+    from proofs.io import check_outputs, names_stdout, write_json_atomic
 
     recorded = _recorded(args.result)
     target = args.target or recorded.get("mechanism")
@@ -56,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.json:
         write_json_atomic(args.json, out.to_dict())
-    print(out.summary())
+    print(out.summary(), file=sys.stderr if names_stdout(args.json) else sys.stdout)
     return EXIT_FOUND if out.violation else EXIT_OK
 
 

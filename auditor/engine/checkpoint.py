@@ -139,8 +139,12 @@ class Checkpoint:
         # the first difference in the identity's own order (target, pairs, claim, ...; derived
         # settings such as the chunk plan last), then keys only the saved one has
         keys = [*self._order, *sorted(set(saved) - set(self._order))]
+        text = lambda d, k: json.dumps(d.get(k), sort_keys=True)
         for key in keys:
-            if saved.get(key) != self.identity.get(key):
+            # as JSON text, as the digest reads them: a pair (0, 1) is not (0.0, 1.0) nor
+            # (false, true), which compare equal in Python (and the valid checkpoint was called
+            # corrupt, the user told to delete it)
+            if text(saved, key) != text(self.identity, key):
                 hint = (
                     " (without early stopping, a time limit makes the audit look at its counts "
                     "several times: give the same --max-time, or none, as the saved run)"

@@ -16,6 +16,7 @@ this process: no pool start-up, the same chunks and the same result.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -42,6 +43,7 @@ __all__ = [
     "default_workers",
     "open_runner",
     "run_chunk",
+    "stop_pools",
 ]
 
 EXECUTORS = ("local", "dask")
@@ -370,4 +372,17 @@ def open_runner(
         return Runner(None, 1, "inline")
     from loky import get_reusable_executor
 
-    return Runner(get_reusable_executor(max_workers=n, timeout=60), n, f"local:{n}")
+    pool = get_reusable_executor(max_workers=n, timeout=60)
+    _POOLS[id(pool)] = pool
+    return Runner(pool, n, f"local:{n}")
+
+
+_POOLS: dict[int, Any] = {}  # the local pools started (loky reuses one per thread)
+
+
+def stop_pools() -> None:
+    """Stop every local pool's workers now (the command line, before it exits)."""
+    while _POOLS:
+        _, pool = _POOLS.popitem()
+        with contextlib.suppress(Exception):
+            pool.shutdown(wait=True, kill_workers=True)

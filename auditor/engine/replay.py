@@ -133,6 +133,27 @@ def _as_dict(result: Any) -> dict:
     return d
 
 
+SPEC_FIELDS = ("type", "lo", "hi", "k", "negate", "coordinate", "columns", "bin_edges")
+
+
+def _spec_differs(event, spec) -> str:
+    """The first field where the event rebuilt from ``event_state`` and the readable
+    ``event_spec`` saved beside it disagree ('' when they agree, or no spec was saved): an
+    edited state replayed another event under the saved description."""
+    from auditor.engine.events import event_to_dict
+
+    if not isinstance(spec, dict):
+        return ""
+    try:
+        rebuilt = event_to_dict(event)
+    except (TypeError, ValueError, AttributeError, OverflowError):
+        return ""  # (a malformed state: evaluating it says what is wrong)
+    for key in SPEC_FIELDS:
+        if key in spec and json.dumps(spec[key]) != json.dumps(rebuilt.get(key)):
+            return f"{key}: {spec[key]!r} against {rebuilt.get(key)!r}"
+    return ""
+
+
 def _witness_event(d: dict):
     from auditor.engine.events import event_from_state
 
@@ -151,6 +172,12 @@ def _witness_event(d: dict):
         raise InputError(f"the witness event_state is malformed ({e}).") from None
     if not hasattr(event, "contains"):
         raise InputError(f"the witness event_state {state!r} is not an event.")
+    differs = _spec_differs(event, witness.get("event_spec"))
+    if differs:
+        raise InputError(
+            f"the witness event_state and event_spec disagree ({differs}): the result was "
+            "edited; replay an unedited file written by `dpaudit audit --json`."
+        )
     for key in ("pair", "counts"):
         if not isinstance(witness.get(key, {}), dict):
             raise InputError(f"the witness {key} {witness[key]!r} is malformed (not an object).")
@@ -226,8 +253,13 @@ def replay(
             f"samples={n!r} must be an integer in [1, {MAX_SAMPLES:.0e}]; use e.g. samples=1000000."
         )
     recorded = d.get("seed")
-    base = recorded if isinstance(recorded, int) and not isinstance(recorded, bool) else 0
-    s = max(base, -1) + 1 if seed is None else seed
+    whole = isinstance(recorded, int) and not isinstance(recorded, bool) and recorded >= 0
+    if seed is None and recorded is not None and not whole:
+        raise InputError(
+            f"the result's seed {recorded!r} is not an integer >= 0 (an edited file?); give the "
+            "seed to replay with (--seed)."
+        )
+    s = (recorded + 1 if whole else 0) if seed is None else seed
     if isinstance(s, bool) or not isinstance(s, int) or s < 0:
         raise InputError(f"seed={s!r} must be an integer >= 0.")
     claim = _profile(d, profile)

@@ -69,7 +69,7 @@ from auditor.engine.stats import (
     ratio_lower,
     ratio_p_value,
 )
-from proofs.errors import InputError
+from proofs.errors import InputError, Terminated, raise_terminated
 
 __all__ = ["Session"]
 
@@ -158,30 +158,38 @@ class Session:
         finally:
             self._critical = False
         if self._pending:
-            self._pending = False
-            raise KeyboardInterrupt
+            pending, self._pending = self._pending, False
+            raise Terminated if pending == signal.SIGTERM else KeyboardInterrupt
 
     @contextlib.contextmanager
     def _interrupts(self):
-        """Route SIGINT through :meth:`_atomic` while the audit runs (main thread only)."""
-        if (
-            threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
-        ):
+        """Route SIGINT, and SIGTERM where the command line turns it into :class:`Terminated`,
+        through :meth:`_atomic` while the audit runs (main thread only)."""
+        if threading.current_thread() is not threading.main_thread():
             yield
             return
+        routed = {
+            sig: old
+            for sig, old, ours in (
+                (signal.SIGINT, signal.getsignal(signal.SIGINT), signal.default_int_handler),
+                (signal.SIGTERM, signal.getsignal(signal.SIGTERM), raise_terminated),
+            )
+            if old is ours
+        }
 
         def handler(signum, frame):
             if self._critical:
-                self._pending = True
+                self._pending = signum
             else:
-                raise KeyboardInterrupt
+                raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
 
-        signal.signal(signal.SIGINT, handler)
+        for sig in routed:
+            signal.signal(sig, handler)
         try:
             yield
         finally:
-            signal.signal(signal.SIGINT, signal.default_int_handler)
+            for sig, old in routed.items():
+                signal.signal(sig, old)
 
     def _tick(self) -> None:
         self.save(force=False)

@@ -10,6 +10,7 @@ lower bound and the gap. Every file is written at the end, all at once
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import sys
@@ -125,13 +126,10 @@ def _index_html(rows: list[dict], proof_run) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from auditor.reports.proofs import proofs_html, proofs_markdown
-    from proofs.catalogue import catalogue
-    from proofs.dispatch import run_theorems
-
     if not str(args.out).strip():
         raise InputError(f"--out {args.out!r} is empty; give a folder for the reports.")
     out = Path(args.out)
+    made = [p for p in (*reversed((out / "audits").parents), out / "audits") if not p.exists()]
     try:
         (out / "audits").mkdir(parents=True, exist_ok=True)
     except OSError as exc:  # (a file in the way, or no permission)
@@ -139,6 +137,20 @@ def run(args: argparse.Namespace) -> int:
             f"--out {args.out!r} cannot be a folder for the reports ({exc.strerror}); give a "
             "folder path."
         ) from None
+    try:
+        return _run(args, out)
+    except BaseException:  # an interrupt or an error leaves the folder as it was
+        for folder in reversed(made):
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # (only while empty)
+        raise
+
+
+def _run(args: argparse.Namespace, out: Path) -> int:
+    from auditor.reports.proofs import proofs_html, proofs_markdown
+    from proofs.catalogue import catalogue
+    from proofs.dispatch import run_theorems
+
     proof_run = run_theorems(catalogue())
     print(proof_run.summary(), flush=True)
     files = {

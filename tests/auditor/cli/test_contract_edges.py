@@ -264,3 +264,97 @@ def test_a_claim_of_minus_zero_is_recorded_as_zero(module):
     assert code == 1
     with open("z.json") as fh:
         assert str(json.load(fh)["claimed_epsilon"]) == "0.0"
+
+
+def _audit_loud(target, *extra):
+    base = ["audit", target, "--epsilon", "1.25", "--pair", "0", "1", "--samples", "20000"]
+    return main([*base, "--workers", "1", *extra])
+
+
+def test_json_on_stdout_is_alone_there_without_quiet(module, tmp_path, capfd):
+    """The summary followed the JSON on stdout (`--json - | jq` failed without --quiet), and
+    replay and prove did the same; what a claims file prints went to stdout too."""
+    assert _audit_loud(f"{module}:lap", "--json", "-", "--report", "r.html") == 0
+    out, err = capfd.readouterr()
+    assert json.loads(out)["verdict"] == "no violation found"
+    assert "no violation found for the claim" in err
+    assert _audit_loud(f"{module}:chatty", "--json", "saved.json") == 0
+    assert "no violation found for the claim" in capfd.readouterr().out  # (a file: as before)
+    assert main(["replay", "saved.json", "--samples", "2000", "--json", "-"]) == 0
+    out, err = capfd.readouterr()
+    assert json.loads(out)["mechanism"] and "replayed witness" in err
+    claims = tmp_path / "loud_claims.py"
+    claims.write_text(
+        "import os\nfrom proofs import AlphaCoinRR, PureDP\nprint('hello from the claims')\n"
+        "os.write(1, b'raw bytes\\n')\nCLAIMS = [PureDP(AlphaCoinRR(0.5), 2)]\n"
+    )
+    assert main(["prove", str(claims), "--json", "-"]) == 0
+    out, err = capfd.readouterr()
+    assert json.loads(out)["counts"] and "hello from the claims" in err and "raw bytes" in err
+
+
+def test_paths_the_system_refuses_are_bad_input_not_internal_errors(module, capsys):
+    """A file name longer than the system allows (ENAMETOOLONG) was a traceback and exit 3 for
+    --json, --checkpoint, a TARGET's file and a claims file."""
+    long = "x" * 300
+    for args in (
+        ["audit", "laplace", "--epsilon", "1", "--samples", "2000", "--json", f"{long}.json"],
+        ["audit", "laplace", "--epsilon", "1", "--samples", "2000", "--checkpoint", long],
+        ["audit", f"{long}.py:f", "--epsilon", "1", "--samples", "2000"],
+        ["prove", f"{long}.py"],
+    ):
+        assert main(args) == 2, args
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+
+
+def test_a_full_stdout_is_one_line_and_exit_2(module):
+    import subprocess
+    import sys
+
+    with open(os.devnull, "w") as _, open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "auditor.cli", "audit", "laplace", "--epsilon", "1",
+             "--samples", "2000", "--workers", "1"],
+            stdout=full, stderr=subprocess.PIPE, text=True, timeout=120,
+        )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().startswith("dpaudit: error: cannot write the output")
+    assert "Traceback" not in done.stderr
+
+
+def test_a_checkpoint_of_the_same_numbers_written_otherwise_is_another_audit(module, capsys):
+    """Pairs (0, 1) and (0, 1.0) are equal in Python but not as JSON: the identity check let
+    the second through and the digest then called the valid checkpoint corrupt ("delete it")."""
+    assert _audit(f"{module}:lap", "--checkpoint", "c.ckpt") == 0
+    base = ["audit", f"{module}:lap", "--epsilon", "1.25", "--samples", "20000", "--quiet"]
+    for b in ("1.0", "true"):
+        a = "false" if b == "true" else "0"
+        assert main([*base, "--pair", a, b, "--workers", "1", "--checkpoint", "c.ckpt"]) == 2
+        err = capsys.readouterr().err
+        assert "belongs to another audit (pairs=" in err and "corrupt" not in err, err
+    assert _audit(f"{module}:lap", "--checkpoint", "c.ckpt") == 0  # still resumes
+
+
+def test_a_rewritten_output_keeps_its_permissions(module, tmp_path):
+    out = tmp_path / "private.json"
+    out.write_text("{}")
+    out.chmod(0o600)
+    assert _audit(f"{module}:lap", "--json", str(out)) == 0
+    assert json.loads(out.read_text())["verdict"] and (out.stat().st_mode & 0o777) == 0o600
+
+
+def test_an_interrupted_demo_leaves_no_folder_behind(tmp_path, monkeypatch, capsys):
+    from auditor.reports import demo
+
+    def interrupted(args, out):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(demo, "_run", interrupted)
+    assert main(["demo", "--out", str(tmp_path / "new" / "reports")]) == 130
+    assert not (tmp_path / "new").exists()
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (kept / "mine.txt").write_text("x")
+    assert main(["demo", "--out", str(kept)]) == 130
+    assert sorted(p.name for p in kept.iterdir()) == ["mine.txt"]

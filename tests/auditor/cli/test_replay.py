@@ -183,8 +183,20 @@ def test_a_damaged_result_is_one_line_bad_input_not_a_traceback(broken_result, t
         assert "\n" not in str(err.value)
     with pytest.raises(InputError, match="confidence='x'"):
         auditor.replay(d, confidence="x")
-    again = auditor.replay({**d, "seed": -5}, samples=2_000)  # a bad recorded seed: seed 0
-    assert again.seed == 0
+    # a recorded seed that is no seed is an edited file (it was replayed with seed 0 silently)
+    for bad in (-5, 1.5, "0"):
+        with pytest.raises(InputError, match=f"seed {bad!r} is not an integer"):
+            auditor.replay({**d, "seed": bad}, samples=2_000)
+    assert auditor.replay({**d, "seed": -5}, samples=2_000, seed=0).seed == 0
+    # an edited event_state was replayed under the saved description (the event printed was
+    # not the event counted)
+    spec = d["witness"]["event_spec"]
+    ends = [k for k in ("lo", "hi") if isinstance(spec.get(k), float)]
+    assert ends, spec  # (the fixture's witness is an interval with a finite end)
+    for key in ends:
+        edited = _edited(d, event_state={**state, key: spec[key] + 5.0})
+        with pytest.raises(InputError, match=f"disagree \\({key}: "):
+            auditor.replay(edited, samples=2_000)
     path = tmp_path / "binary.json"
     path.write_bytes(b"\xff\xfe")
     assert main(["replay", str(path)]) == 2

@@ -188,6 +188,58 @@ def test_sigint_exits_130_with_a_valid_checkpoint_and_no_half_outputs(mechfile, 
     assert _json(out) == _json(tmp_path / "plain.json")
 
 
+def _group_gone(pgid: int, limit: float = 10) -> bool:
+    """Has every process of the group exited (the command and its workers)?"""
+    t0 = time.time()
+    while time.time() - t0 < limit:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_sigterm_saves_the_checkpoint_stops_the_workers_and_exits_143(mechfile, tmp_path):
+    """kill, docker stop and CI timeouts send SIGTERM: it ended the process at once, with no
+    checkpoint written since the last save and the pool's workers left running."""
+    args = _audit_args(mechfile, "3e6")
+    ck, out = tmp_path / "run.ckpt", tmp_path / "out.json"
+    proc = _cli(*args, "--workers", "2", "--checkpoint", str(ck), "--json", str(out),
+                start_new_session=True)  # fmt: skip
+    _wait_for(ck, proc)
+    saved = ck.read_text()
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, f"exit {proc.returncode}: {err}"
+    assert "Traceback" not in err and "terminated" in err
+    assert _group_gone(proc.pid), "the pool's workers outlived the command"
+    assert not out.exists() and not list(tmp_path.glob("*.tmp*"))
+    assert ck.read_text() != saved  # saved again at the signal, and resumable
+    assert main([*args, "--checkpoint", str(ck), "--json", str(out), "--workers", "1"]) == 0
+
+
+def test_the_cli_stops_its_pool_deaf_to_signals_before_it_exits():
+    """A Ctrl-C during the pool's own exit handler printed a traceback and could leave the
+    process waiting on a worker for ever: the command line stops the pool first, with
+    SIGINT and SIGTERM ignored (the result is written by then)."""
+    from auditor.cli.main import _stop_workers
+    from auditor.engine import executors
+
+    runner = executors.open_runner("local", 2, None, 1e9)
+    assert executors._POOLS
+    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        _stop_workers()
+        assert not executors._POOLS
+        assert all(signal.getsignal(s) is signal.SIG_IGN for s in old)
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+        runner.close()
+
+
 def _one_line(capsys) -> str:
     err = capsys.readouterr().err
     lines = [ln for ln in err.splitlines() if ln.strip()]
