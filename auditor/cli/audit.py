@@ -330,9 +330,10 @@ def run(args: argparse.Namespace) -> int:
         try:
             func = entry.sampler(built_at)
         except InputError as e:
+            why = "" if built_at == 0 else f" ({e})"  # (at 0 its noise scale is 1/0)
             raise InputError(
                 f"--epsilon {built_at:g}: the catalogue entry {args.target!r} is built at the "
-                f"claimed epsilon and cannot be at this one ({e}); give --epsilon > 0."
+                f"claimed epsilon and cannot be at this one{why}; give --epsilon > 0."
             ) from None
         if pairs is None and args.relation is None:
             pairs = list(entry.pairs)

@@ -42,7 +42,12 @@ __all__ = [
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports bad arguments as an InputError instead of exiting itself."""
+    """argparse that reports bad arguments as an InputError instead of exiting itself, and
+    takes options only as spelled (``--sample 1000`` silently overrode ``--samples``)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):  # type: ignore[override]
         command = self.prog.split()[-1]
@@ -148,14 +153,30 @@ def _run(args: argparse.Namespace) -> int:
     return _demo.run(args)
 
 
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    """The arguments; an option no subcommand knows sends the user to that subcommand's help
+    (the top-level parser reports it, and said `dpaudit --help`)."""
+    parser = build_parser()
+    try:
+        return parser.parse_args(argv)
+    except InputError as exc:
+        words = sys.argv[1:] if argv is None else argv
+        commands = next(a.choices for a in parser._actions if a.dest == "command")
+        command = next((w for w in words if w in commands), None)
+        if command is None or "see `dpaudit --help`" not in str(exc):
+            raise
+        raise InputError(
+            str(exc).replace("see `dpaudit --help`", f"see `dpaudit {command} --help`")
+        ) from None
+
+
 EXIT_BROKEN_PIPE = 128 + 13  # as a shell reports a command ended by SIGPIPE
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit code instead of exiting."""
     try:
-        args = build_parser().parse_args(argv)
-        return _run(args)
+        return _run(_parse(argv))
     except InputError as exc:
         print(f"dpaudit: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -208,8 +208,8 @@ def validate(config: AuditConfig) -> None:
         )
         raise InputError(
             f"{short} at confidence={conf:g}: even an event seen in every sample of one dataset "
-            f"and never in the other would certify only epsilon >= {max(best, 0):.3g} <= claimed "
-            f"{eps:g}; {fix}."
+            f"and never in the other would certify only epsilon >= {max(best, 0):.3g}, not above "
+            f"the claimed {eps:g}; {fix}."
         )
 
 

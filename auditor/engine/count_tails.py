@@ -264,11 +264,12 @@ def _wls_slope(v: np.ndarray, bx: np.ndarray, by: np.ndarray) -> tuple[float, fl
     standard error (inf when the values do not vary)."""
     logit = np.log((bx + 0.5) / (by + 0.5))
     w = 1.0 / (1.0 / (bx + 0.5) + 1.0 / (by + 0.5))
-    vm = np.sum(w * v) / np.sum(w)
-    sxx = float(np.sum(w * (v - vm) ** 2))
-    if not sxx > 0:
-        return 0.0, math.inf
-    return float(np.sum(w * (v - vm) * logit)) / sxx, 1.0 / math.sqrt(sxx)
+    with np.errstate(over="ignore", invalid="ignore"):  # (values near 1e300: no fit, quietly)
+        vm = np.sum(w * v) / np.sum(w)
+        sxx = float(np.sum(w * (v - vm) ** 2))
+        if not (sxx > 0 and math.isfinite(sxx)):
+            return 0.0, math.inf
+        return float(np.sum(w * (v - vm) * logit)) / sxx, 1.0 / math.sqrt(sxx)
 
 
 def counts_above(cands, idx, num: np.ndarray, den: np.ndarray, m: float) -> dict:

@@ -358,3 +358,21 @@ def test_an_interrupted_demo_leaves_no_folder_behind(tmp_path, monkeypatch, caps
     (kept / "mine.txt").write_text("x")
     assert main(["demo", "--out", str(kept)]) == 130
     assert sorted(p.name for p in kept.iterdir()) == ["mine.txt"]
+
+
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        # an abbreviation was taken silently: `--sample 1000` overrode `--samples 2000`
+        (["audit", "laplace", "--epsilon", "1", "--sample", "1000"], "dpaudit audit --help"),
+        (["prove", "--quie"], "dpaudit prove --help"),
+        # a pair of one dataset twice: "no violation found", detectable 1.06
+        (["audit", "laplace", "--epsilon", "1", "--pair", "0", "0"], "the same dataset"),
+        # the catalogue's scale at epsilon 0 read "scale=zoo"
+        (["audit", "laplace", "--epsilon", "0"], "give --epsilon > 0"),
+    ],
+)
+def test_more_bad_input_is_one_line(argv, needle, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert needle in err and len(err.splitlines()) == 1 and "zoo" not in err, err
