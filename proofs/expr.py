@@ -71,6 +71,7 @@ FUNCTIONS = {
 }
 _ARITY = {"max": None, "Max": None, "min": None, "Min": None}
 _CONSTANTS = {"pi": sp.pi, "E": sp.E}
+_NOT_NUMBERS = {"inf", "infinity", "nan", "oo", "zoo"}
 
 KNOWN_SYMBOLS: dict[str, sp.Symbol] = {
     "k": sp.Symbol("k", integer=True, positive=True),
@@ -216,6 +217,13 @@ class _Parser:
     def name(self, name: str) -> sp.Expr:
         if name in _CONSTANTS:
             return _CONSTANTS[name]
+        if name.lower() in _NOT_NUMBERS:
+            # (read as a parameter name, "inf" made PureDP(Laplace(1, 1), "inf") a for-all
+            # claim over a positive symbol called inf, and refuted it)
+            raise self.fail(
+                f"{name} is not a number here (infinity and NaN are not parameters); give a "
+                "finite value or a parameter name"
+            )
         if name in FUNCTIONS:
             raise self.fail(f"{name} is a function; write {name}(...)")
         if len(name) > 40:

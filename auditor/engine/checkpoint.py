@@ -145,12 +145,12 @@ class Checkpoint:
             # (false, true), which compare equal in Python (and the valid checkpoint was called
             # corrupt, the user told to delete it)
             if text(saved, key) != text(self.identity, key):
-                hint = (
-                    " (without early stopping, a time limit makes the audit look at its counts "
-                    "several times: give the same --max-time, or none, as the saved run)"
-                    if key == "looks"
-                    else ""
-                )
+                hint = {
+                    "looks": " (a time limit, or none, sets when the audit looks at its counts: "
+                    "give the --max-time the saved run had, or leave it out if it had none)",
+                    "families": " (--semantics ideal leaves out the float family: give the "
+                    "--semantics the saved run had)",
+                }.get(key, "")
                 raise InputError(
                     f"checkpoint {where!r} belongs to another audit ({key}="
                     f"{_describe(saved, self.identity, key)}, this one has {key}="

@@ -166,6 +166,9 @@ class GaussianCalibrationRegion(Claim):
         object.__setattr__(self, "eps_min", lo)
         object.__setattr__(self, "eps_max", hi)
         object.__setattr__(self, "sigma", sigma_expr(self.sigma))
+        b = self.max_boxes
+        if isinstance(b, bool) or not isinstance(b, int) or b < 1:
+            raise InputError(f"max_boxes={b!r} must be an integer >= 1, e.g. 20000.")
 
     def statement(self) -> str:
         return (

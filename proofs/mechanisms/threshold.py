@@ -120,7 +120,9 @@ class SparseVector:
                 raise InputError(f"{name}={value} must be >= 0 (0: no noise).")
         if not isinstance(self.queries, int) or self.queries < 2:
             raise InputError(f"queries={self.queries!r} must be an integer >= 2.")
-        if self.cutoff is not None and (not isinstance(self.cutoff, int) or self.cutoff < 1):
+        if self.cutoff is not None and (
+            isinstance(self.cutoff, bool) or not isinstance(self.cutoff, int) or self.cutoff < 1
+        ):
             raise InputError(f"cutoff={self.cutoff!r} must be an integer >= 1, or None.")
         if self.reveal not in REVEALS:
             raise InputError(f"reveal={self.reveal!r} must be one of {', '.join(REVEALS)}.")

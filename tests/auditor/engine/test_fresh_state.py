@@ -152,5 +152,5 @@ def test_a_refused_checkpoint_shows_where_long_settings_differ_and_why_looks_do(
     kw = dict(epsilon=1.0, samples=20_000, seed=2, workers=1, early_stop=False)
     coin = lambda d, size, rng: rng.random(size) < 0.5
     audit(coin, [(0, 1)], checkpoint=ck, max_time=1e6, **kw)
-    with pytest.raises(InputError, match=r"looks=.*give the same --max-time"):
+    with pytest.raises(InputError, match=r"looks=.*give the --max-time the saved run had"):
         audit(coin, [(0, 1)], checkpoint=ck, **kw)

@@ -453,3 +453,22 @@ def test_unhashable_outputs_and_inputs_are_bad_input():
         FiniteMechanism({0: {0: 1}, 1: {0: 1}}, neighbours=[({}, 1)])
     with pytest.raises(InputError, match=r"f\[0\] = \[1\] is neither an output"):
         check(PostProcessing(((rr_table(3), {0: [1], 1: 0}),)))
+
+
+@pytest.mark.parametrize("text", ["inf", "Infinity", "nan", "oo", "1/inf"])
+def test_infinity_and_nan_written_as_names_are_bad_input(text):
+    """ "inf" was read as a parameter called inf: PureDP(Laplace(1, 1), "inf") became a claim
+    for every positive inf, and was refuted."""
+    with pytest.raises(InputError, match="not a number here"):
+        PureDP(Laplace(1, 1), text)
+
+
+def test_odd_settings_of_a_region_and_a_sparse_vector_are_bad_input():
+    from proofs import GaussianCalibrationRegion
+    from proofs.mechanisms import SparseVector
+
+    for bad in (0, -5, 2.5, True):
+        with pytest.raises(InputError, match="max_boxes"):
+            GaussianCalibrationRegion("1e-6", "1e-3", 0.5, 1, max_boxes=bad)
+    with pytest.raises(InputError, match="cutoff=True"):
+        SparseVector.lyu_su_li(1, 1, cutoff=True).validate()
