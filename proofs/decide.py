@@ -290,8 +290,9 @@ def _long(v) -> str:
     if v.is_Rational:
         size = max(int(v.p).bit_length(), int(v.q).bit_length())
         what += f" of about {int(size * math.log10(2)) + 1} digits"
+    head = "" if v.is_Rational else f"{str(v)[: SHOW_CHARS // 2]}... = "
     try:
         with precision(128):
-            return f"{show_ball(to_ball(v))} ({what})"
+            return f"{head}{show_ball(to_ball(v))} ({what})"
     except (NotNumeric, ZeroDivisionError, ValueError, OverflowError):
-        return f"({what}, too long to show)"
+        return f"{head}({what}, too long to show)"

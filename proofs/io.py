@@ -245,19 +245,32 @@ HELD = ("SIGINT", "SIGTERM", "SIGHUP")  # what the renames hold back
 
 @contextlib.contextmanager
 def _sigint_held():
-    """Delay SIGINT, SIGTERM and SIGHUP until the block ends (main thread on POSIX; elsewhere
-    a no-op): the renames of one run's outputs happen all or none."""
-    can = (
-        hasattr(signal, "pthread_sigmask") and threading.current_thread() is threading.main_thread()
-    )
-    held = {getattr(signal, name) for name in HELD if hasattr(signal, name)}
-    if can:
-        signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    """Hold SIGINT, SIGTERM and SIGHUP back until the block ends, then deliver them to the
+    handlers they had (main thread; elsewhere a no-op): one run's outputs are renamed all or
+    none. Held by handlers of our own, not the thread's signal mask: with other threads alive
+    (a worker pool's) the kernel delivers a process signal to a thread that does not block
+    it, and the mask held nothing back."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+
+    def hold(signum, frame) -> None:
+        pending.append(signum)
+
+    old = {}
+    for name in HELD:
+        sig = getattr(signal, name, None)
+        if sig is None or signal.getsignal(sig) is None:  # (a handler set outside Python)
+            continue
+        old[sig] = signal.signal(sig, hold)
     try:
         yield
     finally:
-        if can:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+        for sig in dict.fromkeys(pending):
+            signal.raise_signal(sig)
 
 
 def _umask() -> int:

@@ -351,7 +351,8 @@ def run(args: argparse.Namespace) -> int:
         ) from None
     _write_outputs(args, result, func)
     if not args.quiet:  # (beside JSON on stdout, on stderr: `--json - | jq` reads JSON alone)
-        print(result.summary(), file=sys.stderr if names_stdout(args.json) else sys.stdout)
+        to_stdout = any(names_stdout(o) for o in (args.json, args.junit_xml, args.report))
+        print(result.summary(), file=sys.stderr if to_stdout else sys.stdout)
     return {"violation": EXIT_FOUND, "inconclusive": EXIT_INCONCLUSIVE}.get(result.verdict, EXIT_OK)
 
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import argparse
 import csv
+import sys
 
 from auditor.closeness.names import DISTANCES
 from proofs.errors import EXIT_FOUND, EXIT_INCONCLUSIVE, EXIT_OK, InputError
-from proofs.io import check_outputs, write_json_atomic
+from proofs.io import check_outputs, names_stdout, write_json_atomic
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -110,9 +111,9 @@ def run(args: argparse.Namespace) -> int:
         time_limit=args.time_limit,
         shared=args.shared,
     )
-    print(result.summary())
     if args.json:
         write_json_atomic(args.json, result.to_dict())
+    print(result.summary(), file=sys.stderr if names_stdout(args.json) else sys.stdout)
     if result.violation:
         return EXIT_FOUND
     return EXIT_INCONCLUSIVE if result.verdict == "undetermined" else EXIT_OK

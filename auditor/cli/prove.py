@@ -11,6 +11,8 @@ claim hit an internal error.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 
 from proofs.errors import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_INTERNAL, EXIT_OK
@@ -55,6 +57,23 @@ def _printer(out):
     return progress
 
 
+@contextlib.contextmanager
+def _own_stdout():
+    """A stream on this process's stdout that a redirect of descriptor 1 does not move."""
+    try:
+        sys.stdout.flush()
+        fd = os.dup(sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):  # (no descriptor: a captured stream)
+        yield sys.stdout
+        return
+    stream = os.fdopen(fd, "w", encoding=getattr(sys.stdout, "encoding", None) or "utf-8")
+    try:
+        yield stream
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            stream.close()
+
+
 def run(args: argparse.Namespace) -> int:
     from auditor.cli.audit import mechanism_stdout_to_stderr
     from auditor.reports.proofs import report_kind, write_proof_report
@@ -67,11 +86,13 @@ def run(args: argparse.Namespace) -> int:
     inputs["the --baseline"] = args.baseline
     check_outputs(inputs, json=args.json, report=args.report, junit_xml=args.junit_xml)
     baseline = load_baseline(args.baseline) if args.baseline else None  # before the work
-    # beside JSON on stdout our text goes to stderr; what a claims file prints always does
-    out = sys.stderr if names_stdout(args.json) else sys.stdout
-    with mechanism_stdout_to_stderr():
-        run_result = prove(args.files, progress=None if args.quiet else _printer(out))
-    print(("" if args.quiet else "\n") + run_result.summary().splitlines()[-1], file=out)
+    # beside JSON on stdout our text goes to stderr; what a claims file prints always does,
+    # while ours goes to the stdout we were given (the redirect moves file descriptor 1)
+    with contextlib.ExitStack() as stack:
+        out = sys.stderr if names_stdout(args.json) else stack.enter_context(_own_stdout())
+        with mechanism_stdout_to_stderr():
+            run_result = prove(args.files, progress=None if args.quiet else _printer(out))
+        print(("" if args.quiet else "\n") + run_result.summary().splitlines()[-1], file=out)
     if args.json:
         write_json_atomic(args.json, run_result.to_dict(timings=not args.no_timings))
     if args.report:

@@ -213,6 +213,8 @@ def check_records(records: Any, relation: str | None) -> tuple[float, float] | N
     if records is None:
         return None
     try:
+        if isinstance(records, (str, bytes)):
+            raise TypeError
         lo, hi = (float(v) for v in records)
         ok = math.isfinite(lo) and math.isfinite(hi) and lo < hi
     except (TypeError, ValueError):
@@ -254,10 +256,11 @@ def generate_pairs(
             return scalars + _float_pairs(1, sensitivity)
         return _pattern_pairs(size, sensitivity) + _float_pairs(size, sensitivity)
     rng = np.random.default_rng(seed)
-    width = hi - lo
-    base = [float(round(lo + width * v, 6)) for v in rng.random(size)]
-    base = [min(max(v, lo), hi) for v in base]  # (rounding must not leave the range)
-    tiny = lo + width * 2.0**-30
+    # points of [lo, hi] at positions t in [0, 1] (rounded to 6 digits), written so that no
+    # width overflows (lo = -1e308, hi = 1e308) and a narrow range keeps its points apart
+    at = lambda t: min(max(lo * (1 - t) + hi * t, lo), hi)
+    base = [at(float(round(v, 6))) for v in rng.random(size)]
+    tiny = at(2.0**-30)
     low = "all zero" if lo == 0 else f"all {lo!r}"
     if rel == "add-remove":
         pairs = [
@@ -276,7 +279,14 @@ def generate_pairs(
         ]
     for p in pairs:
         check_pair(p, rel, sensitivity)
-    return pairs
+    # (a range where two of these coincide: a pair of one dataset twice, or a pair twice)
+    seen, out = set(), []
+    for p in pairs:
+        key = (json.dumps(p.a), json.dumps(p.b))
+        if p.a != p.b and key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out
 
 
 def integer_input(data: Any, k: int | None = None) -> int:

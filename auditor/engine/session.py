@@ -178,8 +178,9 @@ class Session:
         }
 
         def handler(signum, frame):
-            if self._critical:
-                self._pending = signum
+            if self._critical:  # (a SIGTERM pending stays so: it ends with 143)
+                if self._pending != signal.SIGTERM:
+                    self._pending = signum
             else:
                 raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
 

@@ -33,7 +33,7 @@ from proofs.errors import InputError
 from proofs.expr import rationalize
 from proofs.numeric import certainly_greater
 from proofs.results import Counterexample, Finding, Verdict
-from proofs.validate import allowed, check_description, check_epsilon
+from proofs.validate import allowed, check_description, check_epsilon, check_satisfiable
 
 __all__ = ["check", "supports", "supremum_epsilon", "tight_epsilon", "upper_bound"]
 
@@ -170,8 +170,14 @@ def _flatten_point(point) -> tuple:
 
 def _domain(mech) -> list:
     """The mechanism's parameter domain, for a table with symbolic entries only where they
-    form a distribution (:meth:`FiniteMechanism.pmf_constraints`)."""
-    return [*mech.domain(), *getattr(mech, "pmf_constraints", tuple)()]
+    form a distribution (:meth:`FiniteMechanism.pmf_constraints`). A table that is a
+    distribution for no value is bad input: every claim over it would hold vacuously."""
+    valid = list(getattr(mech, "pmf_constraints", tuple)())
+    if valid:
+        check_satisfiable(
+            [*mech.domain(), *valid], f"{type(mech).__name__} (where its rows are distributions)"
+        )
+    return [*mech.domain(), *valid]
 
 
 def _show(v) -> str:

@@ -376,3 +376,59 @@ def test_more_bad_input_is_one_line(argv, needle, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert needle in err and len(err.splitlines()) == 1 and "zoo" not in err, err
+
+
+def test_prove_prints_its_verdicts_on_the_stdout_it_was_given(tmp_path):
+    """What a claims file prints goes to stderr by moving file descriptor 1; the verdict lines
+    went along with it (capsys, which swaps sys.stdout, could not see it: a real process)."""
+    import subprocess
+    import sys
+
+    claims = tmp_path / "chatty_claims.py"
+    claims.write_text(
+        "from proofs import AlphaCoinRR, PureDP\nprint('from the claims file')\n"
+        "CLAIMS = [PureDP(AlphaCoinRR(0.5), 2)]\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "auditor.cli", "prove", str(claims)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "certified" in done.stdout and "1 claims" in done.stdout
+    assert "from the claims file" in done.stderr and "certified" not in done.stderr
+
+
+def test_a_signal_during_the_renames_waits_for_them_with_threads_alive(tmp_path, monkeypatch):
+    """The renames held signals back with the main thread's mask: with a pool's threads alive
+    the kernel handed SIGTERM to another thread and it struck between the renames (the JSON
+    new, the report old). Now both are renamed, then the signal is delivered."""
+    import signal
+    import threading
+
+    from proofs import io
+    from proofs.errors import Terminated, raise_terminated
+
+    old = signal.signal(signal.SIGTERM, raise_terminated)
+    stop = threading.Event()
+    alive = threading.Thread(target=stop.wait, daemon=True)
+    alive.start()
+    real = os.replace
+    calls = []
+
+    def replace_then_term(src, dst):
+        real(src, dst)
+        calls.append(dst)
+        if len(calls) == 1:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)
+
+    monkeypatch.setattr(io.os, "replace", replace_then_term)
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    try:
+        with pytest.raises(Terminated):
+            io.write_files_atomic({a: "new a", b: "new b"})
+    finally:
+        stop.set()
+        signal.signal(signal.SIGTERM, old)
+    assert a.read_text() == "new a" and b.read_text() == "new b"
+    assert not list(tmp_path.glob("*.tmp"))

@@ -155,3 +155,23 @@ def test_records_bad_input(tmp_path, capsys):
     code = main(["audit", f"{f}:m", "--epsilon", "1", "--relation", "any", "--records", "0", "3"])
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1 and "records=" in err, err
+
+
+def test_records_at_the_ends_of_the_doubles_or_in_a_narrow_range():
+    """hi - lo overflowed at (-1e308, 1e308): every record was 1e308 and the adversarial one
+    inf; 6-digit rounding collapsed (0, 1e-12) to zeros, and pairs of one dataset twice came
+    out. Every generated record lies in the range and every pair differs."""
+    import pytest
+
+    from auditor.engine.pairs import generate_pairs
+    from proofs.errors import InputError
+
+    for lo, hi in ((-1e308, 1e308), (0.0, 1e-12), (1e10, 1e10 + 1), (-3.0, -2.0)):
+        for rel in ("add-remove", "replace-one"):
+            pairs = generate_pairs(rel, size=4, seed=3, records=(lo, hi))
+            assert len(pairs) >= 3, (lo, hi, rel)
+            assert all(p.a != p.b for p in pairs)
+            assert all(lo <= v <= hi for p in pairs for d in (p.a, p.b) for v in d)
+            assert len({(str(p.a), str(p.b)) for p in pairs}) == len(pairs)
+    with pytest.raises(InputError, match="two finite numbers"):
+        generate_pairs("replace-one", records="01")

@@ -472,3 +472,17 @@ def test_odd_settings_of_a_region_and_a_sparse_vector_are_bad_input():
             GaussianCalibrationRegion("1e-6", "1e-3", 0.5, 1, max_boxes=bad)
     with pytest.raises(InputError, match="cutoff=True"):
         SparseVector.lyu_su_li(1, 1, cutoff=True).validate()
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        lambda a: {0: {0: a, 1: 1}, 1: {0: 2 * a, 1: 1}},  # rows summing to 1 + a, 1 + 2a
+        lambda a: {0: {0: a, 1: a}, 1: {0: a, 1: 2 * a}},  # a = 1/2 and a = 1/3 at once
+    ],
+)
+def test_a_table_that_is_a_distribution_for_no_value_is_bad_input(rows):
+    """Restricted to where its rows are distributions, such a table left nothing to quantify
+    over, and every PureDP claim about it was proved (refuted before the restriction)."""
+    with pytest.raises(InputError, match="hold vacuously"):
+        check(PureDP(FiniteMechanism(rows(sym("a"))), sp.Rational(1, 100)))
