@@ -32,6 +32,7 @@ __all__ = [
     "integer_input",
     "load_pairs_file",
     "parse_json_value",
+    "same_dataset",
 ]
 
 
@@ -282,11 +283,24 @@ def generate_pairs(
     # (a range where two of these coincide: a pair of one dataset twice, or a pair twice)
     seen, out = set(), []
     for p in pairs:
-        key = (json.dumps(p.a), json.dumps(p.b))
-        if p.a != p.b and key not in seen:
+        key = (_written(p.a), _written(p.b))
+        if not same_dataset(p) and key not in seen:
             seen.add(key)
             out.append(p)
     return out
+
+
+def _written(x: Any) -> str | None:
+    try:
+        return json.dumps(_jsonable(x), sort_keys=True)
+    except (TypeError, ValueError):
+        return None
+
+
+def same_dataset(pair: Pair) -> bool:
+    """The two datasets written alike (as JSON: 0 and 0.0 differ, as a mechanism may tell)."""
+    a = _written(pair.a)
+    return a is not None and a == _written(pair.b)
 
 
 def integer_input(data: Any, k: int | None = None) -> int:

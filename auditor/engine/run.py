@@ -46,6 +46,7 @@ from auditor.engine.pairs import (
     check_size,
     generate_pairs,
     normalise_relation,
+    same_dataset,
 )
 from auditor.engine.plan import Plan, probe
 from auditor.engine.result import AuditResult, Witness
@@ -110,24 +111,13 @@ def _as_pairs(
         out.append(pair)
     if not out:
         raise InputError("pairs=[] is empty; pass at least one neighbouring pair (A, B).")
-    if all(_same(p) for p in out):  # (one among others only costs its share of selection)
+    if all(same_dataset(p) for p in out):  # (one among others only costs its share of selection)
         raise InputError(
             f"pair {out[0].label!r}: A and B are the same dataset ({out[0].to_dict()['a']!r}); "
             "no event tells a dataset from itself, so the audit could find nothing; give two "
             "datasets that differ."
         )
     return out
-
-
-def _same(pair: Pair) -> bool:
-    """The two datasets written alike (as JSON: 0 and 0.0 differ, as a mechanism may tell)."""
-    import json
-
-    d = pair.to_dict()
-    try:
-        return json.dumps(d["a"], sort_keys=True) == json.dumps(d["b"], sort_keys=True)
-    except (TypeError, ValueError):
-        return False
 
 
 def _finite_data(x: Any) -> bool:
