@@ -211,13 +211,15 @@ def _param_points(params: list, domain: list):
                 return
 
 
-def _search(cases, eps, domain, models) -> Counterexample | None:
-    """Re-check z3's models, then search parameter and output grids."""
+def _search(cases, eps, domain, models, grid: bool = True) -> Counterexample | None:
+    """Re-check z3's models, then (with `grid`) search parameter and output grids."""
     for case, model in models:
         values = dict(model["symbols"])
         cex = _recheck(case, eps, values, domain)
         if cex is not None:
             return cex
+    if not grid:
+        return None
     params = sorted(
         _free([eps, *domain, *(c.p for c in cases), *(c.q for c in cases)])
         - set().union(*(_case_vars(c) for c in cases)),
@@ -239,7 +241,9 @@ def _search(cases, eps, domain, models) -> Counterexample | None:
 
 
 def _prove_upper(form: Formulation, eps: sp.Expr, domain: list):
-    """Try to prove the upper bound; returns (status, method, steps, models)."""
+    """Try to prove the upper bound; returns (status, method, steps, models): z3's models of
+    the cases it discharged directly (a formulation with lemmas leaves its cases to
+    :func:`_case_models`)."""
     steps, models, statuses = [], [], []
     if form.lemmas is not None:
         for lemma in form.lemmas(eps):
@@ -256,12 +260,6 @@ def _prove_upper(form: Formulation, eps: sp.Expr, domain: list):
             if out.model is not None:
                 models.append((case, out.model))
         method = "SMT (z3) over all parameters and outputs"
-    if form.lemmas is not None:
-        for case in form.cases:  # small instances: a source of counterexamples
-            lhs, rhs = _case_obligation(case, eps)
-            out = _discharge(lhs, rhs, [*domain, *case.constraints])
-            if out.model is not None:
-                models.append((case, out.model))
     if not statuses:  # no obligation discharged: nothing was shown, so nothing is proved
         note = form.tight_note or "the formulation has none"
         return "open", method, [f"no proof obligation ({note})"], models
@@ -271,6 +269,19 @@ def _prove_upper(form: Formulation, eps: sp.Expr, domain: list):
     if all(s in ("proved", "certified") for s in statuses):
         return "certified", "arb interval arithmetic at the stated values", steps, models
     return "open", method, steps, models
+
+
+def _case_models(form: Formulation, eps: sp.Expr, domain: list) -> list:
+    """z3's models of the cases' direct obligations, a source of counterexamples when a lemma
+    failed and the grids found none. Asked for only then: the direct obligation can be far
+    harder than the lemmas (T one-bit reports give a polynomial of degree T)."""
+    models = []
+    for case in form.cases:
+        lhs, rhs = _case_obligation(case, eps)
+        out = _discharge(lhs, rhs, [*domain, *case.constraints])
+        if out.model is not None:
+            models.append((case, out.model))
+    return models
 
 
 def tight_epsilon(mech, domain: list | None = None) -> tuple[sp.Expr | None, str]:
@@ -381,6 +392,8 @@ def check(claim: PureDP) -> Finding:
             verdict, method, reason, cex = _check_exact(claim, tight, verdict, method, domain)
         return Finding(verdict, method, reason=reason, counterexample=cex, **common)
     cex = _search(form.cases, eps, domain, models)
+    if cex is None and form.lemmas is not None:
+        cex = _search(form.cases, eps, domain, _case_models(form, eps, domain), grid=False)
     if cex is not None:
         return Finding(
             Verdict.REFUTED,

@@ -486,3 +486,22 @@ def test_a_table_that_is_a_distribution_for_no_value_is_bad_input(rows):
     over, and every PureDP claim about it was proved (refuted before the restriction)."""
     with pytest.raises(InputError, match="hold vacuously"):
         check(PureDP(FiniteMechanism(rows(sym("a"))), sp.Rational(1, 100)))
+
+
+def test_many_reports_are_decided_without_the_direct_obligation(monkeypatch):
+    """A year of daily one-bit reports: the lemmas prove the claim and the grids refute its
+    mutants, without the direct obligation (a polynomial of degree T for z3, minutes at
+    T = 100); a true claim must never need it."""
+    from proofs.checkers import pure
+
+    def direct(*_args):
+        raise AssertionError("the direct obligation was discharged")
+
+    monkeypatch.setattr(pure, "_case_models", direct)
+    year = RepeatedOneBit(reports=365)
+    assert check(PureDP(year, 365 * eps, exact=True)).verdict is Verdict.PROVED
+    assert check(PureDP(RepeatedOneBit(reports=365, memoized=True), eps)).verdict.holds
+    for false in (PureDP(year, 364 * eps), PureDP(year, 365 * eps * r910)):
+        result = check(false)
+        assert result.verdict is Verdict.REFUTED, result.summary()
+        assert result.counterexample is not None
