@@ -14,9 +14,11 @@ gives the Wald interval instead (not the default: Clopper-Pearson is exact, Wald
   ``y_i`` has variance ``(1 - alpha^2) / 4`` whatever ``x_i`` is, so ``Var(p_hat) = (1 - alpha^2) /
   (4 alpha^2 n)`` exactly, with no unknown in it; for i.i.d. ``x_i ~ Bernoulli(p)`` add the sampling
   variance: ``Var = p (1 - p) / n + (1 - alpha^2) / (4 alpha^2 n)``.
-* Forced response (Boruch 1971): answer truthfully w.p. ``p_truth``, say "yes" w.p. ``p_yes``,
-  else "no". ``n_true_hat = (n_obs - p_yes N) / p_truth``; with two fair coins (p_truth = 1/2,
-  p_yes = 1/4) ``n_true_hat = 2 n_obs - N/2``.
+* Forced response (Boruch 1971; notes 002), with the coins of :class:`proofs.ForcedResponse`:
+  answer truthfully w.p. ``p_truth``; otherwise say "yes" w.p. ``p_yes`` (the second coin), else
+  "no". A report is a forced "yes" w.p. ``f = (1 - p_truth) p_yes``, so ``n_true_hat = (n_obs -
+  f N) / p_truth``; with two fair coins (p_truth = p_yes = 1/2, f = 1/4) ``n_true_hat = 2 n_obs -
+  N/2``.
 * One-bit telemetry (Ding, Kulkarni and Yekhanin, "Collecting Telemetry Data Privately", NeurIPS
   2017, 1BitMean): ``x_i`` in [0, m] is sent as one bit, 1 w.p. ``1/(e^eps + 1) + (x_i/m)(e^eps -
   1)/(e^eps + 1)``; the mean estimate is ``(m/n) sum_i (b_i (e^eps + 1) - 1) / (e^eps - 1)``. (The
@@ -133,13 +135,16 @@ def _check_alpha(alpha: Any) -> None:
         raise InputError(f"alpha={alpha!r} must be in (0, 1]; alpha = 0 carries no signal.")
 
 
-def _check_coins(p_truth: Any, p_yes: Any) -> None:
+def _forced_yes(p_truth: Any, p_yes: Any) -> float:
+    """The probability of a forced "yes", (1 - p_truth) p_yes, after checking both coins."""
     t, y = _real("p_truth", p_truth), _real("p_yes", p_yes)
-    if not (0 < t <= 1 and 0 <= y and t + y <= 1):
+    if not (0 < t <= 1 and 0 <= y <= 1):
         raise InputError(
-            f"p_truth={p_truth!r}, p_yes={p_yes!r} must satisfy 0 < p_truth <= 1, "
-            "p_yes >= 0 and p_truth + p_yes <= 1; fair coins are 0.5 and 0.25."
+            f"p_truth={p_truth!r}, p_yes={p_yes!r} must satisfy 0 < p_truth <= 1 and "
+            "0 <= p_yes <= 1 (p_yes is the second coin: P[yes | not truthful]); fair coins are "
+            "0.5 and 0.5."
         )
+    return (1 - t) * y
 
 
 def _check_confidence(confidence: float, method: str) -> None:
@@ -226,27 +231,29 @@ def rr_proportion(
 def forced_response_count(
     reports: Sequence[int],
     p_truth: float = 0.5,
-    p_yes: float = 0.25,
+    p_yes: float = 0.5,
     confidence: float = 0.95,
     method: str = "clopper-pearson",
 ) -> Estimate:
     """Number of true "yes" among N respondents under forced response.
 
-    ``n_true_hat = (n_obs - p_yes N) / p_truth`` (``2 n_obs - N/2`` for fair coins). For a fixed
-    population the reported bit has mean ``p_yes + p_truth x_i`` and its variance depends on x_i,
+    The coins are those of :class:`proofs.ForcedResponse`: truthful w.p. ``p_truth``, else "yes"
+    w.p. ``p_yes``. With ``f = (1 - p_truth) p_yes`` the forced-"yes" probability,
+    ``n_true_hat = (n_obs - f N) / p_truth`` (``2 n_obs - N/2`` for fair coins). For a fixed
+    population the reported bit has mean ``f + p_truth x_i`` and its variance depends on x_i,
     so the standard error is plug-in: ``sqrt(n1 v1 + n0 v0) / p_truth`` with ``n1 = n_true_hat``.
     """
     y = _bits(reports, "reports")
-    _check_coins(p_truth, p_yes)
+    forced = _forced_yes(p_truth, p_yes)
     _check_confidence(confidence, method)
     big_n, ones = y.size, int(y.sum())
-    estimate = (ones - p_yes * big_n) / p_truth
+    estimate = (ones - forced * big_n) / p_truth
     n1 = min(float(big_n), max(0.0, estimate))
-    v1 = (p_yes + p_truth) * (1 - p_yes - p_truth)
-    v0 = p_yes * (1 - p_yes)
+    v1 = (forced + p_truth) * (1 - forced - p_truth)
+    v0 = forced * (1 - forced)
     se = math.sqrt(n1 * v1 + (big_n - n1) * v0) / p_truth
     low, high = _affine_interval(
-        ones, big_n, p_truth / big_n, p_yes, se, confidence, method, (0.0, float(big_n))
+        ones, big_n, p_truth / big_n, forced, se, confidence, method, (0.0, float(big_n))
     )
     return Estimate(
         "forced response count",
@@ -339,13 +346,13 @@ def randomize_rr(x: Sequence[int], alpha: float, rng: np.random.Generator) -> np
 
 
 def randomize_forced_response(
-    x: Sequence[int], rng: np.random.Generator, p_truth: float = 0.5, p_yes: float = 0.25
+    x: Sequence[int], rng: np.random.Generator, p_truth: float = 0.5, p_yes: float = 0.5
 ) -> np.ndarray:
-    """Truth w.p. p_truth, forced 1 w.p. p_yes, forced 0 otherwise."""
-    _check_coins(p_truth, p_yes)
+    """Truth w.p. p_truth; otherwise 1 w.p. p_yes (the second coin), else 0."""
+    forced = _forced_yes(p_truth, p_yes)
     x = _bits(x, "x")
     u = rng.random(x.size)
-    return np.where(u < p_truth, x, (u < p_truth + p_yes).astype(np.int64))
+    return np.where(u < p_truth, x, (u < p_truth + forced).astype(np.int64))
 
 
 def randomize_one_bit(

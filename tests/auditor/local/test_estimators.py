@@ -46,6 +46,28 @@ def test_known_answers_from_the_notes_and_closed_forms():
     assert "interval" in est.summary()
 
 
+@pytest.mark.parametrize("p_truth, p_yes", [(0.5, 0.5), (0.6, 0.25), (0.25, 0.8), (1.0, 0.3)])
+def test_forced_response_coins_mean_what_the_proofs_description_says(p_truth, p_yes):
+    """The estimator and the sampler take the coins of proofs.ForcedResponse (p_yes is the
+    second coin, P[yes | not truthful]): fed the expected count of "yes" under that
+    description's pmf, the estimator returns the true count, and the sampler's rate matches."""
+    from fractions import Fraction
+
+    from proofs import ForcedResponse
+
+    mech = ForcedResponse(Fraction(str(p_truth)), Fraction(str(p_yes)))
+    x = [1] * 40 + [0] * 60
+    expected_yes = sum(mech.pmf(v, 1) for v in x)
+    n_obs = int(expected_yes * 100)  # 100 copies of the population: an exact integer count
+    assert n_obs == expected_yes * 100
+    reports = [1] * n_obs + [0] * (100 * len(x) - n_obs)
+    assert forced_response_count(reports, p_truth, p_yes).estimate == pytest.approx(100 * 40)
+    bits = randomize_forced_response(
+        np.zeros(200_000, int), np.random.default_rng(3), p_truth, p_yes
+    )
+    assert bits.mean() == pytest.approx(float(mech.pmf(0, 1)), abs=0.005)
+
+
 def _simulate(name, rng, method):
     n = 400
     if name == "rr":
@@ -110,7 +132,8 @@ def test_rappor_frequency_intervals_cover_at_the_stated_rate():
         (lambda: rr_proportion([1, 2], alpha=0.5), "0/1"),
         (lambda: rr_proportion([], alpha=0.5), "non-empty"),
         (lambda: rr_proportion([1], alpha=0.5, confidence=1.5), "confidence=1.5"),
-        (lambda: forced_response_count([1], p_truth=0.9, p_yes=0.2), "p_truth=0.9"),
+        (lambda: forced_response_count([1], p_truth=0, p_yes=0.5), "p_truth=0"),
+        (lambda: forced_response_count([1], p_truth=0.5, p_yes=1.5), "p_yes=1.5"),
         (lambda: one_bit_mean([1], epsilon=0, m=1), "epsilon=0"),
         (lambda: one_bit_mean([1], epsilon=1, m=1, method="wilson"), "method='wilson'"),
     ],
@@ -157,8 +180,8 @@ def test_one_bit_mean_is_stable_at_extreme_epsilons():
         (lambda: rr_proportion([1, 0, 1], 0.5, confidence="x"), "confidence='x'"),
         (lambda: randomize_rr([1, 0], 2, np.random.default_rng(0)), "alpha=2"),
         (
-            lambda: randomize_forced_response([1], np.random.default_rng(0), 0.9, 0.5),
-            "p_truth=0.9, p_yes=0.5",
+            lambda: randomize_forced_response([1], np.random.default_rng(0), 1.5, 0.5),
+            "p_truth=1.5, p_yes=0.5",
         ),
     ],
 )
