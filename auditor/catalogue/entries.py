@@ -199,6 +199,16 @@ def _entries() -> list[CatalogueEntry]:
             relation="replace-one",
         ),
         E(
+            "rr.alpha_coin.two_alpha",
+            lambda e: m.AlphaCoinRR(_exact(e) / 2),
+            1.5,
+            _pairs((0, 1, "bit 0 vs 1")),
+            "notes 000: 'randomised response is approximately 2*alpha-differentially private'; "
+            "alpha = 3/4 claimed 1.5-DP is ln 7 ~ 1.95-DP (ln((1+a)/(1-a)) > 2a)",
+            refuted_by="rr.alpha_coin.two_alpha",
+            relation="replace-one",
+        ),
+        E(
             "rr.forced_response",
             lambda e: m.ForcedResponse(),
             math.log(3),
@@ -566,6 +576,16 @@ def _entries() -> list[CatalogueEntry]:
             _pairs((0.0, 100.0, "x=0 vs x=m")),
             "1-bit telemetry, Ding, Kulkarni, Yekhanin (2017) Sec. 2: eps-LDP",
             theorems=("one_bit.telemetry",),
+            relation="replace-one",
+        ),
+        E(
+            "one_bit.product_form",
+            lambda e: m.OneBitTelemetry(e, 100, form="product"),
+            0.1,
+            _pairs((0.0, 100.0, "x=0 vs x=m")),
+            "notes 001 'Solution to 3': P[1] = 1/(e^eps+1) * (x/m) * (e^eps-1)/(e^eps+1), a "
+            "product where Ding, Kulkarni, Yekhanin (2017) have a sum: x = 0 never reports 1",
+            refuted_by="one_bit.product_form",
             relation="replace-one",
         ),
         *_oracles(),

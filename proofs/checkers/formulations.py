@@ -328,8 +328,13 @@ def _(mech: m.OneBitTelemetry) -> Formulation:
         )
         for y in (1, 0)
     )
-    tight = (mech.epsilon, 0, {x: mech.m, xp: 0}) if mech.form == "sum" else None
-    return Formulation(cases, tight=tight)
+    if mech.form == "product":  # the notes' transcription: x = 0 never reports 1
+        return Formulation(
+            cases,
+            tight_note="unbounded: P[1 | x = 0] = 0 < P[1 | x = m]",
+            unbounded=(0, {x: mech.m, xp: 0}),
+        )
+    return Formulation(cases, tight=(mech.epsilon, 0, {x: mech.m, xp: 0}))
 
 
 @formulate.register

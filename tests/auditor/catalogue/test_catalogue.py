@@ -48,6 +48,8 @@ BROKEN_SAMPLES = {
     "prefix_sum": 50_000,
     "truncated_geometric.balcer_vadhan": 2_000_000,  # true ln(9/8) = 0.1178 vs claimed 0.1
     "gaussian.vector_per_coordinate": 150_000,  # 10 of 10 seeds (200-209) at 5e4 and 1.5e5
+    "rr.alpha_coin.two_alpha": 40_000,  # 10 of 10 seeds (200-209) at 1e4 and 2e4
+    "one_bit.product_form": 10_000,  # 10 of 10 seeds (200-209) at 2e3 and 5e3
 }
 # broken entries left to `make bench` (section 8 audits them at 1e6 and 1e7 per dataset): the
 # c=2 sparse vector outputs of SVT34Parallel are caught from 2.5e5 per dataset (5 of 5 seeds,
