@@ -432,17 +432,22 @@ def _write_outputs(args: argparse.Namespace, result, func) -> None:
     from proofs.io import write_files_atomic
 
     files: dict = {}
-    if args.report:
-        from auditor.reports.audit import audit_report_files
-        from auditor.reports.demo_audit import with_plots
-
-        with mechanism_stdout_to_stderr():  # (the plots sample the mechanism again)
-            plotted = with_plots(result, func)
-        files.update(audit_report_files(plotted, args.report))
     if args.json:
         files[args.json] = json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n"
     if args.junit_xml:
         from auditor.reports.junit import audit_junit
 
         files[args.junit_xml] = audit_junit(result)
+    if args.report:
+        from auditor.reports.audit import audit_report_files
+        from auditor.reports.demo_audit import with_plots
+
+        try:
+            with mechanism_stdout_to_stderr():  # (the plots sample the mechanism again)
+                plotted = with_plots(result, func)
+            report = audit_report_files(plotted, args.report)
+        except Exception:  # (an interrupt is no Exception: it leaves every output as it was)
+            write_files_atomic(files)  # the audit's result is not lost to a failed report
+            raise
+        files.update(report)
     write_files_atomic(files)

@@ -277,14 +277,26 @@ def _certified_points(ax, profile: dict[str, Any]) -> None:
 
 
 def _plots(d: dict[str, Any]) -> list[tuple[str, str]]:
+    """The three figures. Their labels are the mechanism's outputs, drawn as plain text: with
+    matplotlib's default a `$` starts maths, and an output such as "$\\alpha_{x$" failed to
+    parse (a crash after the audit); a glyph the fonts lack is drawn as a box, not warned of."""
     p = d.get("plots")
     if not p:
         return []
-    return [
-        ("outputs", _plot_outputs(p)),
-        ("loss", _plot_loss(p)),
-        ("tradeoff", _plot_tradeoff(p, d.get("profile"))),
-    ]
+    import warnings
+
+    import matplotlib
+
+    with (
+        matplotlib.rc_context({"text.parse_math": False, "text.usetex": False}),
+        warnings.catch_warnings(),
+    ):
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from font")
+        return [
+            ("outputs", _plot_outputs(p)),
+            ("loss", _plot_loss(p)),
+            ("tradeoff", _plot_tradeoff(p, d.get("profile"))),
+        ]
 
 
 def _facts(d: dict[str, Any]) -> list[tuple[str, str]]:

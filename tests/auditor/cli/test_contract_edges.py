@@ -432,3 +432,32 @@ def test_a_signal_during_the_renames_waits_for_them_with_threads_alive(tmp_path,
         signal.signal(signal.SIGTERM, old)
     assert a.read_text() == "new a" and b.read_text() == "new b"
     assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_outputs_with_dollar_signs_are_plain_text_in_the_report_plots(tmp_path, capfd):
+    """matplotlib reads `$...$` in a tick label as maths: "$\\alpha_{x$" failed to parse and the
+    finished audit ended in an internal error with nothing written."""
+    (tmp_path / "dollars.py").write_text(
+        "def release(data, rng):\n"
+        "    return r'$\\alpha_{x$' if (rng.random() < 0.9) == bool(data) else 'none \\u4e2d'\n"
+    )
+    target = f"{tmp_path / 'dollars.py'}:release"
+    out = [f"--json={tmp_path / 'r.json'}", f"--report={tmp_path / 'r.html'}"]
+    argv = ["audit", target, "--epsilon", "1", "--pair", "0", "1", "--samples", "4000"]
+    assert main([*argv, "--workers", "1", "--quiet", *out]) == 1
+    assert "$\\alpha_{x$" in (tmp_path / "r.html").read_text()
+    assert json.loads((tmp_path / "r.json").read_text())["verdict"] == "violation"
+    assert capfd.readouterr().err == ""  # (no "Glyph missing" warning either)
+
+
+def test_a_report_that_fails_to_render_keeps_the_audits_json(module, tmp_path, monkeypatch):
+    from auditor.reports import audit as report_module
+
+    def broken(*_args, **_kw):
+        raise RuntimeError("a renderer bug")
+
+    monkeypatch.setattr(report_module, "audit_report_files", broken)
+    out = tmp_path / "kept.json"
+    assert _audit(f"{module}:lap", "--json", str(out), "--report", "r.html") == 3
+    assert json.loads(out.read_text())["verdict"] == "no violation found"
+    assert not (tmp_path / "r.html").exists()
