@@ -207,6 +207,26 @@ class AuditResult:
             lines.append(f"  '{self.verdict or 'no violation found'}' is not a proof of privacy.")
         return "\n".join(lines)
 
+    def claim_words(self) -> str:
+        """What was claimed: "(1, 1e-05)-DP" or "the profile gaussian:2"."""
+        if self.profile is None:
+            return f"({self.claimed_epsilon:g}, {self.delta:g})-DP"
+        return f"the profile {self.profile['claim']}"
+
+    def bound_words(self) -> str:
+        """What was certified against the claim: "epsilon >= 0.6892 > claimed 0.5" or, for a
+        profile, "GDP mu >= 0.9098 > claimed mu 0.5" (a bound only when none exceeds it)."""
+        if self.profile is None:
+            top = f" > claimed {self.claimed_epsilon:g}" if self.violation else ""
+            return f"epsilon >= {self.epsilon_lower_bound:.4g}{top}"
+        mu, claimed = self.profile.get("mu_lower_bound"), self.profile.get("claimed_mu")
+        words = f"GDP mu >= {mu:.4g}"
+        if claimed is not None:
+            words += f" {'>' if mu > claimed else 'against'} claimed mu {claimed:g}"
+        if self.violation:
+            words += "; a certified trade-off point lies below the profile"
+        return words
+
     def _claim_lines(self) -> list[str]:
         return [
             f"  certified at confidence {self.confidence:g}: epsilon >= "

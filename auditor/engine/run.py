@@ -153,7 +153,8 @@ def _searched_pairs(
 
     if rel == "any":
         raise InputError(
-            "pair_search='hypothesis' needs --relation add-remove, replace-one or sensitivity."
+            "pair_search='hypothesis' needs --relation (relation=) add-remove, replace-one or "
+            "sensitivity."
         )
     if rel == "sensitivity":
         elements = None
@@ -286,11 +287,12 @@ def _conclude(
             if s > claim.threshold and _kind(c) == "float-representation"
         }
     )
-    verdict, hint = _verdict(violated, detect, judge, cfg, witness is not None)
+    apart = witness is not None and float(lo[best]) > float(hi[best])
+    verdict, hint = _verdict(violated, detect, judge, cfg, witness is not None, apart)
     if verdict == "inconclusive" and out.stop == "max-time" and n == 0:
         hint = (
             "inconclusive: the time limit ran out before any certification sample was drawn; "
-            "raise --max-time or lower --samples."
+            "raise --max-time (max_time=) or lower --samples (samples=)."
         )
     profile = (
         None
@@ -346,26 +348,35 @@ def _first(x: tuple) -> Any:
     return x[0]
 
 
+_SAMPLES = "more samples (--samples, samples=)"
+_PAIRS = "other pairs (--relation with --search hypothesis; relation=, pair_search='hypothesis')"
+_TRY = f"try {_SAMPLES}, {_PAIRS} or other event families (families=)."
+
+
 def _verdict(
-    violation: bool, detect: float, judge: Any, cfg: AuditConfig, found: bool
+    violation: bool, detect: float, judge: Any, cfg: AuditConfig, found: bool, apart: bool
 ) -> tuple[str, str]:
     """``violation``; ``inconclusive`` when the audit could only have certified a violation
     of a mechanism ``inconclusive_factor`` times leakier than claimed (its detectable epsilon
-    is above that); else ``no violation found``. The hint says what to change."""
+    is above that); else ``no violation found``. The hint says what to change. ``apart``: the
+    witness's certified bounds tell the datasets apart (its lower bound under one is above
+    its upper bound under the other)."""
     if violation:
         return "violation", ""
     if conclusive(detect, judge, cfg.inconclusive_factor):
         return "no violation found", ""
+    if math.isinf(detect) and found and apart:  # e.g. where a profile's curve is 0
+        return "inconclusive", (
+            "inconclusive: the certified events tell the datasets apart, but only where the "
+            "claim allows any mechanism to, so none could have been caught on them; " + _TRY
+        )
     if not found or math.isinf(detect):  # (an event seen alike under both datasets)
         return "inconclusive", (
-            "inconclusive: no event told the datasets apart; try other pairs (a --relation "
-            "with --search hypothesis) or more samples."
+            f"inconclusive: no event told the datasets apart; try {_PAIRS} or {_SAMPLES}."
         )
-    more = "" if math.isinf(detect) else f" (it detects only {judge.unit} >= {detect:.3g})"
     return "inconclusive", (
         f"inconclusive: this audit could not have caught a mechanism {cfg.inconclusive_factor:g}x "
-        f"leakier than claimed{more}; try more samples (--samples), other pairs (--relation, "
-        "--search hypothesis) or other event families."
+        f"leakier than claimed (it detects only {judge.unit} >= {detect:.3g}); " + _TRY
     )
 
 
@@ -608,6 +619,6 @@ def _generated_note(relation: str | None, search: str, records: Any) -> list[str
     lo, hi = check_records(records, rel) or (RECORDS if search == "patterns" else SEARCHED_RECORDS)
     return [
         f"pairs: generated under {rel} with records in [{lo:g}, {hi:g}]; a leak that other "
-        "record values trigger (a wider clipping range, say) needs --records LO HI or pairs "
-        "of your own"
+        "record values trigger (a wider clipping range, say) needs --records LO HI (records=) "
+        "or pairs of your own"
     ]

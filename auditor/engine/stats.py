@@ -143,8 +143,13 @@ def epsilon_bound(lo_x, hi_y, delta: float):
 
 
 def delta_bound(lo_x, hi_y, epsilon: float):
-    """``lo_x - e^epsilon hi_y`` (the delta any claim at ``epsilon`` must at least have)."""
-    return np.asarray(lo_x, dtype=float) - math.exp(epsilon) * np.asarray(hi_y, dtype=float)
+    """``lo_x - e^epsilon hi_y`` (the delta any claim at ``epsilon`` must at least have).
+    A profile read at a tiny delta can give an epsilon past a double's exp (1150 for Renyi
+    order 1.01): e^epsilon is then infinite, and so is what it multiplies unless that is 0."""
+    lo, hi = np.asarray(lo_x, dtype=float), np.asarray(hi_y, dtype=float)
+    factor = math.exp(epsilon) if epsilon < 709.0 else math.inf
+    with np.errstate(invalid="ignore", over="ignore"):
+        return lo - np.where(hi > 0, factor * hi, 0.0)
 
 
 def _wilson(k, n, a) -> tuple[np.ndarray, np.ndarray]:

@@ -205,11 +205,12 @@ def rr_proportion(
     _check_confidence(confidence, method)
     n, ones = y.size, int(y.sum())
     estimate = ones / (alpha * n) - (1 - alpha) / (2 * alpha)
-    var = (1 - alpha**2) / (4 * alpha**2 * n)
+    var = (1 - alpha) * (1 + alpha) / (4 * n) / alpha / alpha  # (alpha**2 underflows first)
     if population == "bernoulli":
         p = min(1.0, max(0.0, estimate))
         var += p * (1 - p) / n
     se = math.sqrt(var)
+    _check_finite(estimate, se, "alpha", alpha)
     low, high = _affine_interval(
         ones, n, alpha, (1 - alpha) / 2, se, confidence, method, (0.0, 1.0)
     )
@@ -291,6 +292,7 @@ def one_bit_mean(
     pi_hat = ones / n
     estimate = m * ((pi_hat - 0.5) + slope / 2) / slope  # (pi - b0, b0 = 1/2 - slope/2)
     se = m / slope * math.sqrt(pi_hat * (1 - pi_hat) / n)
+    _check_finite(estimate, se, "epsilon", epsilon)
     low, high = _affine_interval(ones, n, slope / m, b0, se, confidence, method, (0.0, m))
     return Estimate(
         "one-bit telemetry mean",
@@ -375,6 +377,16 @@ def _one_bit_law(epsilon: float) -> tuple[float, float]:
     probability at x = 0 and its slope in x / m (the second is tanh(eps/2))."""
     slope = math.tanh(epsilon / 2)
     return 0.5 - slope / 2, slope
+
+
+def _check_finite(estimate: float, se: float, name: str, value: Any) -> None:
+    """A parameter inside its range can still be too small for a double: the estimate divides
+    by it (alpha = 1e-200 gave ZeroDivisionError; epsilon = 1e-310 an infinite mean)."""
+    if not (math.isfinite(estimate) and math.isfinite(se)):
+        raise InputError(
+            f"{name}={value!r} is too small to estimate from: the estimate or its standard error "
+            "overflows a double; such reports carry next to no signal."
+        )
 
 
 def _check_one_bit(epsilon: Any, m: Any) -> None:

@@ -57,14 +57,11 @@ def audit_junit(result: Any) -> str:
     case = ET.Element(
         "testcase",
         classname="dpaudit.audit",
-        name=f"{result.mechanism} is ({result.claimed_epsilon:g}, {result.delta:g})-DP",
+        name=f"{result.mechanism} is {result.claim_words().removeprefix('the profile ')}",
         time=f"{result.seconds:.3f}",
     )
     if result.violation:
-        message = (
-            f"violation: certified epsilon >= {result.epsilon_lower_bound:.4g} > claimed "
-            f"{result.claimed_epsilon:g} at confidence {result.confidence:g}"
-        )
+        message = f"violation: certified {result.bound_words()} at confidence {result.confidence:g}"
         ET.SubElement(case, "failure", message=message).text = result.summary()
     elif result.verdict == "inconclusive":
         ET.SubElement(case, "skipped", message=result.hint or "inconclusive")

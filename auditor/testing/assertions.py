@@ -35,8 +35,8 @@ class DPViolation(AssertionError):
 def assert_dp(
     mechanism: Callable[..., Any],
     pairs: Iterable[Any] | None = None,
-    epsilon: float = 1.0,
-    delta: float = 0.0,
+    epsilon: float | None = None,
+    delta: float | None = None,
     *,
     samples: int = 200_000,
     confidence: float = 0.999,
@@ -47,13 +47,17 @@ def assert_dp(
 ):
     """Fail (raise :class:`DPViolation`, an AssertionError) if the audit finds a violation, or
     if it is inconclusive (it could not have caught a mechanism twice as leaky as claimed)
-    unless ``allow_inconclusive``.
+    unless ``allow_inconclusive``. The claim is ``epsilon`` (default 1.0) and ``delta``
+    (default 0), or a privacy profile, ``profile="gaussian:2"`` (the command line's
+    ``--profile`` forms; ``delta`` is then where it is read as an epsilon, default 1e-5).
 
     Returns the :class:`auditor.AuditResult` on success so tests can inspect the bound.
     """
     __tracebackhide__ = True  # pytest shows the caller's line, not this frame
     from auditor import audit
 
+    if epsilon is None and options.get("profile") is None:
+        epsilon = 1.0
     result = audit(
         mechanism,
         pairs,
@@ -69,12 +73,16 @@ def assert_dp(
         raise DPViolation(_violation_message(result), result)
     if result.verdict == "inconclusive" and not allow_inconclusive:
         raise DPViolation(
-            f"inconclusive audit of ({epsilon:g}, {delta:g})-DP: no violation found, but it "
-            f"detects only epsilon >= {result.detectable_epsilon:.4g}\n"
+            f"inconclusive audit of {result.claim_words()}: no violation found, but it "
+            f"detects only {_unit(result)} >= {result.detectable_epsilon:.4g}\n"
             f"{result.hint}\nor pass allow_inconclusive=True",
             result,
         )
     return result
+
+
+def _unit(result: Any) -> str:
+    return "epsilon" if result.profile is None else "GDP mu"
 
 
 def _violation_message(result: Any) -> str:
@@ -82,8 +90,8 @@ def _violation_message(result: Any) -> str:
     w = result.witness
     why = " (an event never seen under the other dataset)" if result.unbounded_witness else ""
     lines = [
-        f"({result.claimed_epsilon:g}, {result.delta:g})-DP violated at confidence "
-        f"{result.confidence:g}: certified epsilon >= {result.epsilon_lower_bound:.4g}{why}"
+        f"{result.claim_words()} violated at confidence {result.confidence:g}: certified "
+        f"{result.bound_words()}{why}"
     ]
     if w is not None:
         lines.append(f"witness: {w.pair.get('a')!r} vs {w.pair.get('b')!r}, event {w.event}")

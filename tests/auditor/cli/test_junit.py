@@ -45,3 +45,23 @@ def test_audit_junit_fails_a_violation_and_skips_an_inconclusive_audit(tmp_path)
     assert main(["audit", "laplace_parallel20", *weak]) == 4
     suite, cases = _cases(out)
     assert suite.get("skipped") == "1" and suite.get("failures") == "0"
+
+
+def test_a_profile_audit_is_named_and_failed_as_a_profile(tmp_path):
+    """The case read '... is (1.99309, 1e-05)-DP' and failed with 'certified epsilon >= 0.7589 >
+    claimed 1.99309', an inequality that does not hold."""
+    (tmp_path / "noisy_sum.py").write_text(
+        "import numpy as np\n\n"
+        "def release(data, size, rng):\n"
+        "    return float(np.sum(data)) + rng.standard_normal(size)\n"
+    )
+    out = tmp_path / "p.xml"
+    target = f"{tmp_path / 'noisy_sum.py'}:release"
+    argv = ["audit", target, "--profile", "gaussian:2", "--pair", "[0, 1]", "[0]"]
+    extra = ["--samples", "20000", "--semantics", "ideal", "--workers", "1", "--quiet"]
+    assert main([*argv, *extra, "--junit-xml", str(out)]) == 1
+    _suite, cases = _cases(out)
+    (name,) = cases
+    assert name.endswith("is gaussian:2")
+    message = cases[name].find("failure").get("message")
+    assert "GDP mu >= " in message and "> claimed mu 0.5" in message, message

@@ -375,3 +375,33 @@ def test_a_profile_file_named_relatively_is_found_by_a_replay_from_another_folde
     (work / "rdp.json").unlink()  # gone: a one-line error, as before
     with pytest.raises(InputError, match="cannot be rebuilt"):
         replay(saved, gaussian(0.5), samples=10_000)
+
+
+@pytest.mark.parametrize(
+    "profile",
+    [RenyiProfile((1.01,), (0.5,)), ProfileTable((0.0, 720.0), (0.5, 0.0))],
+    ids=["renyi-order-1.01", "table-to-720"],
+)
+def test_a_profile_read_past_a_doubles_exp_is_audited(profile):
+    """Read at delta 1e-5, Renyi order 1.01 gives epsilon ~1146 and the table 720: e^epsilon
+    overflowed and the audit ended in an OverflowError (exit 3 on the command line)."""
+    r = audit(gaussian(1.0), [([0, 1], [0])], profile=profile, samples=10_000, seed=1, workers=1)
+    assert r.claimed_epsilon > 709 and r.delta_lower_bound == 0.0
+    assert r.verdict in ("violation", "no violation found", "inconclusive")
+    json.dumps(r.to_dict(), allow_nan=False)
+
+
+def test_an_inconclusive_hint_tells_events_that_separate_from_events_that_do_not():
+    """An event where the profile's curve is 0 separates the datasets but no mechanism can be
+    caught on it: the hint said 'no event told the datasets apart' (an RR with a revealing
+    output at its exact table, 5 seeds in 40)."""
+    from auditor.engine.config import AuditConfig
+    from auditor.engine.run import _verdict
+
+    cfg = AuditConfig(epsilon=1.0)
+    judge = PointClaim(1.0, 0.0).detection(0.5)
+    verdict, hint = _verdict(False, math.inf, judge, cfg, True, True)
+    assert verdict == "inconclusive" and "tell the datasets apart, but only where" in hint
+    verdict, hint = _verdict(False, math.inf, judge, cfg, True, False)
+    assert "no event told the datasets apart" in hint
+    assert "samples=" in hint and "--samples" in hint  # both the flag and the keyword

@@ -196,3 +196,19 @@ def test_one_bit_refuses_values_it_cannot_encode():
         randomize_one_bit(["a"], 1.0, 10, rng)
     with pytest.raises(InputError, match="NaN"):  # NaN failed no comparison: the bit of x = 0
         randomize_one_bit([1.0, float("nan")], 1.0, 10, rng)
+
+
+@pytest.mark.parametrize(
+    "call, needle",
+    [
+        (lambda: rr_proportion([0, 1, 1, 0], 1e-200), "alpha=1e-200 is too small"),
+        (lambda: rr_proportion([0, 1, 1, 0], 1e-320), "alpha=1e-320 is too small"),
+        (lambda: one_bit_mean([0, 1, 1], 1e-310, 1.0), "epsilon=1e-310 is too small"),
+    ],
+)
+def test_parameters_too_small_for_a_double_are_input_errors(call, needle):
+    """Inside their ranges, but the estimate divides by them: alpha = 1e-200 raised
+    ZeroDivisionError (alpha**2 underflowed), epsilon = 1e-310 returned an infinite mean."""
+    with pytest.raises(InputError, match=needle):
+        call()
+    assert rr_proportion([1, 0], 1e-100).standard_error > 1e99  # tiny, yet still a number

@@ -97,3 +97,23 @@ def test_the_message_says_which_dataset_each_count_is_under():
     line = next(x for x in str(info.value).splitlines() if x.startswith("counts:"))
     assert w.numerator == "b"  # the witness event is likelier under the second dataset
     assert f"{under['a']} under 0" in line and f"{under['b']} under 1" in line
+
+
+def _noisy_sum(data, size, rng):
+    return float(np.sum(data)) + rng.standard_normal(size)  # GDP mu = 1 on these pairs
+
+
+def test_a_profile_claim_is_stated_as_a_profile_in_the_message():
+    """The message gave '(1.99309, 1e-05)-DP violated ... certified epsilon >= 0.6892' (the
+    profile's reading, above the bound it called a violation); an inconclusive profile audit
+    raised TypeError; a profile needed epsilon=None to be accepted."""
+    pairs = [([0, 1], [0])]
+    with pytest.raises(DPViolation) as info:
+        assert_dp(_noisy_sum, pairs, profile="gaussian:2", samples=20_000, semantics="ideal")
+    text = str(info.value)
+    assert text.startswith("the profile gaussian:2 violated") and "GDP mu >= " in text
+    assert "> claimed mu 0.5" in text and "-DP violated" not in text
+    with pytest.raises(DPViolation) as info:
+        assert_dp(_noisy_sum, pairs, profile="gaussian:2", samples=300, semantics="ideal")
+    assert "inconclusive audit of the profile gaussian:2" in str(info.value)
+    assert "detects only GDP mu >= " in str(info.value)
