@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 
-@pytest.fixture
-def assert_dp():
+@pytest.fixture(scope="session")  # stateless: usable in @given tests, whose health check
+def assert_dp():  # refuses function-scoped fixtures
     """The :func:`auditor.testing.assertions.assert_dp` function, for tests that prefer fixtures."""
     from auditor.testing.assertions import assert_dp as check
 

@@ -8,16 +8,19 @@
         a, b = pair
         ...
 
-Every generated pair is neighbouring under the named relation by construction, and the
-auditor's own relation check agrees (a test holds the two together).
+Every generated pair is neighbouring under the named relation by construction, the two
+datasets differ, and the auditor's own checks agree (a test holds them together): a pair of
+one dataset twice tells nothing and ``assert_dp`` refuses it.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import numbers
 
 import numpy as np
+from hypothesis import assume
 from hypothesis import strategies as st
 
 from proofs.errors import InputError
@@ -55,13 +58,24 @@ def _replace_one(elements, min_size: int, max_size: int):
         index = draw(st.integers(0, len(base) - 1))
         other = list(base)
         other[index] = draw(elements)
+        assume(not _same(base, other))  # (elements with one value: Hypothesis says so)
         return base, other
 
     return build()
 
 
-def _sensitivity(sensitivity: float, min_size: int, max_size: int):
-    answers = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
+def _same(a, b) -> bool:
+    from auditor.engine.pairs import Pair, same_dataset
+
+    return same_dataset(Pair(a, b))
+
+
+def _sensitivity(sensitivity: float, min_size: int, max_size: int, elements=None):
+    answers = (
+        elements
+        if elements is not None
+        else st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
+    )
 
     @st.composite
     def build(draw):
@@ -70,6 +84,7 @@ def _sensitivity(sensitivity: float, min_size: int, max_size: int):
         b = [x + draw(moves) for x in a]
         # float rounding may push |b - a| a hair past the sensitivity; clip it back inside
         b = [min(max(y, x - sensitivity), x + sensitivity) for x, y in zip(a, b)]
+        assume(not _same(a, b))
         return a, b
 
     return build()
@@ -87,8 +102,15 @@ def neighbouring_pairs(
 
     - ``add-remove``: `b` is `a` with one record added (or removed), anywhere in the list;
     - ``replace-one``: same length, exactly one position may differ;
-    - ``sensitivity``: query-answer vectors in which each answer moves by at most `sensitivity`.
+    - ``sensitivity``: query-answer vectors in which each answer moves by at most `sensitivity`
+      (answers drawn from `elements`, numbers; default floats in [-1000, 1000]).
+
+    The two datasets of a pair always differ.
     """
+    if not isinstance(relation, str):
+        raise InputError(
+            f"relation={relation!r} is not a relation; use one of {', '.join(_RELATIONS)}."
+        )
     rel = relation.replace("_", "-").lower()
     if rel not in _RELATIONS:
         raise InputError(f"relation={relation!r} is unknown; use one of {', '.join(_RELATIONS)}.")
@@ -98,6 +120,7 @@ def neighbouring_pairs(
         )
     if max_size < 1:  # (an empty dataset has no neighbour of the same size at most 0)
         raise InputError(f"max_size={max_size}: a neighbouring pair needs max_size >= 1.")
+    elements_given = elements
     elements = elements if elements is not None else st.integers(-5, 5)
     if rel == "add-remove":
         if min_size == max_size:
@@ -108,9 +131,15 @@ def neighbouring_pairs(
         return _add_remove(elements, min_size, max_size)
     if rel == "replace-one":
         return _replace_one(elements, min_size, max_size)
-    if not 0 < sensitivity < math.inf:
-        raise InputError(f"sensitivity={sensitivity} must be finite and > 0; e.g. sensitivity=1.")
-    return _sensitivity(float(sensitivity), min_size, max_size)
+    if (
+        isinstance(sensitivity, bool)
+        or not isinstance(sensitivity, numbers.Real)
+        or not 0 < sensitivity < math.inf
+    ):
+        raise InputError(
+            f"sensitivity={sensitivity!r} must be a finite number > 0; e.g. sensitivity=1."
+        )
+    return _sensitivity(float(sensitivity), min_size, max_size, elements_given)
 
 
 def estimated_loss(ya: np.ndarray, yb: np.ndarray) -> float:
