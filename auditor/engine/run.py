@@ -98,6 +98,14 @@ def _as_pairs(
         raise InputError(
             f"pairs={pairs!r} is not a list of neighbouring pairs; give [(A, B), ...]."
         )
+    if isinstance(pairs, tuple) and len(pairs) == 2 and not any(isinstance(p, Pair) for p in pairs):
+        # ([1, 2], [1, 3]) read as two pairs, 1 vs 2 and 1 vs 3, audited a pair never meant
+        import reprlib
+
+        raise InputError(
+            f"pairs={reprlib.repr(pairs)} is a tuple of two: one pair (A, B) or two pairs? "
+            "Pass a list: [(A, B)] for one pair, [(A1, B1), (A2, B2)] for two."
+        )
     out = []
     for p in pairs:
         pair = p if isinstance(p, Pair) else _tuple_pair(p)

@@ -172,3 +172,17 @@ def test_a_scalar_selection_has_a_floor_on_small_budgets():
         progress=False,
     )
     assert (r.selection_samples, r.certification_samples) == (30_000, 70_000)
+
+
+def test_a_tuple_of_two_is_refused_as_ambiguous_not_read_as_two_pairs():
+    """assert_dp(m, ([1, 2], [1, 3])) audited the pairs 1 vs 2 and 1 vs 3 and reported a
+    violation of a correct mechanism; a list, or Pair objects, say what is meant."""
+    from auditor.engine.pairs import Pair
+
+    def noisy_sum(data, size, rng):
+        return float(np.sum(data)) + rng.laplace(0.0, 1.0, size)
+
+    with pytest.raises(InputError, match=r"tuple of two: one pair \(A, B\) or two pairs"):
+        audit(noisy_sum, ([1, 2], [1, 3]), epsilon=1.0, samples=2000, workers=1)
+    for pairs in ([([1, 2], [1, 3])], (Pair([1, 2], [1, 3]), Pair([0], [1]))):
+        audit(noisy_sum, pairs, epsilon=1.0, samples=2000, workers=1)
