@@ -8,6 +8,7 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from operator import itemgetter
 from typing import Any
 
@@ -277,14 +278,20 @@ def _group(qi_codes: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
 def _rank_values(
     codes: np.ndarray, strings: tuple[str, ...], ordered: bool, name: str, src: str
 ) -> tuple[np.ndarray, tuple[str, ...]]:
-    """Map value codes to positions in the sorted distinct values (merging '1' and '1.0')."""
+    """Map value codes to positions in the sorted distinct values (merging '1' and '1.0').
+    Numbers are read exactly: as doubles 2^53 and 2^53 + 1 were one value."""
     if ordered:
-        numbers = np.array([_as_number(s, k, codes, name, src) for k, s in enumerate(strings)])
-        distinct, rank = np.unique(numbers, return_inverse=True)
+        numbers = [_as_number(s, k, codes, name, src) for k, s in enumerate(strings)]
+        order = sorted(range(len(numbers)), key=numbers.__getitem__)
+        rank = np.empty(len(numbers), dtype=np.int64)
+        distinct = -1
+        for i, k in enumerate(order):
+            distinct += i == 0 or numbers[k] != numbers[order[i - 1]]
+            rank[k] = distinct
         shown = {}
         for k, r in enumerate(rank.reshape(-1)):
             shown.setdefault(int(r), strings[k])
-        values = tuple(shown[r] for r in range(distinct.size))
+        values = tuple(shown[r] for r in range(distinct + 1))
     else:
         order = sorted(range(len(strings)), key=strings.__getitem__)
         rank = np.empty(len(strings), dtype=np.int64)
@@ -293,9 +300,13 @@ def _rank_values(
     return rank.reshape(-1).astype(np.int64)[codes], values
 
 
-def _as_number(text: str, code: int, codes: np.ndarray, name: str, src: str) -> float:
+def _as_number(text: str, code: int, codes: np.ndarray, name: str, src: str) -> Fraction:
     try:
-        x = float(text)
+        return Fraction(text.strip())
+    except (ValueError, ZeroDivisionError):
+        pass
+    try:
+        x = float(text)  # what Fraction does not read ('1_000') but a double does
     except ValueError:
         x = math.nan
     if not math.isfinite(x):
@@ -304,4 +315,4 @@ def _as_number(text: str, code: int, codes: np.ndarray, name: str, src: str) -> 
             f"sensitive value {text!r} in column {name!r} (data row {row} of {src!r}) is not a "
             "finite number, but --ordered needs numbers; fix the value or drop --ordered."
         )
-    return x
+    return Fraction(x)

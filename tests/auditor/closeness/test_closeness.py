@@ -304,3 +304,16 @@ def test_scipy_sympy_matplotlib_are_imported_lazily():
             else:
                 continue
             assert not {name.split(".")[0] for name in names} & heavy, (path.name, names)
+
+
+def test_ordered_values_are_read_exactly(tmp_path):
+    """Read as doubles, 2^53 and 2^53 + 1 were one value: closeness 0, t-close, where the two
+    classes hold different values (closeness 1/2, as without --ordered)."""
+    big = 2**53
+    path = tmp_path / "big.csv"
+    path.write_text(f"q,s\n1,{big}\n1,{big}\n2,{big + 1}\n2,{big + 1}\n")
+    table = load_table(path, ["q"], "s", ordered=True)
+    assert table.values == (str(big), str(big + 1))
+    assert closeness(table, "emd", t=0.1).closeness == pytest.approx(0.5)
+    mixed = table_from_columns({"q": list("aabbc")}, ["1", "1.0", "2e0", " 3", "1_0"], ordered=True)
+    assert mixed.values == ("1", "2e0", " 3", "1_0")  # 1 = 1.0 < 2 < 3 < 10
