@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from auditor.engine.result import float_note, ratio_words
+from auditor.reports.html import report_kind
 from proofs.errors import InputError
 from proofs.io import write_files_atomic
 
@@ -26,13 +27,6 @@ __all__ = [
     "verdict_sentence",
     "write_audit_report",
 ]
-
-
-def report_kind(path: str) -> str:
-    suffix = Path(path).suffix.lower()
-    if suffix not in (".html", ".htm", ".md"):
-        raise InputError(f"--report {path!r} must end in .html or .md; choose one of them.")
-    return "md" if suffix == ".md" else "html"
 
 
 def verdict_sentence(d: dict[str, Any]) -> str:

@@ -5,8 +5,12 @@ from __future__ import annotations
 import html
 import importlib.metadata
 import platform
+import re
+from pathlib import Path
 
-__all__ = ["CSS", "esc", "md_cell", "page", "versions"]
+from proofs.errors import InputError
+
+__all__ = ["CSS", "esc", "md_cell", "md_code", "page", "report_kind", "versions"]
 
 _PACKAGES = ("dpaudit", "numpy", "scipy", "sympy", "z3-solver", "python-flint", "matplotlib")
 
@@ -36,11 +40,34 @@ def esc(value) -> str:
     return html.escape(str(value), quote=True)
 
 
+_MD_SPECIALS = re.compile(r"([\\`*_\[\]~|])")
+
+
+def report_kind(path: str) -> str:
+    """'html' or 'md' from the suffix of a report path (an InputError for anything else; a
+    report needs a name that says which, so not `-`: a FIFO so named works)."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".html", ".htm", ".md"):
+        raise InputError(f"--report {path!r} must end in .html or .md; choose one of them.")
+    return "md" if suffix == ".md" else "html"
+
+
 def md_cell(value) -> str:
-    """A Markdown table cell: HTML escaped (Markdown passes raw HTML through), pipes escaped,
-    newlines flattened."""
-    text = html.escape(str(value), quote=False)
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """Markdown text shown as written, in a table cell or a line: the characters that would
+    start emphasis, code, a link or strikethrough, and the table's pipes, backslash-escaped;
+    HTML escaped (Markdown passes raw HTML through); newlines flattened."""
+    text = _MD_SPECIALS.sub(r"\\\1", str(value).replace("\n", " "))
+    return html.escape(text, quote=False)
+
+
+def md_code(value) -> str:
+    """A Markdown code span shown as written, in a table cell too: fenced by more backticks
+    than any run inside it; no entity escaping (a code span shows `&lt;` as is), pipes
+    escaped for the table (GFM removes that backslash)."""
+    text = str(value).replace("\n", " ").replace("|", "\\|")
+    fence = "`" * (max((len(r) for r in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def versions() -> dict[str, str]:

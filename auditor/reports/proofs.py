@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from proofs.errors import InputError
+from auditor.reports.html import report_kind
 from proofs.io import write_text_atomic
 from proofs.results import ProofRun
 
@@ -46,14 +44,6 @@ def proofs_markdown(run: ProofRun, title: str = "dpaudit proof report") -> str:
         notes=notes,
         note_text=lambda r: "; ".join(t for t in (r.reason, _cex_text(r)) if t),
     )
-
-
-def report_kind(path: str) -> str:
-    """'html' or 'md' from the suffix of a report path (an InputError for anything else)."""
-    suffix = Path(path).suffix.lower()
-    if suffix not in (".html", ".htm", ".md"):
-        raise InputError(f"--report {path!r} must end in .html or .md; choose one of them.")
-    return "md" if suffix == ".md" else "html"
 
 
 def write_proof_report(run: ProofRun, path: str) -> None:

@@ -25,7 +25,7 @@ def fmt(x: Any) -> str:
 def _environment():
     from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-    from auditor.reports.html import md_cell
+    from auditor.reports.html import md_cell, md_code
 
     env = Environment(
         loader=PackageLoader("auditor.reports", "templates"),
@@ -36,6 +36,7 @@ def _environment():
         lstrip_blocks=True,
     )
     env.filters["md"] = md_cell
+    env.filters["code"] = md_code
     env.filters["fmt"] = fmt
     return env
 

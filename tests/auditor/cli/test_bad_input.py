@@ -13,7 +13,7 @@ from scipy import stats
 import auditor
 from auditor.cli import main
 from auditor.engine.events import FloatMultiple
-from auditor.reports.html import md_cell
+from auditor.reports.html import md_cell, md_code
 from proofs import InputError
 from proofs.io import write_files_atomic
 
@@ -70,6 +70,34 @@ def test_infinite_outputs_are_rejected_like_nan():
 def test_events_and_markdown_print_safely():
     assert "2^3" in FloatMultiple(-3).describe() and "2^--" not in FloatMultiple(-3).describe()
     assert md_cell("<script>x</script>|y") == "&lt;script&gt;x&lt;/script&gt;\\|y"
+    # what would be emphasis, code, a link or strikethrough shows as written
+    assert md_cell("**b** `c` [l](u) ~~s~~ a_b") == (
+        "\\*\\*b\\*\\* \\`c\\` \\[l\\](u) \\~\\~s\\~\\~ a\\_b"
+    )
+    # a code span: no entities (they show as typed there), a fence longer than any backtick run
+    assert md_code("a<b&c") == "`a<b&c`" and md_code("x``y") == "```x``y```"
+    assert md_code("`q|r`") == "`` `q\\|r` ``"
+
+
+def test_markdown_reports_keep_their_figures_out_of_the_table(tmp_path):
+    """The figure links followed the last table row (GFM reads them as rows), a path with
+    spaces made no link, and the file ended without a newline."""
+    from auditor.reports.audit import write_audit_report
+
+    def words(data, size, rng):
+        return np.where(rng.random(size) < 0.7 if data else rng.random(size) < 0.3, "**a**", "b")
+
+    r = auditor.audit(words, [(0, 1)], epsilon=0.1, samples=2000, workers=1)
+    from auditor.reports.demo_audit import with_plots
+
+    path = tmp_path / "my report (1).md"
+    write_audit_report(with_plots(r, words), str(path))
+    text = path.read_text()
+    assert text.endswith("\n") and "\\*\\*a\\*\\*" in text
+    lines = text.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("!["))
+    assert lines[first - 1] == "" and lines[first - 2].startswith("| ")
+    assert "](<my report (1).outputs.svg>)" in text
 
 
 def test_report_checks_field_types(tmp_path, capsys):
