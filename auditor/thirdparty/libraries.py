@@ -17,6 +17,7 @@ from functools import cache
 from typing import Any
 
 from auditor.engine.pairs import integer_input
+from proofs.errors import InputError
 
 __all__ = [
     "THIRD_PARTY",
@@ -42,10 +43,28 @@ EPSILON = 1.0
 DELTA = 1e-5
 
 
-def _diffprivlib():
-    import diffprivlib.mechanisms as m
+_PIP = {"diffprivlib": "diffprivlib", "opendp": "opendp", "pydp": "python-dp"}
 
-    return m
+
+def _library(name: str):
+    """Import a wrapped library's module, or say how to install it (bad input, not a bug of
+    the mechanism: the wrappers are ours)."""
+    import importlib
+
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        root = name.split(".")[0]
+        if exc.name is None or exc.name.split(".")[0] != root:
+            raise
+        raise InputError(
+            f"{_PIP[root]} is not installed, and this wrapper runs it; install it with "
+            f"pip install 'dpaudit[libs]' (or pip install {_PIP[root]})."
+        ) from None
+
+
+def _diffprivlib():
+    return _library("diffprivlib.mechanisms")
 
 
 @cache
@@ -102,8 +121,7 @@ def diffprivlib_exponential(data):
 
 @cache
 def _opendp(kind: str):
-    import opendp.prelude as dp
-
+    dp = _library("opendp.prelude")
     dp.enable_features("contrib")
     real = (dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float))
     if kind == "laplace":
@@ -144,15 +162,13 @@ def opendp_count_laplace(data):
 
 
 def pydp_laplace(data):
-    from pydp.algorithms.numerical_mechanisms import LaplaceMechanism
-
-    return _pydp(LaplaceMechanism, EPSILON).add_noise(float(data))
+    mechanisms = _library("pydp.algorithms.numerical_mechanisms")
+    return _pydp(mechanisms.LaplaceMechanism, EPSILON).add_noise(float(data))
 
 
 def pydp_gaussian(data):
-    from pydp.algorithms.numerical_mechanisms import GaussianMechanism
-
-    return _pydp(GaussianMechanism, EPSILON, DELTA).add_noise(float(data))
+    mechanisms = _library("pydp.algorithms.numerical_mechanisms")
+    return _pydp(mechanisms.GaussianMechanism, EPSILON, DELTA).add_noise(float(data))
 
 
 @cache
@@ -161,9 +177,8 @@ def _pydp(cls, *args):
 
 
 def pydp_count(data):
-    from pydp.algorithms.laplacian import Count
-
-    return Count(epsilon=EPSILON, dtype="int").quick_result([int(v) for v in data])
+    count = _library("pydp.algorithms.laplacian").Count
+    return count(epsilon=EPSILON, dtype="int").quick_result([int(v) for v in data])
 
 
 def _gaussian_zcdp_to_eps(rho: float, delta: float) -> float:

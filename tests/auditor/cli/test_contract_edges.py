@@ -461,3 +461,19 @@ def test_a_report_that_fails_to_render_keeps_the_audits_json(module, tmp_path, m
     assert _audit(f"{module}:lap", "--json", str(out), "--report", "r.html") == 3
     assert json.loads(out.read_text())["verdict"] == "no violation found"
     assert not (tmp_path / "r.html").exists()
+
+
+@pytest.mark.parametrize("wrapper", ["pydp_count", "pydp_laplace"])
+def test_a_missing_third_party_library_says_how_to_install_it(wrapper, monkeypatch, capsys):
+    """The wrapper's ImportError was reported as the mechanism's fault ('fix the mechanism or
+    pass data it accepts')."""
+    import sys
+
+    for name in ("pydp", "pydp.algorithms.laplacian", "pydp.algorithms.numerical_mechanisms"):
+        monkeypatch.setitem(sys.modules, name, None)  # an import of it fails
+    pair = ["[1, 1]", "[1]"] if wrapper == "pydp_count" else ["0", "1"]
+    argv = ["audit", f"auditor.thirdparty.libraries:{wrapper}", "--epsilon", "1", "--pair", *pair]
+    assert main([*argv, "--samples", "2000", "--workers", "1", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert "python-dp is not installed" in err and "pip install 'dpaudit[libs]'" in err, err
