@@ -33,6 +33,7 @@ __all__ = [
     "Mechanism",
     "as_mechanism",
     "copies_repeat",
+    "moves_beyond_stream",
     "draw",
     "held_generators",
     "processes_repeat",
@@ -502,7 +503,9 @@ def copies_repeat(
     return bool(_search(round_, _restarts, budget))
 
 
-def _moves(mech: Mechanism, data: Any, seed: int, budget: float, other: Any) -> int:
+def moves_beyond_stream(
+    mech: Mechanism, data: Any, seed: int, budget: float, other: Any = _ALONE
+) -> int:
     """The draw size at which two draws of the mechanism from one stream, in this process,
     differ in at least 16 outputs: state beyond the stream moves its outputs. 0 when they do
     not within ``budget`` seconds (4,096 outputs at most): the stream decides them."""
@@ -528,7 +531,12 @@ def _fresh_draws(blob: bytes, mech: Mechanism, data: Any, size: int, keys: list[
 
 
 def processes_repeat(
-    mech: Mechanism, data: Any, seed: int, budget: float = 20.0, other: Any = _ALONE
+    mech: Mechanism,
+    data: Any,
+    seed: int,
+    budget: float = 20.0,
+    other: Any = _ALONE,
+    first: int | None = None,
 ) -> bool:
     """Do two new processes repeat each other's noise? Then part of the mechanism's randomness
     restarts from one state in every process (a generator or a counter set when its module is
@@ -536,13 +544,15 @@ def processes_repeat(
     pool's workers, would draw noise already used, even when the rest of the noise comes from
     the stream it is given. The test of :func:`copies_repeat` on copies that each import the
     mechanism's module afresh (a copy in this process shares the module's state); it starts
-    no process unless two draws from one stream differ here (:func:`_moves`). False when the
-    mechanism cannot be pickled or loaded there."""
+    no process unless two draws from one stream differ here (:func:`moves_beyond_stream`,
+    or its answer ``first`` when already asked). False when the mechanism cannot be pickled or
+    loaded there."""
     import cloudpickle
     from loky import ProcessPoolExecutor
 
     t0 = time.perf_counter()
-    first = _moves(mech, data, seed, budget / 4, other)
+    if first is None:
+        first = moves_beyond_stream(mech, data, seed, budget / 4, other)
     if not first:
         return False
     try:

@@ -188,12 +188,10 @@ class AuditResult:
                 "  the mechanism also violates the claim as a distribution (not only in its bits)"
             )
         if self.stop != "complete" or self.looks > 1:
-            lines.append(
-                f"  certified at look {self.look} of {self.looks} ({self.stop})"
-                + ("" if self.reproducible else "; not reproducible (the mechanism takes no rng)")
-            )
-        elif not self.reproducible:
-            lines.append("  not reproducible: the mechanism takes no rng")
+            lines.append(f"  certified at look {self.look} of {self.looks} ({self.stop})")
+        if not self.reproducible:
+            why = [n for n in self.notes if n.startswith("not reproducible")]
+            lines.append(f"  {why[0] if why else 'not reproducible'}")
         if not self.violation:
             unit = "epsilon" if self.profile is None else "GDP mu"
             lines.append(

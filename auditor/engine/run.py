@@ -29,6 +29,7 @@ from auditor.engine.adapter import (
     Mechanism,
     as_mechanism,
     copies_repeat,
+    moves_beyond_stream,
     pickled_by_reference,
     processes_repeat,
 )
@@ -237,6 +238,7 @@ def _conclude(
     selection: int,
     t0: float,
     notes: Sequence[str] = (),
+    seeded: bool = True,
 ) -> AuditResult:
     chosen, counts, n, a = out.chosen, out.counts, out.samples, out.levels()
     each = shares(chosen)  # event k's share of the even split's level (a = level * each)
@@ -330,7 +332,7 @@ def _conclude(
         seconds=time.perf_counter() - t0,
         pairs_searched=len(pairs),
         events_certified=len(chosen),
-        reproducible=mech.wants_rng,
+        reproducible=mech.wants_rng and seeded,
         stop=out.stop,
         look=out.look,
         looks=out.looks,
@@ -406,6 +408,8 @@ def _identity(mech: Mechanism, pairs: Sequence[Pair], cfg: AuditConfig, plan: Pl
         "chunks": plan.chunks,
         "looks": len(plan.looks),
         "mechanism": _fingerprint(mech),
+        # (it decides whether the most powerful event is certified beside the leader)
+        "inconclusive_factor": float(cfg.inconclusive_factor),
     }
 
 
@@ -420,8 +424,26 @@ def _fingerprint(mech: Mechanism) -> str:
     except Exception:  # an unpicklable mechanism cannot run on workers either; name it only
         return "unpicklable"
     # (a function pickled by value carries its code; one pickled by name, only its name)
-    source = _module_sources(mech.func) if pickled_by_reference(mech.func) else b""
-    return hashlib.sha256(blob + source).hexdigest()[:16]
+    if pickled_by_reference(mech.func):
+        return hashlib.sha256(blob + _module_sources(mech.func)).hexdigest()[:16]
+    if _named_in_its_module(mech.func):
+        # a file target's callable: its file and name say what it is, and its pickle need
+        # not (a set it uses is pickled in an order that changes with each process's string
+        # hashing, so the same audit could never be resumed)
+        name = mech.func.__qualname__.encode()
+        return hashlib.sha256(b"file:" + name + _module_sources(mech.func)).hexdigest()[:16]
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def _named_in_its_module(func: Any) -> bool:
+    """Is ``func`` what its module, loaded from a source file, holds under its name?"""
+    module = sys.modules.get(getattr(func, "__module__", None) or "")
+    name = getattr(func, "__qualname__", "")
+    return (
+        getattr(module, "__file__", None) is not None
+        and "." not in name
+        and getattr(module, name, None) is func
+    )
 
 
 def _module_sources(func: Any) -> bytes:
@@ -458,7 +480,14 @@ def run(
     plan = Plan.of(m, n, mech, pr, cfg.batch_size, len(pairs), sequential)
     ckpt = Checkpoint(cfg.checkpoint, _identity(mech, pairs, cfg, plan)) if cfg.checkpoint else None
     a, b = pairs[0].a, pairs[0].b
-    if ckpt is not None and ckpt.state and processes_repeat(mech, a, seed, other=b):
+    # (the checks may take up to 1% of the projected work, between 1 s and a minute)
+    budget = min(60.0, max(1.0, 0.01 * plan.serial_seconds(pr.rate)))
+    # do two draws from one stream differ? Then the outputs depend on more than the rng the
+    # mechanism is given, and the same seed need not give the same result. Asked on every
+    # audit, whatever executes it, so that the draws it takes move a mechanism's hidden state
+    # alike on one worker or many
+    moved = moves_beyond_stream(mech, a, seed, budget / 4, other=b) if mech.wants_rng else 0
+    if ckpt is not None and ckpt.state and processes_repeat(mech, a, seed, other=b, first=moved):
         raise InputError(
             f"checkpoint {cfg.checkpoint!r} cannot be resumed: the mechanism's random draws "
             "restart from one state in every new process (randomness dpaudit cannot reseed), "
@@ -467,14 +496,12 @@ def run(
         )
     runner = open_runner(cfg.executor, cfg.workers, cfg.scheduler, plan.serial_seconds(pr.rate))
     notes = list(notes)
-    # (the check may take up to 1% of the projected work, between 1 s and a minute)
-    budget = min(60.0, max(1.0, 0.01 * plan.serial_seconds(pr.rate)))
     # copies from one pickle stand for workers sent the mechanism by value; modules it uses by
     # name are imported afresh in each worker, which only new processes show (started only
     # when something besides the stream moves its outputs here)
     if not runner.inline and (
         copies_repeat(mech, a, seed, budget / 2, other=b)
-        or processes_repeat(mech, a, seed, budget / 2, other=b)
+        or processes_repeat(mech, a, seed, budget / 2, other=b, first=moved)
     ):
         runner.close()
         runner = Runner(None, 1, "inline")
@@ -492,7 +519,13 @@ def run(
         raise
     finally:
         runner.close()
-    return _conclude(mech, pairs, out, cfg, session.selection_used, t0, notes)
+    if moved:
+        notes.append(
+            "not reproducible: two draws from one rng stream differ, so the outputs depend on "
+            "more than the rng the mechanism is given (randomness of its own, a counter); a "
+            "rerun with the same seed may differ"
+        )
+    return _conclude(mech, pairs, out, cfg, session.selection_used, t0, notes, not moved)
 
 
 def audit(

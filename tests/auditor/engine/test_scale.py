@@ -214,6 +214,59 @@ def test_reproducibility_is_reported(tmp_path):
     assert "the mechanism takes no rng" in (tmp_path / "r.md").read_text()
 
 
+_CALLS = [0]
+
+
+def _ignores_its_rng(data, size, rng):  # takes an rng, draws from a generator of its own
+    return float(data) + np.random.default_rng().laplace(0.0, 1.0, size)
+
+
+def _counts_its_calls(data, rng):  # a call counter moves its outputs beside the stream
+    _CALLS[0] += 1
+    return float(data) + rng.laplace(0.0, 1.0) + 1e-7 * (_CALLS[0] % 1000)
+
+
+@pytest.mark.parametrize("mech", [_ignores_its_rng, _counts_its_calls])
+def test_a_mechanism_whose_outputs_the_stream_does_not_decide_is_not_reproducible(mech):
+    """'reproducible' was read off the signature: a mechanism taking an rng it ignores gave
+    bounds 0.9963 and 0.9811 on two runs of one seed, both called reproducible."""
+    r = audit(mech, [(0, 1)], epsilon=1.0, samples=4_000, seed=1, workers=1)
+    assert r.reproducible is False
+    assert any(n.startswith("not reproducible: two draws from one rng stream") for n in r.notes)
+    assert "two draws from one rng stream differ" in r.summary()
+
+
+def test_a_file_targets_fingerprint_does_not_change_with_string_hashing(tmp_path):
+    """A file target using a set of strings was pickled in an order that changes with each
+    process's hash seed: the same command could never resume its checkpoint."""
+    import subprocess
+    import sys
+
+    (tmp_path / "words.py").write_text(
+        "ALLOWED = {'alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta'}\n\n"
+        "def release(data, rng):\n"
+        "    return len([w for w in data if w in ALLOWED]) + rng.laplace(0, 1.0)\n"
+    )
+    code = (
+        "from auditor.cli.audit import resolve_target\n"
+        "from auditor.engine.adapter import as_mechanism\n"
+        "from auditor.engine.run import _fingerprint\n"
+        f"print(_fingerprint(as_mechanism(resolve_target({str(tmp_path / 'words.py')!r} + "
+        "':release')[0])))\n"
+    )
+    prints = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": str(h)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for h in (1, 2, 3)
+    }
+    assert len(prints) == 1, prints
+
+
 # -- early stopping and the time limit -----------------------------------------------------------
 
 
@@ -358,6 +411,9 @@ def test_closures_and_settings_that_change_the_result_are_part_of_the_identity(t
         audit(_rr(3.0), [(0, 1)], **kw)  # same factory, same name, another parameter
     with pytest.raises(InputError, match="early_stop="):
         audit(_rr(0.3), [(0, 1)], early_stop=False, **kw)
+    # it decides whether the most powerful event is certified beside the leader
+    with pytest.raises(InputError, match="inconclusive_factor="):
+        audit(_rr(0.3), [(0, 1)], inconclusive_factor=1000.0, **kw)
 
 
 _UNINTERRUPTED: dict[str, object] = {}
