@@ -33,9 +33,9 @@ __all__ = [
     "Mechanism",
     "as_mechanism",
     "copies_repeat",
-    "moves_beyond_stream",
     "draw",
     "held_generators",
+    "moves_beyond_stream",
     "processes_repeat",
 ]
 
