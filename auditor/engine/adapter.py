@@ -17,6 +17,7 @@ import inspect
 import itertools
 import random
 import sys
+import threading
 import time
 import types
 from collections.abc import Callable
@@ -328,19 +329,28 @@ def kind_of(arr: np.ndarray) -> str:
     return "discrete" if arr.dtype.kind in "iu" else "real"
 
 
+# Seeding shared generators and drawing from them is one step: threads of one process (a Dask
+# worker with several threads) would otherwise reseed them under one another's draws.
+_SEEDED_DRAW = threading.Lock()
+
+
 def draw(mech: Mechanism, data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
     """``n`` validated outputs of ``mech`` on ``data`` as one numpy array."""
-    if not mech.wants_rng:
-        # Mechanisms that use global randomness: seed it from our stream so a run replays.
-        s = int(rng.integers(2**32))
-        random.seed(s)
-        np.random.seed(s)
-        torch = sys.modules.get("torch")
-        if torch is not None:  # a seed of its own: seeded with s, torch's Mersenne Twister
-            # would replay NumPy's legacy one draw for draw
-            torch.manual_seed(int(np.random.SeedSequence([s, 0x70C5]).generate_state(1)[0]))
-    reseed_held(mech.func, rng)
-    return _convert(mech, _call(mech, data, n, rng), n)
+    held = held_generators(mech.func)
+    if mech.wants_rng and not held:  # (the rng is this draw's own)
+        return _convert(mech, _call(mech, data, n, rng), n)
+    with _SEEDED_DRAW:
+        if not mech.wants_rng:
+            # Mechanisms that use global randomness: seed it from our stream so a run replays.
+            s = int(rng.integers(2**32))
+            random.seed(s)
+            np.random.seed(s)
+            torch = sys.modules.get("torch")
+            if torch is not None:  # a seed of its own: seeded with s, torch's Mersenne Twister
+                # would replay NumPy's legacy one draw for draw
+                torch.manual_seed(int(np.random.SeedSequence([s, 0x70C5]).generate_state(1)[0]))
+        _reseed(held, rng)
+        return _convert(mech, _call(mech, data, n, rng), n)
 
 
 _MAX_NODES = 2000  # objects looked at per mechanism (a model's weights are not walked into)
@@ -597,7 +607,11 @@ def reseed_held(func: Any, rng: np.random.Generator) -> None:
     shipped to each worker as a copy: without this, every copy restarts from one generator
     state, so selection and certification (and both datasets) would see the same noise, and
     the event chosen on it would be certified on it (false alarms)."""
-    for g in held_generators(func):
+    _reseed(held_generators(func), rng)
+
+
+def _reseed(held: list[Any], rng: np.random.Generator) -> None:
+    for g in held:
         s = int(rng.integers(2**63))
         try:
             if isinstance(g, np.random.Generator):
