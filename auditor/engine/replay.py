@@ -98,7 +98,7 @@ class ReplayResult:
     def to_dict(self) -> dict[str, Any]:
         from proofs.io import SCHEMA_VERSION, finite_or_none
 
-        out = {"schema_version": SCHEMA_VERSION}
+        out = {"schema_version": SCHEMA_VERSION, "kind": "replay"}  # (auditor/schemas)
         out.update({f: getattr(self, f) for f in self.__dataclass_fields__})
         out["epsilon_lower_bound"] = finite_or_none(self.epsilon_lower_bound)
         out["certified"] = finite_or_none(self.certified)
@@ -233,6 +233,11 @@ def replay(
     from proofs.io import SCHEMA_VERSION, same_schema
 
     d = _as_dict(result)
+    if d.get("kind") == "replay":
+        raise InputError(
+            "the result given is the output of a replay, not an audit result; replay the "
+            "audit's own JSON (its --json) again."
+        )
     version = d.get("schema_version")
     if not same_schema(version):
         raise InputError(

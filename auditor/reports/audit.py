@@ -498,4 +498,36 @@ def load_result(path: str) -> dict[str, Any]:
             )
     if not isinstance(d.get("witness"), (dict, type(None))):
         raise InputError(f"result {path!r} has a witness that is not an object or null.")
+    _check_ranges(d, path)
     return d
+
+
+# what an audit writes (auditor/schemas/audit.schema.json): a hand-edited value outside is
+# refused, not rendered ("with confidence 200%")
+_RANGES = {
+    "claimed_epsilon": (0.0, math.inf),
+    "delta": (0.0, 1.0),
+    "confidence": (0.5, 1.0),
+    "epsilon_lower_bound": (0.0, math.inf),
+    "p_value": (0.0, 1.0),
+    "samples": (1, math.inf),
+    "delta_lower_bound": (0.0, 1.0),
+}
+
+
+def _check_ranges(d: dict[str, Any], path: str) -> None:
+    for key, (lo, hi) in _RANGES.items():
+        value = d[key]
+        if not (math.isfinite(value) or (key == "claimed_epsilon" and value == math.inf)):
+            raise InputError(f"result {path!r} has {key}={value!r}, which is not finite.")
+        if not lo <= value <= hi or (key == "confidence" and value == 1):
+            raise InputError(
+                f"result {path!r} has {key}={value!r}, outside [{lo:g}, {hi:g}]; no audit writes "
+                "that."
+            )
+    verdict = d.get("verdict")
+    if verdict is not None and (verdict == "violation") != d["violation"]:
+        raise InputError(
+            f"result {path!r} has verdict={verdict!r} but violation={d['violation']!r}; no "
+            "audit writes that."
+        )

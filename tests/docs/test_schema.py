@@ -56,6 +56,49 @@ def test_a_broken_document_does_not_validate():
         _validator("audit").validate(json.loads(json.dumps(d)))
 
 
+@pytest.mark.parametrize(
+    "edit",
+    [
+        {"verdict": "no violation found", "violation": True},
+        {"verdict": "violation", "violation": False},
+        {"delta_lower_bound": 5},
+        {"detectable_epsilon": -1},
+        {"seconds": -1},
+    ],
+    ids=["verdict-vs-flag", "flag-vs-verdict", "delta-above-1", "negative-detectable", "time"],
+)
+def test_documents_that_no_audit_writes_do_not_validate(edit):
+    """The schema accepted a verdict contradicting the violation flag, a delta of 5, negative
+    detectable epsilons and times, and an event of a type no audit writes."""
+    entry = get("noisy_hist2")
+    r = audit(entry.sampler(), entry.pairs, epsilon=0.1, samples=5_000, seed=1)
+    d = json.loads(json.dumps(r.to_dict()))
+    _validator("audit").validate(d)
+    with pytest.raises(jsonschema.ValidationError):
+        _validator("audit").validate({**d, **edit})
+    d["witness"]["event_state"]["type"] = "Nope"
+    with pytest.raises(jsonschema.ValidationError):
+        _validator("audit").validate(d)
+
+
+def test_the_event_types_of_the_schema_are_the_ones_replay_reads():
+    from auditor.engine.events import _STATE_TYPES
+
+    schema = json.loads((SCHEMAS / "audit.schema.json").read_text())
+    state = schema["$defs"]["witness"]["properties"]["event_state"]
+    assert sorted(state["properties"]["type"]["enum"]) == sorted(_STATE_TYPES)
+
+
+def test_a_replay_output_validates_against_its_own_schema():
+    """`replay --json` had no schema and failed the audit's."""
+    from auditor import replay
+
+    entry = get("noisy_hist2")
+    r = audit(entry.sampler(), entry.pairs, epsilon=0.1, samples=5_000, seed=1)
+    again = replay(r, entry.sampler())
+    _validator("replay").validate(json.loads(json.dumps(again.to_dict(), allow_nan=False)))
+
+
 def test_the_prove_output_validates():
     run = run_theorems(catalogue()[:12])
     _validator("prove").validate(json.loads(json.dumps(run.to_dict())))

@@ -411,7 +411,10 @@ def test_replayed_results_are_checked_and_carry_the_schema_version(tmp_path, cap
     assert "names no mechanism" in _one_line(capsys)
     assert main(["replay", str(tmp_path / "r.json"), "--json", str(tmp_path / "out.json")]) == 0
     out = json.loads((tmp_path / "out.json").read_text())
-    assert out["schema_version"] == auditor.SCHEMA_VERSION
+    assert out["schema_version"] == auditor.SCHEMA_VERSION and out["kind"] == "replay"
+    # a replay's own output is no audit result: it said "no event was certified"
+    assert main(["replay", str(tmp_path / "out.json"), target]) == 2
+    assert "the output of a replay, not an audit result" in _one_line(capsys)
 
 
 def test_an_output_to_stdout_redirected_to_a_file_appends_to_it(tmp_path):

@@ -123,6 +123,11 @@ def test_a_checkpoint_that_is_not_a_file_is_refused(module, tmp_path, capsys):
         (("seconds",), None),
         (("profile",), "abc"),
         (("samples",), []),
+        # values no audit writes were rendered ("with confidence 200%"), exit 0
+        (("confidence",), 2),
+        (("p_value",), float("nan")),
+        (("epsilon_lower_bound",), float("inf")),
+        (("verdict",), "violation"),
     ],
 )
 def test_a_hand_edited_result_is_bad_input_for_report(module, capsys, path, value):
