@@ -40,7 +40,8 @@ def esc(value) -> str:
     return html.escape(str(value), quote=True)
 
 
-_MD_SPECIALS = re.compile(r"([\\`*_\[\]~|])")
+# (an underscore inside a word starts no emphasis, so noisy_hist2 stays as it is)
+_MD_SPECIALS = re.compile(r"([\\`*\[\]~|]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z]))")
 
 
 def report_kind(path: str) -> str:

@@ -71,8 +71,8 @@ def test_events_and_markdown_print_safely():
     assert "2^3" in FloatMultiple(-3).describe() and "2^--" not in FloatMultiple(-3).describe()
     assert md_cell("<script>x</script>|y") == "&lt;script&gt;x&lt;/script&gt;\\|y"
     # what would be emphasis, code, a link or strikethrough shows as written
-    assert md_cell("**b** `c` [l](u) ~~s~~ a_b") == (
-        "\\*\\*b\\*\\* \\`c\\` \\[l\\](u) \\~\\~s\\~\\~ a\\_b"
+    assert md_cell("**b** `c` [l](u) ~~s~~ _e_ a_b") == (
+        "\\*\\*b\\*\\* \\`c\\` \\[l\\](u) \\~\\~s\\~\\~ \\_e\\_ a_b"
     )
     # a code span: no entities (they show as typed there), a fence longer than any backtick run
     assert md_code("a<b&c") == "`a<b&c`" and md_code("x``y") == "```x``y```"
