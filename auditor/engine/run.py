@@ -364,7 +364,7 @@ _TRY = f"try {_SAMPLES}, {_PAIRS} or other event families (families=)."
 
 
 def _verdict(
-    violation: bool, detect: float, judge: Any, cfg: AuditConfig, found: bool, apart: bool
+    violation: bool, detect: float, judge: Any, cfg: AuditConfig, found: bool, apart: bool = False
 ) -> tuple[str, str]:
     """``violation``; ``inconclusive`` when the audit could only have certified a violation
     of a mechanism ``inconclusive_factor`` times leakier than claimed (its detectable epsilon
@@ -486,7 +486,7 @@ def run(
     # mechanism is given, and the same seed need not give the same result. Asked on every
     # audit, whatever executes it, so that the draws it takes move a mechanism's hidden state
     # alike on one worker or many
-    moved = moves_beyond_stream(mech, a, seed, budget / 4, other=b) if mech.wants_rng else 0
+    moved = moves_beyond_stream(mech, a, seed, budget / 4, other=b)
     if ckpt is not None and ckpt.state and processes_repeat(mech, a, seed, other=b, first=moved):
         raise InputError(
             f"checkpoint {cfg.checkpoint!r} cannot be resumed: the mechanism's random draws "
@@ -519,7 +519,7 @@ def run(
         raise
     finally:
         runner.close()
-    if moved:
+    if moved and mech.wants_rng:  # (one without an rng has its note already)
         notes.append(
             "not reproducible: two draws from one rng stream differ, so the outputs depend on "
             "more than the rng the mechanism is given (randomness of its own, a counter); a "
