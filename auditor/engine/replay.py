@@ -65,6 +65,8 @@ class ReplayResult:
         return self.epsilon_lower_bound > self.claimed_epsilon
 
     def summary(self) -> str:
+        from auditor.engine.result import dataset_words, ratio_words
+
         verdict = "VIOLATION" if self.violation else "no violation found"
         other = "b" if self.numerator == "a" else "a"
         claim = (
@@ -85,13 +87,12 @@ class ReplayResult:
             + f" {claim}",
             f"  certified at confidence {self.confidence:g} on {self.samples} fresh samples "
             f"each (seed {self.seed}): {value}",
-            f"  event {self.event} on pair {self.pair.get('a')!r} vs {self.pair.get('b')!r}:"
+            f"  event {self.event} on pair {dataset_words(self.pair.get('a'))} vs "
+            f"{dataset_words(self.pair.get('b'))}:"
             f" {self.count_numerator} under {self.numerator}, {self.count_denominator} under "
             f"{other}",
         ]
         if self.ratio is not None:
-            from auditor.engine.result import ratio_words
-
             lines.append(f"  ratio bound: {ratio_words(self.ratio)}")
         return "\n".join(lines)
 

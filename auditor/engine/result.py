@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from proofs.io import SCHEMA_VERSION, finite_or_none
 
-__all__ = ["SCHEMA_VERSION", "VERDICTS", "AuditResult", "Witness", "float_note", "ratio_words"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "VERDICTS",
+    "AuditResult",
+    "Witness",
+    "dataset_words",
+    "float_note",
+    "ratio_words",
+]
 
 VERDICTS = ("violation", "no violation found", "inconclusive")
 FLOAT_NOTE = (
@@ -27,6 +36,20 @@ ZERO_NOTE = (
     "implementation is not. Fix: normalise zeros before release (y + 0.0 turns -0.0 into "
     "0.0); audit the ideal mechanism with --semantics ideal (semantics='ideal')."
 )
+
+
+_SHOWN = 120  # characters of a dataset shown in a summary, a message or a report
+
+
+def dataset_words(data: Any, width: int = _SHOWN, render: Callable[[Any], str] = repr) -> str:
+    """A dataset as people read it (its ``render``: repr, or json.dumps in a report), cut to
+    about ``width`` characters with its length said: a witness pair of 20,000 records made
+    a summary of half a megabyte. The result's JSON keeps it whole."""
+    text = render(data)
+    if len(text) <= width:
+        return text
+    size = f" ({len(data):,} items)" if hasattr(data, "__len__") else ""
+    return f"{text[: width - 4]} ...{size}"
 
 
 def float_note(event_types) -> str:
@@ -163,7 +186,8 @@ class AuditResult:
         if self.witness is not None:
             w = self.witness
             lines.append(
-                f"  witness: pair {w.pair['a']!r} vs {w.pair['b']!r} ({w.pair.get('label', '')}),"
+                f"  witness: pair {dataset_words(w.pair['a'])} vs {dataset_words(w.pair['b'])} "
+                f"({w.pair.get('label', '')}),"
                 f" event {w.event}"
             )
             if w.simple_event:

@@ -14,7 +14,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from auditor.engine.result import float_note, ratio_words
+from auditor.engine.result import dataset_words, float_note, ratio_words
 from auditor.reports.html import report_kind
 from proofs.errors import InputError
 from proofs.io import write_files_atomic
@@ -325,7 +325,8 @@ def _facts(d: dict[str, Any]) -> list[tuple[str, str]]:
         ("p-value of the claim", f"{d['p_value']:.4g}"),
         (
             "witness pair",
-            f"A = {json.dumps(pair.get('a'))}, B = {json.dumps(pair.get('b'))}"
+            f"A = {dataset_words(pair.get('a'), render=json.dumps)}, "
+            f"B = {dataset_words(pair.get('b'), render=json.dumps)}"
             f" ({pair.get('label', '')})",
         ),
         ("witness event", str(w.get("event", "none"))),

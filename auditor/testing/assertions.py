@@ -86,7 +86,10 @@ def _unit(result: Any) -> str:
 
 
 def _violation_message(result: Any) -> str:
-    """At most six lines: verdict, bound against the claim, witness in words, how to replay."""
+    """At most seven lines: verdict, bound against the claim, witness in words, counts, what a
+    float-representation violation means, how to replay."""
+    from auditor.engine.result import dataset_words, float_note
+
     w = result.witness
     why = " (an event never seen under the other dataset)" if result.unbounded_witness else ""
     lines = [
@@ -94,13 +97,16 @@ def _violation_message(result: Any) -> str:
         f"{result.bound_words()}{why}"
     ]
     if w is not None:
-        lines.append(f"witness: {w.pair.get('a')!r} vs {w.pair.get('b')!r}, event {w.event}")
+        a, b = dataset_words(w.pair.get("a")), dataset_words(w.pair.get("b"))
+        lines.append(f"witness: {a} vs {b}, event {w.event}")
         if w.simple_event:
             lines.append(f"in words: {w.simple_event}")
-        num, den = (w.pair.get("a"), w.pair.get("b"))[:: 1 if w.numerator == "a" else -1]
+        num, den = (a, b)[:: 1 if w.numerator == "a" else -1]
         lines.append(
-            f"counts: {w.count_numerator} under {num!r} vs {w.count_denominator} under {den!r} "
+            f"counts: {w.count_numerator} under {num} vs {w.count_denominator} under {den} "
             f"of {w.certification_samples} samples each (seed {result.seed})"
         )
+    if "float-representation" in result.violation_kinds:
+        lines.append(float_note(result.float_events).strip())
     lines.append("replay: auditor.replay(error.result, mechanism) on fresh samples")
     return "\n".join(lines)

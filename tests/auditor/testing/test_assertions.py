@@ -117,3 +117,20 @@ def test_a_profile_claim_is_stated_as_a_profile_in_the_message():
         assert_dp(_noisy_sum, pairs, profile="gaussian:2", samples=300, semantics="ideal")
     assert "inconclusive audit of the profile gaussian:2" in str(info.value)
     assert "detects only GDP mu >= " in str(info.value)
+
+
+def test_long_datasets_are_cut_in_messages_not_in_the_result():
+    """A witness pair of 20,000 records made a message of half a megabyte (the summary, the
+    Markdown report and the JUnit case too)."""
+    big_a, big_b = [1] * 20_000, [1] * 19_999 + [0]
+
+    def last_record(data, size, rng):
+        return float(data[-1]) + rng.laplace(0.0, 0.05, size)
+
+    with pytest.raises(DPViolation) as info:
+        assert_dp(last_record, [(big_a, big_b)], epsilon=1.0, samples=4_000, relation="any")
+    text = str(info.value)
+    assert len(text) < 2_000 and "(20,000 items)" in text
+    result = info.value.result
+    assert len(result.summary()) < 3_000
+    assert result.to_dict()["witness"]["pair"]["a"] == big_a  # the JSON keeps it whole
