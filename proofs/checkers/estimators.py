@@ -29,6 +29,7 @@ claims are refuted by the exact distribution of S (a convolution of two binomial
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 
 import sympy as sp
 
@@ -50,8 +51,8 @@ def _points(symbols: list, domain: list):
     """Concrete values in the domain (small first): exact rationals and small integers."""
     pools = []
     for s in symbols:
-        if s == N:
-            pools.append([1, 2, 3, 4])
+        if s == N:  # (a bound that fails only for larger populations: 1/(alpha^2 n^2))
+            pools.append([1, 2, 3, 4, 5, 10, 100, 10**4])
         elif s == N1:
             pools.append([0, 1, 2])
         elif s.is_integer:
@@ -64,14 +65,22 @@ def _points(symbols: list, domain: list):
             yield values
 
 
-def _refute_difference(lhs: sp.Expr, rhs: sp.Expr, domain: list, strict_gt: bool):
-    """Values where lhs != rhs (strict_gt False) or lhs > rhs (True), re-checked exactly."""
+def _refute_difference(
+    lhs: sp.Expr, rhs: sp.Expr, domain: list, strict_gt: bool, first: Sequence[dict] = ()
+):
+    """Values where lhs != rhs (strict_gt False) or lhs > rhs (True), re-checked exactly:
+    ``first`` (z3's models, inside the domain), then small values."""
     symbols = sorted(
         (sp.sympify(lhs).free_symbols | sp.sympify(rhs).free_symbols)
         | set().union(*(sp.sympify(c).free_symbols for c in domain)),
         key=str,
     )
-    for values in _points(symbols, domain):
+    inside = [
+        v
+        for v in first
+        if set(symbols) <= set(v) and all(sp.sympify(c).subs(v) is sp.true for c in domain)
+    ]
+    for values in itertools.chain(inside, _points(symbols, domain)):
         lv = rationalize(sp.sympify(lhs).subs(values))
         rv = rationalize(sp.sympify(rhs).subs(values))
         status, how = _compare(lv, rv)
@@ -134,6 +143,7 @@ def _check_variance(claim) -> Finding:
     gap = sp.simplify(claim.bound - var)
     if gap == 0:
         return Finding(Verdict.PROVED, "exact algebra (SymPy)", steps=steps, reason="equality")
+    models = []
     if claim.relation == "<=":
         out = prove_forall(var, claim.bound, e.domain())
         if out.status == "proved":
@@ -142,7 +152,11 @@ def _check_variance(claim) -> Finding:
                 "exact variance (SymPy), bound by z3 over the domain",
                 steps=(*steps, f"bound - Var = {gap}"),
             )
-    found = _refute_difference(var, claim.bound, e.domain(), strict_gt=claim.relation == "<=")
+        if out.status == "model" and out.model is not None:
+            models.append(dict(out.model["symbols"]))
+    found = _refute_difference(
+        var, claim.bound, e.domain(), strict_gt=claim.relation == "<=", first=models
+    )
     if found:
         values, lv, rv, how = found
         if claim.relation == "<=":

@@ -13,6 +13,8 @@ from proofs import (
     EstimateAt,
     LinearEstimator,
     OneBitTelemetry,
+    Variance,
+    Verdict,
     check,
     forced_response_estimator,
     rr_estimator,
@@ -97,3 +99,12 @@ def test_bad_input_is_a_one_line_input_error(kwargs, message):
     with pytest.raises(InputError, match=message) as info:
         EstimateAt(**{**args, **kwargs})
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("bound", ["1/(alpha**2*n**2)", "(1 - alpha**2)/(4*alpha**2*n**2) * 3"])
+def test_a_variance_bound_false_only_for_larger_populations_is_refuted(bound):
+    """Only n <= 4 was tried: Var <= 1/(alpha^2 n^2), false from n = 5 (alpha = 1/10), was
+    'unknown'. z3's model of the failed proof is re-checked first, then larger n."""
+    result = check(Variance(rr_estimator(), bound))
+    assert result.verdict is Verdict.REFUTED, result.summary()
+    assert result.counterexample is not None
