@@ -183,7 +183,7 @@ class GaussianDP:
 
 def _binary_renyi(x: np.ndarray, y: np.ndarray, a: float) -> np.ndarray:
     """Renyi divergence of order ``a > 1`` of Bernoulli(x) from Bernoulli(y), in logs."""
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # (orders up to 1e308)
         t1 = a * np.log(x) + (1 - a) * np.log(y)
         t2 = a * np.log1p(-x) + (1 - a) * np.log1p(-y)
         t1 = np.where(x > 0, t1, -np.inf)
@@ -366,12 +366,12 @@ def _columns(data: dict, keys: tuple[str, str], spec: str, example: str) -> tupl
                 f"profile {spec!r}: key {key!r} must be a non-empty list of numbers, "
                 f"e.g. {example}."
             )
-        try:
-            cols.append(tuple(float(x) for x in v))
-        except (TypeError, ValueError):
+        if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
+            # (true was read as 1.0, "0.5" as 0.5)
             raise InputError(
                 f"profile {spec!r}: {key}={v!r} must be a list of numbers, e.g. {example}."
-            ) from None
+            )
+        cols.append(tuple(float(x) for x in v))
     if len(cols[0]) != len(cols[1]):
         raise InputError(
             f"profile {spec!r}: {keys[0]} and {keys[1]} have {len(cols[0])} and "

@@ -232,6 +232,8 @@ def test_bad_profiles_are_input_errors(spec, words):
         '{"orders": [1, 2], "rdp": [0.1, 0.2]}',
         '{"orders": [2, 3], "rdp": [0.1]}',
         '{"orders": [2], "rdp": ["x"]}',
+        '{"orders": [2], "rdp": [true]}',  # (was read as 1.0)
+        '{"orders": [2], "rdp": ["0.5"]}',  # (was read as 0.5)
         '{"epsilons": [0, 1], "deltas": [0.5, 2]}',
         '{"epsilons": [0, 1], "deltas": [0.5, 0.1]}',
     ],
