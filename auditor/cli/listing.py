@@ -25,7 +25,8 @@ def run(args: argparse.Namespace) -> int:
     if args.names:
         print("\n".join([*CATALOGUE, *ALIASES]))
         return EXIT_OK
-    print(f"{'name':<27} {'claim (eps, delta)':<19} {'true eps':>8}  {'':<7} theorems")
+    width = max(map(len, CATALOGUE))  # (a fixed 27 let long names push their rows aside)
+    print(f"{'name':<{width}} {'claim (eps, delta)':<19} {'true eps':>8}  {'':<7} theorems")
     for name, e in CATALOGUE.items():
         true = e.true()
         status = "ok" if e.correct else "broken"
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
         value = _fmt(None if true is None else true.value)
         if true is not None and not true.tight:
             value = "<=" + value  # a proved upper bound, not shown to be attained
-        print(f"{name:<27} {claim:<19} {value:>8}  {status:<7} {cover}")
+        print(f"{name:<{width}} {claim:<19} {value:>8}  {status:<7} {cover}")
     aliases = ", ".join(f"{a} = {n}" for a, n in ALIASES.items())
     print(f"\naliases: {aliases}")
     return EXIT_OK

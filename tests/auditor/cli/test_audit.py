@@ -259,3 +259,15 @@ def test_bad_pairs_file(tmp_path, capsys):
     bad.write_text("[[0, 1]")
     assert main(["audit", "laplace", "--epsilon", "1", "--pairs", str(bad)]) == 2
     assert "not JSON" in _one_line_error(capsys)
+
+
+def test_list_keeps_its_columns_for_every_name(capsys):
+    """A fixed 27-character name column let longer names push their rows aside."""
+    from auditor.catalogue import CATALOGUE
+
+    assert main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = [line for line in lines if line.split(" ", 1)[0] in CATALOGUE]
+    assert len(rows) == len(CATALOGUE)
+    claim_at = {line.index("(") for line in rows}  # the claim column starts alike everywhere
+    assert len(claim_at) == 1 and lines[0].index("claim") in claim_at
