@@ -136,11 +136,26 @@ class ClosenessResult:
             f"{', '.join(self.qi)}; sensitive {self.sensitive!r} ({self.values} values"
             f"{', ordered' if self.ordered else ''}); distance {self.distance}"
         )
-        lines = [head, f"{kind} = {_fmt(self.closeness)} (max over classes)"]
+        top = self.worst[0].reference if self.worst else None
+        bound = top is not None and not top.optimal  # (a time limit: an upper bound only)
+        lines = [
+            head,
+            f"{kind} {'<=' if bound else '='} {_fmt(self.closeness)} (max over classes"
+            + (
+                ", an upper bound: that class's best reference set was not proved optimal)"
+                if bound
+                else ")"
+            ),
+        ]
         if self.t is not None:
+            unproved = (
+                f", {self.violating_unproved} of them by an upper bound only"
+                if self.violating_unproved
+                else ""
+            )
             lines.append(
                 f"verdict: {self.verdict} at t = {self.t:g} "
-                f"({self.violating_classes} of {self.classes} classes exceed t)"
+                f"({self.violating_classes} of {self.classes} classes exceed t{unproved})"
             )
         lines.extend(self.notes)
         if self.shared_reference is not None:

@@ -100,3 +100,20 @@ def test_a_mid_size_partition_search_stops_within_the_gap_not_at_its_time_limit(
     assert not ref.optimal and 0 <= ref.distance - ref.bound <= GAP
     print("after the search")
     assert capfd.readouterr().out == "after the search\n"
+
+
+def test_an_undetermined_run_states_its_closeness_as_an_upper_bound():
+    """Out of search time, '(1500, t)-closeness = 0.796' and '161 of 201 classes exceed t'
+    were upper bounds read as results (the true values 0.592 and 121)."""
+    from auditor.closeness.reference import ReferenceSet
+    from auditor.closeness.result import ClassDistance, ClosenessResult
+
+    ref = ReferenceSet(1500, (("a", 900), ("b", 600)), 0.8, "lp-rounding", 3, False, 0.25)
+    worst = ClassDistance(("1",), 20, 0, 0.8, 0.9, (("a", 20),), ref)
+    result = ClosenessResult(
+        "t.csv", ("q",), "s", "tv", False, 0.3, 1500, 3000, 2, 2, 0.8, 1, 0, (worst,), 2, 0.1,
+        unproved_classes=1, violating_unproved=1,
+    )  # fmt: skip
+    text = result.summary()
+    assert "(1500, t)-closeness <= 0.8" in text and "an upper bound" in text
+    assert result.verdict == "undetermined" and "1 of them by an upper bound only" in text
