@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
 import re
 import sys
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import BrokenExecutor, Executor, Future
+from concurrent.futures import BrokenExecutor, Executor, Future, InvalidStateError
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
@@ -372,9 +373,27 @@ def open_runner(
         return Runner(None, 1, "inline")
     from loky import get_reusable_executor
 
+    _quiet_cancelled_race()
     pool = get_reusable_executor(max_workers=n, timeout=60)
     _POOLS[id(pool)] = pool
     return Runner(pool, n, f"local:{n}")
+
+
+class _CancelledRace(logging.Filter):
+    """Drops the one record of loky's manager thread that is no news: stopping a pool with
+    ``kill_workers`` sets an error on each pending future, and one this audit had cancelled
+    (an interrupt leaves the rest of a phase cancelled) raises InvalidStateError, which loky
+    logged as a traceback after "dpaudit: interrupted" (2 interrupts in 40)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, InvalidStateError)
+
+
+def _quiet_cancelled_race() -> None:
+    log = logging.getLogger("concurrent.futures")  # (loky logs through it)
+    if not any(isinstance(f, _CancelledRace) for f in log.filters):
+        log.addFilter(_CancelledRace())
 
 
 _POOLS: dict[int, Any] = {}  # the local pools started (loky reuses one per thread)
