@@ -47,12 +47,18 @@ __all__ = ["check", "supports"]
 _RATIONALS = [sp.Rational(1, 2), sp.Rational(1, 4), sp.Rational(3, 4), sp.Rational(1, 10), 1, 2, 3]
 
 
-def _points(symbols: list, domain: list):
+_POPULATIONS = (1, 2, 3, 4)  # (an exact tail sums over every outcome: small n only)
+# a variance is a closed form, cheap at any n: a bound that fails only for larger populations
+# (1/(alpha^2 n^2) from n = 5) is refuted there
+_VARIANCE_POPULATIONS = (1, 2, 3, 4, 5, 10, 100, 10**4)
+
+
+def _points(symbols: list, domain: list, populations: Sequence[int] = _POPULATIONS):
     """Concrete values in the domain (small first): exact rationals and small integers."""
     pools = []
     for s in symbols:
-        if s == N:  # (a bound that fails only for larger populations: 1/(alpha^2 n^2))
-            pools.append([1, 2, 3, 4, 5, 10, 100, 10**4])
+        if s == N:
+            pools.append(list(populations))
         elif s == N1:
             pools.append([0, 1, 2])
         elif s.is_integer:
@@ -66,7 +72,12 @@ def _points(symbols: list, domain: list):
 
 
 def _refute_difference(
-    lhs: sp.Expr, rhs: sp.Expr, domain: list, strict_gt: bool, first: Sequence[dict] = ()
+    lhs: sp.Expr,
+    rhs: sp.Expr,
+    domain: list,
+    strict_gt: bool,
+    first: Sequence[dict] = (),
+    populations: Sequence[int] = _POPULATIONS,
 ):
     """Values where lhs != rhs (strict_gt False) or lhs > rhs (True), re-checked exactly:
     ``first`` (z3's models, inside the domain), then small values."""
@@ -80,7 +91,7 @@ def _refute_difference(
         for v in first
         if set(symbols) <= set(v) and all(sp.sympify(c).subs(v) is sp.true for c in domain)
     ]
-    for values in itertools.chain(inside, _points(symbols, domain)):
+    for values in itertools.chain(inside, _points(symbols, domain, populations)):
         lv = rationalize(sp.sympify(lhs).subs(values))
         rv = rationalize(sp.sympify(rhs).subs(values))
         status, how = _compare(lv, rv)
@@ -155,7 +166,12 @@ def _check_variance(claim) -> Finding:
         if out.status == "model" and out.model is not None:
             models.append(dict(out.model["symbols"]))
     found = _refute_difference(
-        var, claim.bound, e.domain(), strict_gt=claim.relation == "<=", first=models
+        var,
+        claim.bound,
+        e.domain(),
+        strict_gt=claim.relation == "<=",
+        first=models,
+        populations=_VARIANCE_POPULATIONS,
     )
     if found:
         values, lv, rv, how = found
