@@ -40,6 +40,7 @@ from proofs.expr import rationalize
 from proofs.results import Counterexample, Finding, Verdict
 from proofs.smt import prove_forall
 from proofs.symbols import N1, REPORT_BIT, N, T, X
+from proofs.validate import allowed
 
 __all__ = ["check", "supports"]
 
@@ -86,10 +87,12 @@ def _refute_difference(
         | set().union(*(sp.sympify(c).free_symbols for c in domain)),
         key=str,
     )
-    inside = [
+    inside = [  # (z3 works over the reals: a model's n may be 3/2, which no population is)
         v
         for v in first
-        if set(symbols) <= set(v) and all(sp.sympify(c).subs(v) is sp.true for c in domain)
+        if set(symbols) <= set(v)
+        and all(allowed(s, v[s]) for s in symbols)
+        and all(sp.sympify(c).subs(v) is sp.true for c in domain)
     ]
     for values in itertools.chain(inside, _points(symbols, domain, populations)):
         lv = rationalize(sp.sympify(lhs).subs(values))

@@ -108,3 +108,16 @@ def test_a_variance_bound_false_only_for_larger_populations_is_refuted(bound):
     result = check(Variance(rr_estimator(), bound))
     assert result.verdict is Verdict.REFUTED, result.summary()
     assert result.counterexample is not None
+
+
+@pytest.mark.parametrize(
+    "extra", ["(n - 1)*(n - 2)/n", "(n - 1)*(n - 2)", "n_1*(n_1 - 1)"], ids=["a", "b", "c"]
+)
+def test_a_true_variance_bound_is_never_refuted_at_a_model_no_population_has(extra):
+    """Each bound exceeds Var = 3/(4n) at every integer n (and n_1), not at n = 3/2 or
+    n_1 = 1/2, where z3's model of the failed proof lay: they were refuted there."""
+    from proofs.symbols import N1, N
+
+    extra_expr = sp.sympify(extra, locals={"n": N, "n_1": N1})
+    result = check(Variance(rr_estimator(HALF), 3 / (4 * N) + extra_expr))
+    assert result.verdict is not Verdict.REFUTED, result.summary()
