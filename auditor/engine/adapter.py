@@ -330,8 +330,9 @@ def kind_of(arr: np.ndarray) -> str:
 
 
 # Seeding shared generators and drawing from them is one step: threads of one process (a Dask
-# worker with several threads) would otherwise reseed them under one another's draws.
-_SEEDED_DRAW = threading.Lock()
+# worker with several threads) would otherwise reseed them under one another's draws. (An
+# RLock: a mechanism that runs an audit of its own draws again in its thread.)
+_SEEDED_DRAW = threading.RLock()
 
 
 def draw(mech: Mechanism, data: Any, n: int, rng: np.random.Generator) -> np.ndarray:

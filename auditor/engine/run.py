@@ -415,35 +415,54 @@ def _identity(mech: Mechanism, pairs: Sequence[Pair], cfg: AuditConfig, plan: Pl
 
 def _fingerprint(mech: Mechanism) -> str:
     """The mechanism itself, not only its name: closures from one factory share a name but not
-    their captured parameters. Pickled by value (cloudpickle) unless importable by name, so
+    their captured parameters, and a file target's globals may come from its environment.
+    Pickled by value (cloudpickle, with sets in a fixed order) unless importable by name, so
     the source file of the module defining it counts too (an edited ``module:callable``)."""
-    import cloudpickle
-
     try:
-        blob = cloudpickle.dumps(mech.func)
+        blob = _stable_pickle(mech.func)
     except Exception:  # an unpicklable mechanism cannot run on workers either; name it only
         return "unpicklable"
     # (a function pickled by value carries its code; one pickled by name, only its name)
-    if pickled_by_reference(mech.func):
-        return hashlib.sha256(blob + _module_sources(mech.func)).hexdigest()[:16]
-    if _named_in_its_module(mech.func):
-        # a file target's callable: its file and name say what it is, and its pickle need
-        # not (a set it uses is pickled in an order that changes with each process's string
-        # hashing, so the same audit could never be resumed)
-        name = mech.func.__qualname__.encode()
-        return hashlib.sha256(b"file:" + name + _module_sources(mech.func)).hexdigest()[:16]
-    return hashlib.sha256(blob).hexdigest()[:16]
+    source = _module_sources(mech.func) if pickled_by_reference(mech.func) else b""
+    return hashlib.sha256(blob + source).hexdigest()[:16]
 
 
-def _named_in_its_module(func: Any) -> bool:
-    """Is ``func`` what its module, loaded from a source file, holds under its name?"""
-    module = sys.modules.get(getattr(func, "__module__", None) or "")
-    name = getattr(func, "__qualname__", "")
-    return (
-        getattr(module, "__file__", None) is not None
-        and "." not in name
-        and getattr(module, name, None) is func
-    )
+def _stable_pickle(func: Any) -> bytes:
+    """cloudpickle's bytes of ``func`` with every set in a fixed order: a set of strings is
+    pickled in the order of each process's string hashing, so a file target using one
+    changed fingerprint with every run and its checkpoint could never be resumed. For
+    hashing only (functions' and code objects' reductions are rewritten, not loadable)."""
+    import io
+    import types
+
+    import cloudpickle
+
+    def canon(x: Any) -> Any:
+        if isinstance(x, (set, frozenset)):
+            return ("<set>", tuple(sorted((canon(v) for v in x), key=repr)))
+        if isinstance(x, dict):
+            return ("<dict>", tuple(sorted(((canon(k), canon(v)) for k, v in x.items()), key=repr)))
+        if isinstance(x, (list, tuple)):
+            return type(x)(canon(v) for v in x)
+        if isinstance(x, types.CellType):
+            try:
+                return ("<cell>", canon(x.cell_contents))
+            except ValueError:  # an empty cell
+                return ("<cell>",)
+        return x
+
+    class Stable(cloudpickle.Pickler):
+        def reducer_override(self, obj: Any) -> Any:
+            if isinstance(obj, types.CodeType):
+                return types.CodeType, (obj.co_code, canon(obj.co_consts), obj.co_names)
+            rv = super().reducer_override(obj)
+            if isinstance(obj, types.FunctionType) and isinstance(rv, tuple):
+                return tuple(canon(part) if i in (1, 2) else part for i, part in enumerate(rv))
+            return rv
+
+    buf = io.BytesIO()
+    Stable(buf).dump(func)
+    return buf.getvalue()
 
 
 def _module_sources(func: Any) -> bytes:

@@ -61,11 +61,13 @@ def md_cell(value) -> str:
     return html.escape(text, quote=False)
 
 
-def md_code(value) -> str:
-    """A Markdown code span shown as written, in a table cell too: fenced by more backticks
-    than any run inside it; no entity escaping (a code span shows `&lt;` as is), pipes
-    escaped for the table (GFM removes that backslash)."""
-    text = str(value).replace("\n", " ").replace("|", "\\|")
+def md_code(value, table: bool = True) -> str:
+    """A Markdown code span shown as written: fenced by more backticks than any run inside
+    it; no entity escaping (a code span shows `&lt;` as is); in a table cell (``table``)
+    pipes escaped (GFM removes that backslash there, and shows it anywhere else)."""
+    text = str(value).replace("\n", " ")
+    if table:
+        text = text.replace("|", "\\|")
     fence = "`" * (max((len(r) for r in re.findall("`+", text)), default=0) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"

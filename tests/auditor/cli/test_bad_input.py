@@ -76,7 +76,7 @@ def test_events_and_markdown_print_safely():
     )
     # a code span: no entities (they show as typed there), a fence longer than any backtick run
     assert md_code("a<b&c") == "`a<b&c`" and md_code("x``y") == "```x``y```"
-    assert md_code("`q|r`") == "`` `q\\|r` ``"
+    assert md_code("`q|r`") == "`` `q\\|r` ``" and md_code("q|r", table=False) == "`q|r`"
 
 
 def test_markdown_reports_keep_their_figures_out_of_the_table(tmp_path):

@@ -317,3 +317,8 @@ def test_ordered_values_are_read_exactly(tmp_path):
     assert closeness(table, "emd", t=0.1).closeness == pytest.approx(0.5)
     mixed = table_from_columns({"q": list("aabbc")}, ["1", "1.0", "2e0", " 3", "1_0"], ordered=True)
     assert mixed.values == ("1", "2e0", " 3", "1_0")  # 1 = 1.0 < 2 < 3 < 10
+    # what a double does not read stays refused; a huge exponent is read as the double
+    with pytest.raises(InputError, match="'3/4'"):
+        table_from_columns({"q": ["a"]}, ["3/4"], ordered=True)
+    tiny = table_from_columns({"q": ["a", "a"]}, ["1e-10000000", "0"], ordered=True)
+    assert len(tiny.values) == 1  # (as a double it is 0: seconds as an exact fraction)

@@ -243,9 +243,13 @@ def test_a_file_targets_fingerprint_does_not_change_with_string_hashing(tmp_path
     import sys
 
     (tmp_path / "words.py").write_text(
-        "ALLOWED = {'alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta'}\n\n"
+        "import os\n\n"
+        "ALLOWED = {'alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta'}\n"
+        "SCALE = float(os.environ.get('SCALE', '1'))\n\n"
         "def release(data, rng):\n"
-        "    return len([w for w in data if w in ALLOWED]) + rng.laplace(0, 1.0)\n"
+        "    if data[0] in {'x', 'y', 'z', 'w'}:\n"
+        "        return 0.0\n"
+        "    return len([w for w in data if w in ALLOWED]) + rng.laplace(0, SCALE)\n"
     )
     code = (
         "from auditor.cli.audit import resolve_target\n"
@@ -254,17 +258,18 @@ def test_a_file_targets_fingerprint_does_not_change_with_string_hashing(tmp_path
         f"print(_fingerprint(as_mechanism(resolve_target({str(tmp_path / 'words.py')!r} + "
         "':release')[0])))\n"
     )
-    prints = {
-        subprocess.run(
-            [sys.executable, "-c", code],
-            env={**os.environ, "PYTHONHASHSEED": str(h)},
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        for h in (1, 2, 3)
-    }
+
+    def fingerprint(hash_seed: int, scale: str = "1") -> str:
+        env = {**os.environ, "PYTHONHASHSEED": str(hash_seed), "SCALE": scale}
+        run = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+        return run.stdout
+
+    prints = {fingerprint(h) for h in (1, 2, 3)}
     assert len(prints) == 1, prints
+    # what its globals hold counts (a scale read from the environment: another mechanism)
+    assert fingerprint(1, "0.05") not in prints
 
 
 # -- early stopping and the time limit -----------------------------------------------------------
@@ -730,3 +735,17 @@ def test_the_pools_cancelled_future_race_is_not_logged(caplog):
         except ValueError:
             log.critical("Exception in executor manager thread:", exc_info=True)
     assert [r.exc_info[0] for r in caplog.records] == [ValueError]
+
+
+def _outer_draws(data):  # no rng, and a draw of another such mechanism inside each call
+    from auditor.engine.adapter import as_mechanism, draw
+
+    inner = draw(as_mechanism(_global_gauss), 0, 2, np.random.default_rng(1))
+    return float(inner.sum()) + random.gauss(float(np.sum(data)), 1.0)
+
+
+def test_a_mechanism_that_draws_from_another_does_not_deadlock():
+    """The draw lock was not reentrant: an audit run inside a mechanism's call (its draws)
+    waited for ever."""
+    r = audit(_outer_draws, [([0], [1])], epsilon=1.0, samples=2_000, seed=1, workers=1)
+    assert r.verdict in ("violation", "no violation found", "inconclusive")
