@@ -331,7 +331,7 @@ def kind_of(arr: np.ndarray) -> str:
 
 # Seeding shared generators and drawing from them is one step: threads of one process (a Dask
 # worker with several threads) would otherwise reseed them under one another's draws. (An
-# RLock: a mechanism that runs an audit of its own draws again in its thread.)
+# RLock: a mechanism may itself draw from another, in its own thread.)
 _SEEDED_DRAW = threading.RLock()
 
 

@@ -441,7 +441,8 @@ def _stable_pickle(func: Any) -> bytes:
         if isinstance(x, (set, frozenset)):
             return ("<set>", tuple(sorted((canon(v) for v in x), key=repr)))
         if isinstance(x, dict):
-            return ("<dict>", tuple(sorted(((canon(k), canon(v)) for k, v in x.items()), key=repr)))
+            items = sorted(x.items(), key=lambda kv: repr(kv[0]))  # (by key: a value may be big)
+            return ("<dict>", tuple((canon(k), canon(v)) for k, v in items))
         if isinstance(x, (list, tuple)):
             return type(x)(canon(v) for v in x)
         if isinstance(x, types.CellType):
