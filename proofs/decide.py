@@ -31,6 +31,7 @@ __all__ = [
     "closed_compare",
     "compare",
     "differ",
+    "differs_somewhere",
     "discharge",
     "free_symbols",
     "greater",
@@ -129,11 +130,38 @@ def algebraically_equal(a: sp.Expr, b: sp.Expr, thorough: bool = False) -> bool:
     diff = a - b
     if diff == 0 or sp.expand(diff) == 0:
         return True
+    thorough = thorough and not differs_somewhere(diff)  # (simplify can take minutes)
     if diff.has(sp.log):
         logs = sp.expand_log(sp.expand(diff, deep=False), force=True)
         if sp.expand(logs) == 0 or (thorough and sp.simplify(logs) == 0):
             return True
     return thorough and sp.simplify(diff) == 0
+
+
+# functions analytic where defined: a difference of them that vanishes on an open set of
+# allowed values vanishes at every allowed point where it is defined
+_KINKED = (sp.Abs, sp.Min, sp.Max, sp.Piecewise, sp.sign, sp.floor, sp.ceiling, sp.Heaviside)
+_PROBES = (sp.Rational(7, 13), sp.Rational(29, 11))
+
+
+def differs_somewhere(diff: sp.Expr) -> bool:
+    """Is ``diff`` certainly non-zero (by arb) at a point its symbols' assumptions allow? Then
+    it is not identically zero, and no simplification can show that it is. False when
+    undecided, or when ``diff`` has kinks (``|x| - x`` vanishes where ``x > 0`` only)."""
+    symbols = sorted(diff.free_symbols, key=str)
+    if not symbols or diff.has(*_KINKED):
+        return False
+    for r in _PROBES:
+        point = {s: _probe_value(s, r) for s in symbols}
+        value = diff.xreplace(point)
+        if certainly_greater(value, 0) or certainly_less(value, 0):
+            return True
+    return False
+
+
+def _probe_value(s: sp.Symbol, r: sp.Rational) -> sp.Expr:
+    v = sp.Integer(math.ceil(3 * r)) if s.is_integer else r
+    return -v if s.is_nonpositive else v
 
 
 def discharge(lhs, rhs, constraints) -> Outcome:

@@ -43,6 +43,7 @@ __all__ = [
     "as_expr",
     "by_name",
     "float_value",
+    "one_per_name",
     "parse",
     "rationalize",
     "rule_expr",
@@ -385,6 +386,25 @@ def by_name(expr: sp.Expr, table: Mapping[str, Any]) -> sp.Expr:
     whatever assumptions the user's symbol carries."""
     swap = {s: table[s.name] for s in expr.free_symbols if s.name in table and table[s.name] != s}
     return expr.xreplace(swap) if swap else expr
+
+
+def one_per_name(values: Mapping[str, sp.Expr]) -> dict[str, sp.Expr]:
+    """`values` with every symbol that shares its name with another replaced by one symbol of
+    that name carrying only the assumptions all of them carry: a claim written with
+    ``Symbol("epsilon")`` in one field and the text "epsilon" in another speaks of one
+    quantity, and a check over the weaker assumptions covers both readings."""
+    named: dict[str, set] = {}
+    for v in values.values():
+        for s in v.free_symbols:
+            named.setdefault(s.name, set()).add(s)
+    swap = {}
+    for name, group in named.items():
+        if len(group) > 1:
+            facts = [s.assumptions0 for s in group]
+            common = {k: v for k, v in facts[0].items() if all(f.get(k) == v for f in facts)}
+            one = sp.Symbol(name, **common)
+            swap.update({s: one for s in group if s != one})
+    return {f: v.xreplace(swap) for f, v in values.items()} if swap else dict(values)
 
 
 def rule_expr(value: Any, name: str, allowed: Mapping[str, sp.Symbol]) -> sp.Expr:

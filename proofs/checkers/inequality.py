@@ -18,7 +18,14 @@ import sympy as sp
 
 from proofs.checkers.laws import params, points
 from proofs.claims.inequality import Inequality
-from proofs.decide import algebraically_equal, closed_compare, greater, holds_at, show
+from proofs.decide import (
+    algebraically_equal,
+    closed_compare,
+    differs_somewhere,
+    greater,
+    holds_at,
+    show,
+)
 from proofs.results import Counterexample, Finding, Verdict
 from proofs.smt import prove_forall
 from proofs.validate import allowed, check_satisfiable
@@ -93,7 +100,7 @@ def check(claim: Inequality) -> Finding:
     if (
         algebraically_equal(lhs, rhs, thorough=True)
         if logs_positive
-        else sp.simplify(lhs - rhs) == 0
+        else not differs_somewhere(lhs - rhs) and sp.simplify(lhs - rhs) == 0
     ):
         return Finding(Verdict.PROVED, "exact algebra (the two sides are equal)")
     if not symbols:

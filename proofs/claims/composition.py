@@ -12,7 +12,7 @@ import sympy as sp
 
 from proofs.claims.base import Claim
 from proofs.errors import InputError
-from proofs.expr import as_expr, rule_expr
+from proofs.expr import as_expr, one_per_name, rule_expr
 from proofs.mechanisms.tables import FiniteMechanism
 from proofs.symbols import D1, D2, DEL, E0, E1, E2, EPS, K
 from proofs.validate import MAX_COMPOSITIONS, check_delta, check_eps_value, group_size
@@ -141,7 +141,7 @@ class ComposedDP(Claim):
 
     def __post_init__(self):
         fields = ("epsilon", "k", "epsilon_total", "delta_total", "delta")
-        values = {f: as_expr(getattr(self, f), f) for f in fields}
+        values = one_per_name({f: as_expr(getattr(self, f), f) for f in fields})
         # a symbolic k is a positive integer, whatever assumptions its symbol carried
         ks = {s for s in values["k"].free_symbols if s.name == "k"}
         values = {f: v.xreplace(dict.fromkeys(ks, K)) for f, v in values.items()}

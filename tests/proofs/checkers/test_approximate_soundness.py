@@ -616,3 +616,34 @@ def test_an_estimator_written_with_fixed_or_foreign_names_is_bad_input():
         LinearEstimator(ForcedResponse(), "1/p_truth", "-n*(1-p_truth)*p_yes/p_truth", "n_1")
     with pytest.raises(InputError, match=r"target=.* uses t"):
         LinearEstimator(AlphaCoinRR(), 1, 0, "n_1 + t")
+
+
+_t = sp.Symbol("t", real=True)
+_u = sp.Symbol("u", negative=True)
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        # "every 1-DP mechanism is (1 + t)-DP for every real t": false at t = -1/2
+        ComposedDP(1, 1, 1 + _t, 0, 0),
+        # a negative slack: the checker's own t >= 0 made the domain empty and the proof vacuous
+        ComposedDP("epsilon", "k", sp.Symbol("k") * sp.Symbol("epsilon") + _u, "k*delta", "delta"),
+        ComposedDP("epsilon", 1, "epsilon", sp.Symbol("delta") + _u, "delta"),
+    ],
+)
+def test_a_composition_symbol_ranges_as_its_assumptions_allow(claim):
+    """Every free symbol was taken to be >= 0, whatever its assumptions: these were proved."""
+    found = check(claim)
+    assert found.verdict is Verdict.REFUTED, found.summary()
+
+
+def test_one_name_is_one_quantity_in_a_composition():
+    """``Symbol("epsilon")`` and the text "epsilon" stayed two variables: k-fold composition
+    of (eps, delta) being (k eps, k delta) was refuted at a point printed with one epsilon."""
+    e = sp.Symbol("epsilon")
+    assert check(ComposedDP(e, "k", "k*epsilon", "k*delta", "delta")).verdict is Verdict.PROVED
+    k = sp.Symbol("k")
+    assert check(ComposedDP("epsilon", "k", k * e, "k*delta", "delta")).verdict is Verdict.PROVED
+    below = ComposedDP(e, "k", "k*epsilon*99/100", "k*delta", "delta")
+    assert check(below).verdict is Verdict.REFUTED

@@ -505,3 +505,13 @@ def test_many_reports_are_decided_without_the_direct_obligation(monkeypatch):
         result = check(false)
         assert result.verdict is Verdict.REFUTED, result.summary()
         assert result.counterexample is not None
+
+
+def test_an_infinite_claimed_epsilon_is_never_violated():
+    """At p = 1 the claimed |log(p / (1 - p))| is infinite: "ratio infinite > e^oo" was shown
+    as a counterexample to a true claim."""
+    p = sp.Symbol("p", positive=True)
+    rr = FiniteMechanism({0: {0: p, 1: 1 - p}, 1: {0: 1 - p, 1: p}})
+    found = check(PureDP(rr, sp.Abs(sp.log(p / (1 - p)))))
+    assert found.verdict is not Verdict.REFUTED, found.summary()
+    assert check(PureDP(rr, sp.Abs(sp.log(p / (1 - p))) / 2)).verdict is Verdict.REFUTED
