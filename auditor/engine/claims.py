@@ -71,6 +71,30 @@ REFERENCE_DELTA = 1e-5  # the delta at which a profile audit reads off epsilon, 
 ZCDP_ORDERS = tuple(
     sorted({1 + x / 8 for x in range(1, 16)} | {float(a) for a in range(3, 65)} | {128.0, 256.0})
 )
+# the largest ln(1 / delta) a zCDP claim is read at tightly: its best order is about
+# 1 + sqrt(ln(1 / delta) / rho), past 256 for a small rho (at rho = 1e-6 and delta = 1e-5, the
+# orders up to 256 read epsilon as 0.0198 where the claim says 0.0068)
+ZCDP_LOG_DELTA = 60.0
+
+
+def zcdp_orders(rho: float) -> tuple[float, ...]:
+    """The orders a zCDP claim of ``rho`` is read at: ZCDP_ORDERS, and geometric grids (ratio
+    2^(1/8)) on to about the best order at ln(1 / delta) = ZCDP_LOG_DELTA (at most 1e12) and,
+    for a large rho, down towards 1 (a - 1 = sqrt(ln(1 / delta) / rho) at ln(1 / delta) =
+    1/4). Every order is valid (zCDP bounds every Renyi divergence), so more only tighten."""
+    top = min(2.0 * (1.0 + math.sqrt(ZCDP_LOG_DELTA / rho)), 1e12)
+    up = max(math.ceil(8 * math.log2(top / 256.0)), 0)
+    low = max(math.sqrt(0.25 / rho), 1e-9)  # the smallest a - 1
+    down = max(math.ceil(8 * math.log2(0.125 / low)), 0)
+    return tuple(
+        sorted(
+            {*ZCDP_ORDERS}
+            | {256.0 * 2 ** (j / 8) for j in range(1, up + 1)}
+            | {1.0 + 0.125 * 2 ** (-j / 8) for j in range(1, down + 1)}
+        )
+    )
+
+
 TRADEOFF_ITER = 60  # bisection steps of a numerically inverted trade-off curve
 
 
@@ -448,7 +472,8 @@ def parse_profile(spec: str, delta: float | None = None) -> Profile:
         return _gdp(_positive(rest, "mu", spec, "gdp:1"), spec, ref)
     if kind == "zcdp":
         rho = _positive(rest, "rho", spec, "zcdp:0.5")
-        return RenyiProfile(ZCDP_ORDERS, tuple(rho * a for a in ZCDP_ORDERS), spec, ref)
+        orders = zcdp_orders(rho)
+        return RenyiProfile(orders, tuple(rho * a for a in orders), spec, ref)
     data = _load(rest, spec)
     return _rdp(data, spec, ref) if kind == "rdp" else _table(data, spec, ref)
 
