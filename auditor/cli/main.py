@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _run(_parse(argv))
     except InputError as exc:
-        print(f"dpaudit: error: {exc}", file=sys.stderr)
+        print(f"dpaudit: error: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except Terminated:
         print("dpaudit: terminated", file=sys.stderr)
@@ -205,6 +205,11 @@ def main(argv: list[str] | None = None) -> int:
         traceback.print_exc()
         print("dpaudit: internal error (a bug in dpaudit); please report it.", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def one_line(text: str) -> str:
+    """A message on one line: a mechanism's own error text may span several."""
+    return " / ".join(part.strip() for part in text.splitlines() if part.strip())
 
 
 def _os_error(exc: OSError) -> str | None:

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from auditor.engine.result import dataset_words
 from proofs.errors import InputError
 
 __all__ = [
@@ -91,12 +92,13 @@ def _call(mech: Mechanism, data: Any, n: int, rng: np.random.Generator) -> Any:
         raise
     except SystemExit as exc:  # exit code 0 would read as "nothing wrong found"
         raise InputError(
-            f"mechanism {mech.name} called sys.exit({exc.code!r}) on data={data!r}; a "
+            f"mechanism {mech.name} called sys.exit({exc.code!r}) on data={dataset_words(data)}; a "
             "mechanism must return its output, not end the audit."
         ) from None
     except Exception as exc:  # the mechanism's own bug: name it, do not hide it
         raise InputError(
-            f"mechanism {mech.name} raised {type(exc).__name__}: {exc} on data={data!r}; "
+            f"mechanism {mech.name} raised {type(exc).__name__}: {exc} on "
+            f"data={dataset_words(data)}; "
             "fix the mechanism or pass data it accepts."
         ) from exc
 
@@ -162,8 +164,11 @@ def _convert(mech: Mechanism, raw: Any, n: int) -> np.ndarray:
         if arr.dtype.kind == "f" and arr.size and not np.abs(arr).max() < 2**53:
             arr = _exact_array(mech, values, arr)
         if arr.dtype.kind == "U":  # rows of strings: numpy would have made text of numbers
-            strings = lambda v: all(isinstance(x, str) for x in np.ravel(np.asarray(v, object)))
-            i = _first_bad(values, lambda v: not strings(v))
+            kinds = lambda v: {isinstance(x, str) for x in np.ravel(np.asarray(v, object))}
+            # the first row unlike the first one (a row of numbers among rows of strings, or
+            # the other way round), or the first one when it mixes both itself
+            first = kinds(values[0])
+            i = _first_bad(values, lambda v: len(first) > 1 or kinds(v) != first)
             if i >= 0:
                 raise _bad_output(mech, i, values[i], "it mixes strings and numbers")
     if arr.shape[:1] != (n,):

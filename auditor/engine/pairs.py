@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from auditor.engine.relations import RELATIONS
+from auditor.engine.result import dataset_words
 from proofs.errors import InputError
 
 __all__ = [
@@ -124,7 +125,8 @@ def _pair_from_json(item: Any, i: int, path: str) -> Pair:
 def _records(x: Any, pair: Pair, relation: str) -> list[Any]:
     if not isinstance(x, (list, tuple, np.ndarray)):
         raise InputError(
-            f"pair {pair.to_dict()} is not neighbouring under {relation}: {x!r} is not a list of "
+            f"pair {dataset_words(pair.to_dict())} is not neighbouring under {relation}: "
+            f"{dataset_words(x)} is not a list of "
             "records; pass datasets as JSON lists."
         )
     return list(_jsonable(x))
@@ -172,7 +174,8 @@ def check_pair(pair: Pair, relation: str, sensitivity: float = 1.0) -> None:
     if not ok:
         extra = f" {sensitivity:g}" if rel == "sensitivity" else ""
         raise InputError(
-            f"pair A={_jsonable(pair.a)!r}, B={_jsonable(pair.b)!r} is not neighbouring under "
+            f"pair A={dataset_words(_jsonable(pair.a))}, B={dataset_words(_jsonable(pair.b))} "
+            "is not neighbouring under "
             f"relation {rel}{extra}; give a neighbouring pair or the right relation."
         )
 
@@ -314,5 +317,7 @@ def integer_input(data: Any, k: int | None = None) -> int:
         ok = False
     if not ok:
         allowed = "an integer" if k is None else f"an integer in 0..{k - 1}"
-        raise InputError(f"data={data!r} is not an input of this mechanism; give {allowed}.")
+        raise InputError(
+            f"data={dataset_words(data)} is not an input of this mechanism; give {allowed}."
+        )
     return x

@@ -31,6 +31,9 @@ MIN_ROUND = 25_000  # fewest selection samples per dataset in the first round of
 HALVING_PAIRS = 8
 SCALAR_BUILD_CAP = 1 << 17  # outputs per dataset held for building events
 VECTOR_BUILD_ELEMENTS = 1 << 20  # vector outputs held: rows = this / width (at least 16k)
+# ... but never more elements than this (128 MiB of float64 per dataset): 16k rows of a
+# 10,000-wide output held 2.6 GB and peaked at 4.7 GB at 2e4 samples
+VECTOR_HELD_ELEMENTS = 1 << 24
 VECTOR_TALLY_ELEMENTS = 1 << 25  # vector outputs whose key values are tallied, streamed
 
 
@@ -41,6 +44,9 @@ class Probe:
     kind: str
     tail: tuple[int, ...]
     rate: float
+    # categories drawn in the probe's largest batch, when every one of them was different
+    # (text that never repeats, as an id): no event on such outputs recurs; else 0
+    distinct: int = 0
 
     @property
     def scalar(self) -> bool:
@@ -55,14 +61,19 @@ def probe(mech: Mechanism, data: Any, seed: int, budget: float = 0.05) -> Probe:
     """Draw a few outputs (never used by the audit) to learn their shape and the speed."""
     gen = np.random.default_rng(np.random.SeedSequence([seed, 0x5CA1]))
     t0 = time.perf_counter()
-    y = draw(mech, data, 8, gen)
+    y = last = draw(mech, data, 8, gen)
     total, size, elapsed = 8, 16, time.perf_counter() - t0
     while elapsed < budget and total < 16_384:  # a slow mechanism is timed on its first 8
-        draw(mech, data, size, gen)
+        last = draw(mech, data, size, gen)
         total += size
         elapsed = time.perf_counter() - t0
         size *= 4
-    return Probe(kind_of(y), tuple(y.shape[1:]), total / max(elapsed, 1e-9))
+    kind = kind_of(y)
+    unique = kind == "category" and np.unique(last).size == last.shape[0] >= DISTINCT_PROBE
+    return Probe(kind, tuple(y.shape[1:]), total / max(elapsed, 1e-9), last.shape[0] * unique)
+
+
+DISTINCT_PROBE = 64  # fewest probe outputs, all different, that say outputs never repeat
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +155,7 @@ class Plan:
         """``sequential``: certification looks at its counts on the schedule (early stopping or
         a time limit); otherwise once, at the end, with the whole failure probability."""
         cap = batch_size or max(1, (1 << 20 if mech.batched else 1 << 16) // pr.width)
-        hold = SCALAR_BUILD_CAP if pr.scalar else max(1 << 14, VECTOR_BUILD_ELEMENTS // pr.width)
+        hold = SCALAR_BUILD_CAP if pr.scalar else _vector_hold(pr.width)
         rounds = []
         for alive, m in halving(n_pairs, selection):
             h = max(1, min(m // 2, hold))
@@ -165,3 +176,9 @@ class Plan:
     def serial_seconds(self, rate: float) -> float:
         draws = 2 * (sum(r.alive * r.n for r in self.rounds) + self.certify.n)
         return draws / max(rate, 1e-9)
+
+
+def _vector_hold(width: int) -> int:
+    """Rows of a vector output held per dataset for building events."""
+    rows = max(1 << 14, VECTOR_BUILD_ELEMENTS // width)
+    return max(min(rows, VECTOR_HELD_ELEMENTS // width), 64)

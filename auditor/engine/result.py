@@ -41,6 +41,9 @@ ZERO_NOTE = (
 _SHOWN = 120  # characters of a dataset shown in a summary, a message or a report
 
 
+SIZED_NOTE = "sized to the time limit"  # how an audit fitted to --max-time says so
+
+
 def dataset_words(data: Any, width: int = _SHOWN, render: Callable[[Any], str] = repr) -> str:
     """A dataset as people read it (its ``render``: repr, or json.dumps in a report), cut to
     about ``width`` characters with its length said: a witness pair of 20,000 records made
@@ -213,6 +216,7 @@ class AuditResult:
             )
         if self.stop != "complete" or self.looks > 1:
             lines.append(f"  certified at look {self.look} of {self.looks} ({self.stop})")
+        lines += [f"  {n}" for n in self.notes if n.startswith(SIZED_NOTE)]
         if not self.reproducible:
             why = [n for n in self.notes if n.startswith("not reproducible")]
             lines.append(f"  {why[0] if why else 'not reproducible'}")

@@ -50,7 +50,7 @@ from auditor.engine.pairs import (
     same_dataset,
 )
 from auditor.engine.plan import Plan, probe
-from auditor.engine.result import AuditResult, Witness
+from auditor.engine.result import SIZED_NOTE, AuditResult, Witness
 from auditor.engine.select import FAMILIES, Candidate
 from auditor.engine.session import Session
 from auditor.engine.stats import cp_lower, cp_upper, delta_bound, epsilon_bound
@@ -239,6 +239,7 @@ def _conclude(
     t0: float,
     notes: Sequence[str] = (),
     seeded: bool = True,
+    distinct: int = 0,
 ) -> AuditResult:
     chosen, counts, n, a = out.chosen, out.counts, out.samples, out.levels()
     each = shares(chosen)  # event k's share of the even split's level (a = level * each)
@@ -298,7 +299,7 @@ def _conclude(
         }
     )
     apart = witness is not None and float(lo[best]) > float(hi[best])
-    verdict, hint = _verdict(violated, detect, judge, cfg, witness is not None, apart)
+    verdict, hint = _verdict(violated, detect, judge, cfg, witness is not None, apart, distinct)
     if verdict == "inconclusive" and out.stop == "max-time" and n == 0:
         hint = (
             "inconclusive: the time limit ran out before any certification sample was drawn; "
@@ -364,13 +365,20 @@ _TRY = f"try {_SAMPLES}, {_PAIRS} or other event families (families=)."
 
 
 def _verdict(
-    violation: bool, detect: float, judge: Any, cfg: AuditConfig, found: bool, apart: bool = False
+    violation: bool,
+    detect: float,
+    judge: Any,
+    cfg: AuditConfig,
+    found: bool,
+    apart: bool = False,
+    distinct: int = 0,
 ) -> tuple[str, str]:
     """``violation``; ``inconclusive`` when the audit could only have certified a violation
     of a mechanism ``inconclusive_factor`` times leakier than claimed (its detectable epsilon
     is above that); else ``no violation found``. The hint says what to change. ``apart``: the
     witness's certified bounds tell the datasets apart (its lower bound under one is above
-    its upper bound under the other)."""
+    its upper bound under the other). ``distinct``: the probe drew this many categories,
+    all different (0 if not)."""
     if violation:
         return "violation", ""
     if conclusive(detect, judge, cfg.inconclusive_factor):
@@ -379,6 +387,13 @@ def _verdict(
         return "inconclusive", (
             "inconclusive: the certified events tell the datasets apart, but only where the "
             "claim allows any mechanism to, so none could have been caught on them; " + _TRY
+        )
+    if (not found or math.isinf(detect)) and distinct:
+        return "inconclusive", (
+            f"inconclusive: no event told the datasets apart, and all {distinct} outputs of "
+            "the probe were different (text that never repeats, such as an id or a time), so "
+            "no event on them recurs and more samples cannot help; map the outputs to fewer "
+            "categories or to numbers."
         )
     if not found or math.isinf(detect):  # (an event seen alike under both datasets)
         return "inconclusive", (
@@ -478,6 +493,39 @@ def _module_sources(func: Any) -> bytes:
     return out
 
 
+# of a time limit, the share the sampling may take when an audit is sized to fit it (the rest
+# goes to building and judging events, and to the rate's error)
+FIT_SHARE = 0.5
+
+
+def _fit_to_time(
+    cfg: AuditConfig, pr: Any, plan: Plan, workers: int, chosen_split: bool
+) -> tuple[AuditConfig, str] | None:
+    """With a time limit and no checkpoint (which means to run in slices), fewer samples when
+    the probed rate says the asked ones take longer than FIT_SHARE of it: otherwise the limit
+    ends the audit in its selection and nothing is certified. Decided before any sample is
+    drawn (the probe's are never used), so every bound stays valid; None to keep the plan."""
+    if cfg.max_time is None or cfg.checkpoint is not None:
+        return None
+    projected = plan.serial_seconds(pr.rate) / max(workers, 1)
+    if projected <= FIT_SHARE * cfg.max_time:
+        return None
+    samples = max(int(cfg.samples * FIT_SHARE * cfg.max_time / projected), 200)
+    if samples >= cfg.samples:
+        return None
+    scale = samples / cfg.samples
+    selection = None if chosen_split else max(int(cfg.selection_samples * scale), 100)
+    fitted = replace(cfg, samples=samples, selection_samples=selection)
+    if chosen_split:
+        fitted = replace(fitted, selection_samples=fitted.split(pr.scalar, plan.n_pairs)[0])
+    return fitted, (
+        f"{SIZED_NOTE}: {samples:,} samples per dataset of the {cfg.samples:,} asked "
+        f"(at the probed {pr.rate:.3g} samples/s per worker, those would take about "
+        f"{projected:.3g} s against --max-time {cfg.max_time:g}); give a checkpoint to run "
+        "the whole audit in slices instead"
+    )
+
+
 def run(
     mechanism: Callable[..., Any] | Mechanism,
     pairs: Sequence[Pair],
@@ -493,7 +541,8 @@ def run(
     seed = cfg.seed if cfg.seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
     pr = probe(mech, pairs[0].a, seed)
     cfg = replace(cfg, seed=seed)
-    if cfg.selection_samples is None:
+    chosen_split = cfg.selection_samples is None
+    if chosen_split:
         cfg = replace(cfg, selection_samples=cfg.split(pr.scalar, len(pairs))[0])
     m, n = cfg.split(pr.scalar, len(pairs))
     sequential = cfg.early_stop or cfg.max_time is not None
@@ -516,6 +565,13 @@ def run(
         )
     runner = open_runner(cfg.executor, cfg.workers, cfg.scheduler, plan.serial_seconds(pr.rate))
     notes = list(notes)
+    fitted = _fit_to_time(cfg, pr, plan, runner.workers, chosen_split)
+    if fitted is not None:
+        cfg, note = fitted
+        plan = Plan.of(
+            *cfg.split(pr.scalar, len(pairs)), mech, pr, cfg.batch_size, len(pairs), True
+        )
+        notes.append(note)
     # copies from one pickle stand for workers sent the mechanism by value; modules it uses by
     # name are imported afresh in each worker, which only new processes show (started only
     # when something besides the stream moves its outputs here)
@@ -545,7 +601,9 @@ def run(
             "more than the rng the mechanism is given (randomness of its own, a counter); a "
             "rerun with the same seed may differ"
         )
-    return _conclude(mech, pairs, out, cfg, session.selection_used, t0, notes, not moved)
+    return _conclude(
+        mech, pairs, out, cfg, session.selection_used, t0, notes, not moved, pr.distinct
+    )
 
 
 def audit(

@@ -437,3 +437,43 @@ def test_an_output_to_stdout_redirected_to_a_file_appends_to_it(tmp_path):
     assert log.read_text() == "old\nbefore\n{}\nafter\n"
     with pytest.raises(InputError, match="descriptor 97 is not open"):
         write_files_atomic({"/dev/fd/97": "x"})
+
+
+def test_errors_about_big_datasets_and_multi_line_texts_stay_one_short_line(tmp_path, capsys):
+    """A mechanism raising on a 1e6-record pair printed the whole dataset (20 MB on one
+    line), as did a pair not neighbouring under its relation (40 MB); a mechanism's error of
+    three lines made a message of three."""
+    mech = tmp_path / "m.py"
+    mech.write_text(
+        "def big(data, size, rng):\n    raise KeyError('nope')\n"
+        "def lines(data, rng):\n    raise ValueError('first line\\nsecond line\\nthird line')\n"
+        "def mean(data, size, rng):\n    return rng.laplace(0, 1, size)\n"
+    )
+    a = list(range(100_000))
+    pairs = tmp_path / "p.json"
+    pairs.write_text(json.dumps([[a, a[:-1]]]))
+    far = tmp_path / "far.json"
+    far.write_text(json.dumps([[a, a[:-1] + [-1]]]))
+    common = ["--epsilon", "1", "--samples", "2000", "--workers", "1"]
+    runs = [
+        ([f"{mech}:big", "--pairs", str(pairs)], "raised KeyError"),
+        ([f"{mech}:lines", "--pair", "0", "1"], "first line / second line / third line"),
+        ([f"{mech}:mean", "--pairs", str(far), "--relation", "add-remove"], "not neighbouring"),
+    ]
+    for args, needle in runs:
+        assert main(["audit", *args, *common]) == 2
+        err = _one_line(capsys)
+        assert needle in err and len(err) < 1_000, err[:300]
+
+
+def test_a_batch_mixing_strings_and_numbers_names_the_odd_output():
+    """One string row in 500 among rows of numbers was reported as the first row of numbers."""
+    calls = iter(range(10**6))
+
+    def mech(data):
+        return ["a", "b"] if next(calls) % 500 == 499 else [1.0, 2.0]
+
+    with pytest.raises(InputError, match=r"returned \['a', 'b'\] at sample index"):
+        auditor.audit(mech, [([1], [0])], epsilon=1.0, samples=20_000, seed=0, workers=1)
+    with pytest.raises(InputError, match=r"returned \['a', 1.0\] at sample index 0"):
+        auditor.audit(lambda data: ["a", 1.0], [([1], [0])], epsilon=1.0, samples=2_000, seed=0)

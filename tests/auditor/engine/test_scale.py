@@ -333,8 +333,11 @@ def test_early_stopping_false_alarms_on_tight_mechanisms():
     assert stats.binom.sf(alarms - 1, runs, 0.1) >= 0.001, alarms
 
 
-def test_max_time_ends_with_a_valid_result():
-    r = audit(_rr(1.0), [(0, 1)], epsilon=1.0, samples=10**11, seed=2, max_time=1.0, workers=1)
+def test_max_time_ends_with_a_valid_result(tmp_path):
+    # with a checkpoint the audit is meant to run in slices: the limit ends this one
+    ck = tmp_path / "slices.ckpt"
+    kw = dict(epsilon=1.0, samples=10**11, seed=2, max_time=1.0, workers=1)
+    r = audit(_rr(1.0), [(0, 1)], checkpoint=ck, **kw)
     assert r.stop == "max-time" and r.certification_samples < 10**9
     assert r.epsilon_lower_bound <= 1.0 + 0.05  # a valid bound on a 1-DP mechanism
     zero = audit(_rr(1.0), [(0, 1)], epsilon=1.0, samples=10**6, seed=2, max_time=0, workers=1)
@@ -749,3 +752,31 @@ def test_a_mechanism_that_draws_from_another_does_not_deadlock():
     waited for ever."""
     r = audit(_outer_draws, [([0], [1])], epsilon=1.0, samples=2_000, seed=1, workers=1)
     assert r.verdict in ("violation", "no violation found", "inconclusive")
+
+
+def test_a_wide_vector_output_holds_a_bounded_build_sample():
+    """16k rows of a 10,000-wide output were held per dataset (2.6 GB, 4.7 GB peak at 2e4
+    samples); narrow outputs keep their 16k rows."""
+    from auditor.engine.plan import VECTOR_HELD_ELEMENTS, _vector_hold
+
+    assert _vector_hold(64) == _vector_hold(1_024) == 1 << 14
+    assert _vector_hold(8) == (1 << 20) // 8
+    for width in (1_025, 10_000, 10**6):
+        assert _vector_hold(width) * width <= max(VECTOR_HELD_ELEMENTS, 64 * width)
+
+
+def test_an_audit_too_big_for_its_time_limit_is_sized_to_it():
+    """A 1 ms mechanism at 1e6 samples and a 3 s limit ran out of time in its selection and
+    certified nothing (0 certification samples), where 2e4 samples certified a violation."""
+    import time
+
+    def slow(data, rng):
+        time.sleep(0.001)
+        return float(sum(data)) + float(rng.laplace())  # a float-representation leak
+
+    r = audit(slow, [([1], [0])], epsilon=1.0, samples=10**6, max_time=3.0, seed=0, workers=1)
+    assert r.samples < 10**4 and r.certification_samples > 0 and r.seconds < 6
+    assert any(n.startswith("sized to the time limit") for n in r.notes)
+    assert "sized to the time limit" in r.summary()
+    fast = audit(_rr(1.0), [(0, 1)], epsilon=1.0, samples=20_000, seed=0, max_time=600)
+    assert fast.samples == 20_000 and not fast.notes

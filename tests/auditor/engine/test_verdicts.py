@@ -88,3 +88,18 @@ def test_the_factor_moves_the_line_and_is_validated():
     for bad in (1.0, 0.5, float("inf"), float("nan"), "2"):
         with pytest.raises(InputError, match="inconclusive_factor"):
             audit(*args, inconclusive_factor=bad, **kw)
+
+
+def test_outputs_that_never_repeat_say_so():
+    """Every output a fresh id: "try other pairs or more samples" could never help."""
+
+    def ids(data, rng):
+        return ("A-" if sum(data) > 0 else "B-") + f"{int(rng.integers(0, 2**63)):032x}"
+
+    r = audit(ids, [([1], [0])], epsilon=1.0, samples=4_000, seed=0, workers=1)
+    assert r.verdict == "inconclusive"
+    assert "outputs of the probe were different" in r.hint and "fewer categories" in r.hint
+    rr = audit(
+        lambda data, rng: str(rng.integers(0, 3)), [([1], [0])], epsilon=1.0, samples=4_000, seed=0
+    )
+    assert "probe were different" not in (rr.hint or "")
