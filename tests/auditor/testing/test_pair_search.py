@@ -175,3 +175,26 @@ def test_records_at_the_ends_of_the_doubles_or_in_a_narrow_range():
             assert len({(str(p.a), str(p.b)) for p in pairs}) == len(pairs)
     with pytest.raises(InputError, match="two finite numbers"):
         generate_pairs("replace-one", records="01")
+
+
+def test_searched_answers_keep_their_number():
+    """Under the sensitivity relation the search drew 2 to 4 answers, and a correct mechanism
+    answering each one was refused for changing its output's shape (5 seeds in 6)."""
+
+    def per_answer(data, size, rng):
+        x = np.asarray(data, float)
+        return x + rng.laplace(0.0, len(x), size=(size, len(x)))  # eps 1 by composition
+
+    for seed in range(3):
+        r = audit(
+            per_answer,
+            relation="sensitivity",
+            size=4,
+            pair_search="hypothesis",
+            epsilon=1.0,
+            samples=4_000,
+            seed=seed,
+            workers=1,
+            semantics="ideal",
+        )
+        assert not r.violation and len(r.witness.pair["a"]) == 4
