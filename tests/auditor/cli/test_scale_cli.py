@@ -283,9 +283,11 @@ def test_checkpoint_of_another_command_or_corrupt_is_exit_2(mechfile, tmp_path, 
     assert "not a dpaudit checkpoint" in _one_line(capsys)
 
 
-def test_huge_sample_count_warns_with_the_projected_time(mechfile, capsys):
+def test_huge_sample_count_warns_with_the_projected_time(mechfile, capsys, tmp_path):
     args = [a for a in _audit_args(mechfile, "1e12") if a != "--quiet"]  # quiet: no warnings
-    code = main([*args, "--max-time", "0.5", "--workers", "1"])
+    # (a checkpoint: the limit ends a slice; without one the audit is sized to the limit)
+    ck = str(tmp_path / "slice.ckpt")
+    code = main([*args, "--max-time", "0.5", "--workers", "1", "--checkpoint", ck])
     assert code in (0, 4)  # half a second of samples: nothing found, perhaps inconclusive
     err = capsys.readouterr().err
     assert "warning" in err and "projected" in err and ("days" in err or " h " in err)

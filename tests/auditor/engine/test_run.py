@@ -125,16 +125,19 @@ def test_laplace_bound_never_exceeds_true_epsilon(eps, seed):
     assert r.epsilon_lower_bound <= eps and not r.violation
 
 
-def test_a_time_limit_before_certification_says_so():
+def test_a_time_limit_before_certification_says_so(tmp_path):
     def slow(data, rng):
         time.sleep(0.0005)
         return int(rng.random() < (0.75 if data[0] else 0.25))
 
-    r = audit(
-        slow, [([1], [0])], epsilon=0.3, samples=200_000, max_time=1, workers=1, progress=False
-    )
+    # a slice of an audit run with a checkpoint keeps its samples: the limit ends it
+    kw = dict(epsilon=0.3, samples=200_000, max_time=1, workers=1, progress=False, seed=0)
+    r = audit(slow, [([1], [0])], checkpoint=tmp_path / "slice.ckpt", **kw)
     assert r.verdict == "inconclusive" and r.certification_samples == 0
     assert "time limit ran out before any certification sample" in r.hint
+    # one run with a limit is sized to it, and certifies
+    sized = audit(slow, [([1], [0])], **kw)
+    assert sized.verdict == "violation" and sized.samples < 200_000
 
 
 def test_a_scalar_selection_has_a_floor_on_small_budgets():
