@@ -22,7 +22,7 @@ import sympy as sp
 from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 
 from proofs.expr import rationalize
-from proofs.numeric import certainly_greater, certainly_less
+from proofs.numeric import NotNumeric, certainly_greater, certainly_less, precision, to_ball
 from proofs.smt import prove_forall
 
 __all__ = [
@@ -145,23 +145,33 @@ _PROBES = (sp.Rational(7, 13), sp.Rational(29, 11))
 
 
 def differs_somewhere(diff: sp.Expr) -> bool:
-    """Is ``diff`` certainly non-zero (by arb) at a point its symbols' assumptions allow? Then
-    it is not identically zero, and no simplification can show that it is. False when
-    undecided, or when ``diff`` has kinks (``|x| - x`` vanishes where ``x > 0`` only)."""
+    """Is ``diff`` certainly non-zero (by arb) at a point whose values have its symbols' signs,
+    integrality and parity? Then it is not identically zero, and no simplification can show
+    that it is. False when undecided, or when ``diff`` has kinks (``|x| - x`` vanishes where
+    ``x > 0`` only). Only ever used to skip trying to show ``diff`` is zero: its points need
+    not satisfy every assumption (a prime symbol's, say)."""
     symbols = sorted(diff.free_symbols, key=str)
     if not symbols or diff.has(*_KINKED):
         return False
     for r in _PROBES:
-        point = {s: _probe_value(s, r) for s in symbols}
-        value = diff.xreplace(point)
-        if certainly_greater(value, 0) or certainly_less(value, 0):
-            return True
+        try:  # balls, never exact rationals: (7/13)**(10**8) is not computed
+            with precision(128):
+                env = {s: to_ball(_probe_value(s, r)) for s in symbols}
+                value = to_ball(diff, env)
+                if value > 0 or value < 0:
+                    return True
+        except (NotNumeric, ZeroDivisionError, ValueError, OverflowError, TypeError):
+            continue
     return False
 
 
 def _probe_value(s: sp.Symbol, r: sp.Rational) -> sp.Expr:
-    v = sp.Integer(math.ceil(3 * r)) if s.is_integer else r
-    return -v if s.is_nonpositive else v
+    if s.is_integer:
+        v = math.ceil(3 * r)
+        if (s.is_odd and v % 2 == 0) or (s.is_even and v % 2 == 1):
+            v += 1
+        r = sp.Integer(v)
+    return -r if s.is_nonpositive else r
 
 
 def discharge(lhs, rhs, constraints) -> Outcome:

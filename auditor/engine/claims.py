@@ -73,7 +73,7 @@ ZCDP_ORDERS = tuple(
 )
 # the largest ln(1 / delta) a zCDP claim is read at tightly: its best order is about
 # 1 + sqrt(ln(1 / delta) / rho), past 256 for a small rho (at rho = 1e-6 and delta = 1e-5, the
-# orders up to 256 read epsilon as 0.0198 where the claim says 0.0068)
+# orders up to 256 read epsilon as 0.0198 where the claim says 0.0035)
 ZCDP_LOG_DELTA = 60.0
 
 

@@ -69,7 +69,8 @@ def probe(mech: Mechanism, data: Any, seed: int, budget: float = 0.05) -> Probe:
         elapsed = time.perf_counter() - t0
         size *= 4
     kind = kind_of(y)
-    unique = kind == "category" and np.unique(last).size == last.shape[0] >= DISTINCT_PROBE
+    rows = np.unique(last, axis=0).shape[0] if kind == "category" else 0  # (rows of a vector)
+    unique = rows == last.shape[0] >= DISTINCT_PROBE
     return Probe(kind, tuple(y.shape[1:]), total / max(elapsed, 1e-9), last.shape[0] * unique)
 
 

@@ -51,7 +51,10 @@ def dataset_words(data: Any, width: int = _SHOWN, render: Callable[[Any], str] =
     text = render(data)
     if len(text) <= width:
         return text
-    size = f" ({len(data):,} items)" if hasattr(data, "__len__") else ""
+    try:
+        size = f" ({len(data):,} items)"
+    except TypeError:  # (no length, or a 0-d array's)
+        size = ""
     return f"{text[: width - 4]} ...{size}"
 
 
@@ -202,7 +205,9 @@ class AuditResult:
             if w.ratio is not None:
                 lines.append(f"  ratio bound: {ratio_words(w.ratio)}")
         used = self.selection_samples + self.certification_samples
-        asked, drawn = ("", "") if used == self.samples else (" asked", " used")
+        sized = any(n.startswith(SIZED_NOTE) for n in self.notes)
+        asked = " planned" if sized else " asked"
+        asked, drawn = ("", "") if used == self.samples else (asked, " used")
         lines.append(
             f"  samples per dataset {self.samples}{asked} ({self.selection_samples} selection + "
             f"{self.certification_samples} certification{drawn}), seed {self.seed}, "

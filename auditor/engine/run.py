@@ -305,7 +305,11 @@ def _conclude(
     if verdict == "inconclusive" and out.stop == "max-time" and n == 0:
         hint = (
             "inconclusive: the time limit ran out before any certification sample was drawn; "
-            "raise --max-time (max_time=) or lower --samples (samples=)."
+            + (
+                "raise --max-time (max_time=); the samples were already sized to it"
+                if any(note.startswith(SIZED_NOTE) for note in notes)
+                else "raise --max-time (max_time=) or lower --samples (samples=)."
+            )
         )
     profile = (
         None
@@ -502,12 +506,15 @@ FIT_SHARE = 0.5
 
 def _fit_to_time(
     cfg: AuditConfig, pr: Any, plan: Plan, workers: int, chosen_split: bool
-) -> tuple[AuditConfig, str] | None:
+) -> tuple[AuditConfig, list[str]] | None:
     """With a time limit and no checkpoint (which means to run in slices), fewer samples when
     the probed rate says the asked ones take longer than FIT_SHARE of it: otherwise the limit
     ends the audit in its selection and nothing is certified. Decided before any sample is
-    drawn (the probe's are never used), so every bound stays valid; None to keep the plan."""
-    if cfg.max_time is None or cfg.checkpoint is not None:
+    drawn (the probe's are never used), so every bound stays valid. The size follows the
+    machine's speed and the workers, so the same seed need not repeat the result: the notes
+    say how to. None to keep the plan (also when the fitted audit could refute no claim:
+    then the limit ends it as asked)."""
+    if cfg.max_time is None or cfg.max_time <= 0 or cfg.checkpoint is not None:
         return None
     projected = plan.serial_seconds(pr.rate) / max(workers, 1)
     if projected <= FIT_SHARE * cfg.max_time:
@@ -520,12 +527,18 @@ def _fit_to_time(
     fitted = replace(cfg, samples=samples, selection_samples=selection)
     if chosen_split:
         fitted = replace(fitted, selection_samples=fitted.split(pr.scalar, plan.n_pairs)[0])
-    return fitted, (
+    try:
+        validate(fitted)
+    except InputError:
+        return None
+    return fitted, [
         f"{SIZED_NOTE}: {samples:,} samples per dataset of the {cfg.samples:,} asked "
-        f"(at the probed {pr.rate:.3g} samples/s per worker, those would take about "
-        f"{projected:.3g} s against --max-time {cfg.max_time:g}); give a checkpoint to run "
-        "the whole audit in slices instead"
-    )
+        f"(at the probed {pr.rate:.3g} samples/s per worker on {workers} worker(s), those "
+        f"would take about {projected:.3g} s against --max-time {cfg.max_time:g}); give a "
+        "checkpoint to run the whole audit in slices instead",
+        f"not reproducible as asked: the sample count was sized to this machine's speed; "
+        f"--samples {samples} with the same seed and no time limit repeats this audit",
+    ]
 
 
 def run(
@@ -567,13 +580,6 @@ def run(
         )
     runner = open_runner(cfg.executor, cfg.workers, cfg.scheduler, plan.serial_seconds(pr.rate))
     notes = list(notes)
-    fitted = _fit_to_time(cfg, pr, plan, runner.workers, chosen_split)
-    if fitted is not None:
-        cfg, note = fitted
-        plan = Plan.of(
-            *cfg.split(pr.scalar, len(pairs)), mech, pr, cfg.batch_size, len(pairs), True
-        )
-        notes.append(note)
     # copies from one pickle stand for workers sent the mechanism by value; modules it uses by
     # name are imported afresh in each worker, which only new processes show (started only
     # when something besides the stream moves its outputs here)
@@ -588,6 +594,14 @@ def run(
             "(its randomness is in state dpaudit cannot reseed), so a worker pool would reuse "
             "noise between selection and certification"
         )
+    # (sized once the runner is final: the checks above may leave one worker of several)
+    fitted = _fit_to_time(cfg, pr, plan, runner.workers, chosen_split)
+    if fitted is not None:
+        cfg, sized = fitted
+        plan = Plan.of(
+            *cfg.split(pr.scalar, len(pairs)), mech, pr, cfg.batch_size, len(pairs), True
+        )
+        notes += sized
     session = Session(mech, pairs, cfg, plan, pr, runner, ckpt)
     try:
         out = session.run()
@@ -603,9 +617,8 @@ def run(
             "more than the rng the mechanism is given (randomness of its own, a counter); a "
             "rerun with the same seed may differ"
         )
-    return _conclude(
-        mech, pairs, out, cfg, session.selection_used, t0, notes, not moved, pr.distinct
-    )
+    seeded = not moved and fitted is None  # (a sized audit's size is the machine's speed's)
+    return _conclude(mech, pairs, out, cfg, session.selection_used, t0, notes, seeded, pr.distinct)
 
 
 def audit(

@@ -312,7 +312,7 @@ def _composed_dp_check_symbolic(claim) -> Finding:
         ("k eps <= epsilon_total", k * e, et),
         ("k delta <= delta_total", k * d, dt),
     ):
-        out = discharge(lhs, rhs, domain)
+        out = _discharge_widening(lhs, rhs, domain)
         steps.append(f"{label}: {out.status} ({out.detail})")
         if out.model is not None:
             models.append(out.model["symbols"])
@@ -349,6 +349,23 @@ def _composed_dp_check_symbolic(claim) -> Finding:
     return Finding(
         Verdict.UNKNOWN, method, reason="no proof and no counterexample found", steps=tuple(steps)
     )
+
+
+def _discharge_widening(lhs, rhs, domain: list):
+    """lhs <= rhs over the fields' ranges; where that is not proved (a range outside z3's
+    fragment, such as sqrt(x) >= 0, fails every obligation), over the ranges that share a
+    symbol with it, then over the symbols' assumptions alone: each a wider set of values, so a
+    proof over it holds on the claim's. The first outcome is kept when none proves."""
+    own = (lhs - rhs).free_symbols
+    related = [c for c in domain if c.free_symbols & own]
+    first = discharge(lhs, rhs, domain)
+    for wider in (related, []):
+        if first.status == "proved" or first.status == "violated":
+            break
+        out = discharge(lhs, rhs, wider)
+        if out.status == "proved":
+            return out
+    return first
 
 
 def _composed_dp_points(free: set, models: list[dict] = ()):

@@ -128,8 +128,8 @@ def _recheck(case: Case, eps: sp.Expr, values: dict, domain: list) -> Counterexa
     if not all(allowed(s, v) for s, v in values.items()):
         return None
     e = sp.sympify(eps).subs(values)
-    if e.is_finite is not True:  # an infinite claimed epsilon bounds nothing (log 0 at an end)
-        return None
+    if e.is_finite is False or e.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
+        return None  # an infinite claimed epsilon bounds nothing (log 0 at an end)
     found = _violation(case, e, values)
     if found is None:
         return None

@@ -477,3 +477,10 @@ def test_a_batch_mixing_strings_and_numbers_names_the_odd_output():
         auditor.audit(mech, [([1], [0])], epsilon=1.0, samples=20_000, seed=0, workers=1)
     with pytest.raises(InputError, match=r"returned \['a', 1.0\] at sample index 0"):
         auditor.audit(lambda data: ["a", 1.0], [([1], [0])], epsilon=1.0, samples=2_000, seed=0)
+
+
+def test_a_long_dataset_without_a_length_is_cut_too():
+    from auditor.engine.result import dataset_words
+
+    long = np.array("x" * 500)  # a 0-d array: len() raises
+    assert dataset_words(long).endswith("...") and len(dataset_words(long)) < 200

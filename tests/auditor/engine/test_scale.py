@@ -778,5 +778,22 @@ def test_an_audit_too_big_for_its_time_limit_is_sized_to_it():
     assert r.samples < 10**4 and r.certification_samples > 0 and r.seconds < 6
     assert any(n.startswith("sized to the time limit") for n in r.notes)
     assert "sized to the time limit" in r.summary()
+    # its size is this machine's speed's: the same seed need not repeat it, and it says how to
+    assert not r.reproducible and f"--samples {r.samples} with the same seed" in r.summary()
+    # a size at which no claim could be refuted is not chosen: the limit ends the audit
+    tiny = audit(slow, [([1], [0])], epsilon=1.0, samples=10**6, max_time=0, seed=0, workers=1)
+    assert tiny.samples == 10**6 and tiny.stop == "max-time"
+    assert not any(n.startswith("sized") for n in tiny.notes)
+    split = audit(
+        slow,
+        [([1], [0])],
+        epsilon=1.0,
+        samples=100_000,
+        selection_samples=99_000,
+        max_time=3.0,
+        seed=0,
+        workers=1,
+    )
+    assert split.samples == 100_000 and not any(n.startswith("sized") for n in split.notes)
     fast = audit(_rr(1.0), [(0, 1)], epsilon=1.0, samples=20_000, seed=0, max_time=600)
     assert fast.samples == 20_000 and not fast.notes

@@ -647,3 +647,14 @@ def test_one_name_is_one_quantity_in_a_composition():
     assert check(ComposedDP("epsilon", "k", k * e, "k*delta", "delta")).verdict is Verdict.PROVED
     below = ComposedDP(e, "k", "k*epsilon*99/100", "k*delta", "delta")
     assert check(below).verdict is Verdict.REFUTED
+
+
+@pytest.mark.parametrize("x", [sp.Symbol("x"), sp.Symbol("x", real=True)])
+def test_a_range_outside_z3_does_not_fail_every_obligation(x):
+    """sqrt(x) >= 0, the range of epsilon = sqrt(x), is outside z3's fragment: it made the
+    delta obligation, which has no x, unknown too, and a true claim was no longer proved."""
+    b = sp.Symbol("b", positive=True)
+    for e in (sp.sqrt(x), sp.log(1 + x)):
+        total = sp.Symbol("k") * sp.Symbol("delta") + b
+        found = check(ComposedDP(e, "k", sp.Symbol("k") * e, total, "delta"))
+        assert found.verdict is Verdict.PROVED, found.summary()

@@ -173,3 +173,15 @@ def test_sides_that_differ_at_a_point_skip_simplification():
     assert differs_somewhere(sp.log(2) * x_ - sp.Rational(6931471, 10**7) * x_)
     assert not differs_somewhere(sp.log(p_**2) - 2 * sp.log(p_))
     assert not differs_somewhere(sp.Abs(x_) - x_)  # (zero where x > 0 only)
+
+
+def test_probing_a_huge_power_is_quick():
+    """The probe substituted exact rationals: (7/13)**(10**8) was computed exactly."""
+    import time
+
+    start = time.perf_counter()
+    for n in (10**7, 10**8):
+        assert check(Inequality(x_**n, 2 * x_**n, (x_ > 0,))).verdict is Verdict.PROVED
+    assert time.perf_counter() - start < 20
+    odd = sp.Symbol("n", integer=True, positive=True, odd=True)
+    assert not differs_somewhere(sp.sin(sp.pi * (odd + 1) / 2))  # (zero at every odd n)

@@ -515,3 +515,11 @@ def test_an_infinite_claimed_epsilon_is_never_violated():
     found = check(PureDP(rr, sp.Abs(sp.log(p / (1 - p)))))
     assert found.verdict is not Verdict.REFUTED, found.summary()
     assert check(PureDP(rr, sp.Abs(sp.log(p / (1 - p))) / 2)).verdict is Verdict.REFUTED
+
+
+def test_a_finite_claimed_epsilon_sympy_cannot_classify_is_still_refuted():
+    """erfinv(1/2) is finite, but SymPy's is_finite says None: the check for an infinite claim
+    dropped the counterexample of this false claim."""
+    p = sp.Symbol("p", positive=True)
+    rr = FiniteMechanism({0: {0: p, 1: 1 - p}, 1: {0: 1 - p, 1: p}})
+    assert check(PureDP(rr, sp.erfinv(sp.Rational(1, 2)))).verdict is Verdict.REFUTED
