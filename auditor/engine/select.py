@@ -393,6 +393,17 @@ def tally(key: KeyFn, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return uniq, counts.astype(np.int64), y[first]
 
 
+# a tally keeps one output per key: of a wide output, fewer keys (20,000 rows of a 10,000-wide
+# output were 1.6 GB per tally, and the memory of a 4e4-sample audit grew to 4.6 GB)
+KEY_ROW_ELEMENTS = 1 << 23
+
+
+def key_cap(rows: np.ndarray) -> int:
+    """The most keys a tally of outputs shaped as ``rows`` holds before it overflows."""
+    width = int(np.prod(rows.shape[1:], dtype=np.int64)) if rows.ndim > 1 else 1
+    return min(MAX_KEYS, max(KEY_ROW_ELEMENTS // max(width, 1), 64))
+
+
 def merge_tally(t: KeyTally | None, part: tuple, side: int, size: int) -> KeyTally:
     """``t`` plus one batch (``size`` outputs of dataset ``side``); earlier rows win labels."""
     uniq, counts, rows = part
@@ -401,7 +412,7 @@ def merge_tally(t: KeyTally | None, part: tuple, side: int, size: int) -> KeyTal
     if t.overflow:
         return t
     keys, first, inv = np.unique(joined(t.keys, uniq), return_index=True, return_inverse=True)
-    if keys.size > MAX_KEYS:
+    if keys.size > key_cap(rows):
         return KeyTally(keys[:0], t.counts[:0], t.rows[:0], t.m, overflow=True)
     merged = np.zeros((keys.size, 2), dtype=np.int64)
     old = t.keys.size

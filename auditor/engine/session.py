@@ -13,7 +13,7 @@ Phases, each drawn from streams of its own (so no sample is used twice):
    (a violation certified, a time limit) keeps every bound valid.
 
 Memory does not grow with the sample count: only the build sample (capped) is ever held, and
-key tallies hold at most MAX_KEYS values.
+key tallies hold at most MAX_KEYS values (fewer of a wide output: select.key_cap).
 Chunks run on the executor of :mod:`auditor.engine.executors` and are consumed in chunk order;
 the session saves its progress to a checkpoint (:mod:`auditor.engine.checkpoint`) and resumes
 from one.
