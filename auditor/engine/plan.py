@@ -57,6 +57,9 @@ class Probe:
         return int(np.prod(self.tail)) if self.tail else 1
 
 
+DISTINCT_PROBE = 64  # fewest probe outputs, all different, that say outputs never repeat
+
+
 def probe(mech: Mechanism, data: Any, seed: int, budget: float = 0.05) -> Probe:
     """Draw a few outputs (never used by the audit) to learn their shape and the speed."""
     gen = np.random.default_rng(np.random.SeedSequence([seed, 0x5CA1]))
@@ -72,9 +75,6 @@ def probe(mech: Mechanism, data: Any, seed: int, budget: float = 0.05) -> Probe:
     rows = np.unique(last, axis=0).shape[0] if kind == "category" else 0  # (rows of a vector)
     unique = rows == last.shape[0] >= DISTINCT_PROBE
     return Probe(kind, tuple(y.shape[1:]), total / max(elapsed, 1e-9), last.shape[0] * unique)
-
-
-DISTINCT_PROBE = 64  # fewest probe outputs, all different, that say outputs never repeat
 
 
 @dataclass(frozen=True, slots=True)

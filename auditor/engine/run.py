@@ -306,7 +306,7 @@ def _conclude(
         hint = (
             "inconclusive: the time limit ran out before any certification sample was drawn; "
             + (
-                "raise --max-time (max_time=); the samples were already sized to it"
+                "raise --max-time (max_time=); the samples were already sized to it."
                 if any(note.startswith(SIZED_NOTE) for note in notes)
                 else "raise --max-time (max_time=) or lower --samples (samples=)."
             )
