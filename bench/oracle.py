@@ -4,7 +4,9 @@ The *oracle bound* is the best epsilon lower bound any sampling audit could cert
 same certification sample size and the same statistics, if it knew the optimal event in advance
 and observed exactly the expected counts: ``max_E ln((CP_lo(n P_D(E), n, a) - delta) / CP_hi(n
 P_D'(E), n, a))``, and for a pure claim the better of that (at its share of the level) and the
-joint ratio bound on the Poisson prefix (:func:`certified_at`). It is computed from exact
+joint ratio bound on the Poisson prefix (:func:`certified_at`), or the joint bound pooling an
+event with one of the other direction from the same family and pair, taken disjoint
+(:func:`_pooled`: the auditor's pooled bound, auditor.engine.stats). It is computed from exact
 distributions (closed-form CDFs and pmfs) over a family that contains the optimal event for
 these mechanisms: thresholds and intervals for monotone-likelihood-ratio scalars, likelihood-
 ordered sets for discrete outputs (report noisy max's index, by quadrature over the winning
@@ -55,19 +57,38 @@ def certified_at(px, py, n: int, a: float, delta: float) -> np.ndarray:
     return np.maximum(split, ratio_lower(lam * px, lam * py, 2 * a * JOINT_SHARE))
 
 
+POOL_TOP = 300  # the events of each direction tried in pairs, by their own bound
+
+
+def _pooled(px: np.ndarray, py: np.ndarray, fwd, bwd, n: int, a: float) -> float:
+    """The best pooled joint bound (auditor.engine.stats, "Pooled") of an event E of the
+    family favouring the first dataset with an event F favouring the second, both among the
+    POOL_TOP best of their direction, as if disjoint (where their probabilities allow it:
+    they sum to at most 1 under each dataset), at the level one event's joint bound gets."""
+    px, py = px.ravel(), py.ravel()
+    take = lambda v: np.argsort(-np.nan_to_num(np.ravel(v), nan=-np.inf))[:POOL_TOP]
+    i, j = take(np.broadcast_to(fwd, px.shape))[:, None], take(np.broadcast_to(bwd, px.shape))
+    x, y = px[i] + py[j], py[i] + px[j]
+    room = (px[i] + px[j] <= 1) & (py[i] + py[j] <= 1)
+    lam = prefix_mean(n)
+    v = np.where(room, ratio_lower(lam * x, lam * y, 2 * a * JOINT_SHARE), -np.inf)
+    return float(np.max(v, initial=-np.inf))
+
+
 def _bound(px: np.ndarray, py: np.ndarray, n: int, a: float, delta: float) -> float:
     px, py = np.broadcast_arrays(
         np.clip(np.asarray(px, dtype=float), 0, 1), np.clip(np.asarray(py, dtype=float), 0, 1)
     )
     fwd = certified_at(px, py, n, a, delta)
     bwd = certified_at(py, px, n, a, delta)
+    pooled = _pooled(px, py, fwd, bwd, n, a) if delta == 0 else -np.inf
     if _witness is not None:
         for num, den, v in ((px, py, fwd), (py, px, bwd)):
             v = np.broadcast_to(np.asarray(v, dtype=float), num.shape).ravel()
             i = int(np.argmax(np.where(np.isnan(v), -np.inf, v)))
             if v[i] > _witness[0][0]:
                 _witness[0] = (float(v[i]), float(num.ravel()[i]), float(den.ravel()[i]))
-    return float(max(np.max(fwd), np.max(bwd), 0.0))
+    return float(max(np.max(fwd), np.max(bwd), pooled, 0.0))
 
 
 def _intervals(Fx: np.ndarray, Fy: np.ndarray, coarse: int = 300):
@@ -87,11 +108,12 @@ def _scalar_oracle(
 
 
 def _discrete_oracle(px: np.ndarray, py: np.ndarray, n: int, a: float, delta: float) -> float:
-    best = 0.0
-    for p, q in ((px, py), (py, px)):
-        order = np.argsort(-(np.log(p + 1e-300) - np.log(q + 1e-300)))
-        best = max(best, _bound(np.cumsum(p[order]), np.cumsum(q[order]), n, a, delta))
-    return best
+    """Likelihood-ordered sets of each direction, in one family (pooled with each other)."""
+    lr = np.log(px + 1e-300) - np.log(py + 1e-300)
+    sets = [np.argsort(-lr), np.argsort(lr)]
+    x = np.concatenate([np.cumsum(px[o]) for o in sets])
+    y = np.concatenate([np.cumsum(py[o]) for o in sets])
+    return _bound(x, y, n, a, delta)
 
 
 def _best_pair(pmfs: list[tuple[np.ndarray, np.ndarray]]) -> Callable[[int, float, float], float]:

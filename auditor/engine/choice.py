@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 
 from auditor.engine.select import MEDIAN, Candidate
-from auditor.engine.stats import detectable
+from auditor.engine.stats import detectable, prefix_mean, ratio_lower
 
-__all__ = ["Outcome", "Power", "choose", "conclusive", "power_of", "shares", "simplest"]
+__all__ = ["Outcome", "Power", "choose", "conclusive", "partner", "power_of", "shares", "simplest"]
 
 # a candidate's rank and plain predictions shrink each count by 1.645 and 0.994 sigmas (levels
 # 0.05 and 0.16, select.py): their gap over this is about one sd of the log-ratio estimate
@@ -188,6 +188,45 @@ def _choose(cands: list[Candidate], k_max: int, power: Power | None) -> list[Can
         if new and runner.rank > 0 and runner.plain + 2 * sigma >= first.plain:
             chosen.append(runner)
     return chosen
+
+
+def partner(c: Candidate, cands: list[Candidate], n: int, level: float) -> Candidate | None:
+    """For a pure claim: the event to pool with the chosen ``c`` in its joint ratio bound
+    (auditor.engine.stats, "Pooled"), or None. It is the best-ranked candidate of c's pair in
+    the other direction, with a real gain (a shrunk prediction above the gain floor, not a
+    fluke), whose judged probabilities leave room for it to be disjoint from c's event; and
+    only when the pooled bound, predicted from both events' judged probabilities at the
+    level ``level`` on ``n`` certification samples (the partner's ratio one sd up), beats c's
+    own joint bound. Where the mechanism is symmetric (Laplace noise on a sum, randomized
+    response) the partner is c's mirror image and the pooled counts are twice c's: the ratio
+    bound's margin shrinks by about sqrt(2). Decided on selection data only."""
+    p1, q1 = c.share
+    if not (0 <= p1 <= 1 and 0 <= q1 <= 1):
+        return None
+    rivals = [
+        d
+        for d in cands
+        if d.pair_index == c.pair_index
+        and d.forward != c.forward
+        and d.rank > d.plain - 1e2  # (no shrunk gain: ranked at plain - 1e3, see select.judge)
+        and not d.fluke
+        and all(0 <= x <= 1 for x in d.share)
+        and repr(d.event) != repr(c.event)
+    ]
+    if not rivals:
+        return None
+    d = max(rivals, key=lambda x: x.rank)
+    p2, q2 = d.share  # (its numerator is c's denominator dataset)
+    if p1 + q2 > 1 + 1e-9 or q1 + p2 > 1 + 1e-9:  # they overlap (complements sum to 1)
+        return None
+    # c leads every candidate of both directions, so its judged ratio is the likelier to be
+    # a lucky draw: the partner's is judged one sd up (SHRINK_GAP) against it. A mirror
+    # image (the same true ratio) is then pooled unless it judged clearly worse.
+    sd = max((d.plain - d.rank) / SHRINK_GAP, 0.0) if math.isfinite(d.plain - d.rank) else 0.0
+    p2, q2 = min(p2 * math.exp(sd / 2), 1.0), q2 * math.exp(-sd / 2)
+    lam = prefix_mean(n)
+    own, pooled = ratio_lower(lam * np.array([p1, p1 + p2]), lam * np.array([q1, q1 + q2]), level)
+    return d if pooled > own else None
 
 
 def _leaning(cands: list[Candidate]) -> list[Candidate]:

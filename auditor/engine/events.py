@@ -18,6 +18,7 @@ from proofs.io import number_or_text
 __all__ = [
     "BlockBayes",
     "Coordinate",
+    "Difference",
     "Event",
     "FloatMultiple",
     "Identity",
@@ -417,7 +418,24 @@ class NegativeZero:
         return f"{what} {'is not' if self.negate else 'is'} -0.0 (the negative zero)"
 
 
-Event = ScoreInterval | KeySet | FloatMultiple | NegativeZero
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """``y in keep and not in drop``. A pure claim's pooled ratio bound
+    (auditor.engine.stats, "Pooled") counts an event and its partner of the other direction
+    on their differences, which are disjoint: a Poisson prefix's counts on disjoint events are
+    independent."""
+
+    keep: ScoreInterval | KeySet | FloatMultiple | NegativeZero
+    drop: ScoreInterval | KeySet | FloatMultiple | NegativeZero
+
+    def contains(self, y: np.ndarray) -> np.ndarray:
+        return self.keep.contains(y) & ~self.drop.contains(y)
+
+    def describe(self) -> str:
+        return f"({self.keep.describe()}) and not ({self.drop.describe()})"
+
+
+Event = ScoreInterval | KeySet | FloatMultiple | NegativeZero | Difference
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
@@ -433,6 +451,8 @@ def event_to_dict(event: Event) -> dict[str, Any]:
         d.update(values=list(event.labels))
     elif isinstance(event, NegativeZero):
         d.update(negate=event.negate, coordinate=event.coord)
+    elif isinstance(event, Difference):
+        d.update(keep=event_to_dict(event.keep), drop=event_to_dict(event.drop))
     else:
         d.update(k=event.k, negate=event.negate, coordinate=event.coord)
     return d
@@ -453,6 +473,7 @@ _STATE_TYPES = {
         KeySet,
         FloatMultiple,
         NegativeZero,
+        Difference,
     )
 }
 

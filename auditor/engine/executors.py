@@ -73,28 +73,43 @@ def count_events(
     """How many rows of ``y`` each event contains (hash keys computed and tallied once per key
     function, scores once per score: a pair's candidates share them). ``tables``: key
     functions' (distinct values, counts) on ``y`` already computed."""
-    from auditor.engine.events import KeySet, ScoreInterval, matched
+    from auditor.engine.events import Difference, KeySet, ScoreInterval, matched
 
     keys: dict[Any, tuple[np.ndarray, np.ndarray]] = dict(tables or {})
     scores: dict[Any, np.ndarray] = {}
+    rows: dict[Any, np.ndarray] = {}
+
+    def contains(ev: Any) -> np.ndarray:  # (a difference's parts share the caches)
+        if isinstance(ev, ScoreInterval):
+            v = scores.get(ev.score)
+            if v is None:
+                v = scores[ev.score] = ev.score(y)
+            return (v > ev.lo) & (v <= ev.hi)
+        if isinstance(ev, KeySet):
+            k, values = matched(keyed(ev.key), ev.keys)
+            return np.isin(k, values)
+        return ev.contains(y)
+
+    def keyed(key: Any) -> np.ndarray:
+        if key not in rows:
+            rows[key] = key(y)
+        return rows[key]
+
     out = []
     for ev in events:
-        if isinstance(ev, KeySet):  # the key's distinct values and counts, once per key
+        if isinstance(ev, Difference):
+            out.append(np.count_nonzero(contains(ev.keep) & ~contains(ev.drop)))
+        elif isinstance(ev, KeySet):  # the key's distinct values and counts, once per key
             table = keys.get(ev.key)
             if table is None:
-                table = keys[ev.key] = np.unique(ev.key(y), return_counts=True)
+                table = keys[ev.key] = np.unique(keyed(ev.key), return_counts=True)
             u, values = matched(table[0], ev.keys)
             c, values = table[1], np.unique(values)
             at = np.minimum(np.searchsorted(u, values), max(u.size - 1, 0))
             hit = u[at] == values if u.size else np.zeros(values.size, dtype=bool)
             out.append(int(c[at[hit]].sum()))
-        elif isinstance(ev, ScoreInterval):
-            v = scores.get(ev.score)
-            if v is None:
-                v = scores[ev.score] = ev.score(y)
-            out.append(np.count_nonzero((v > ev.lo) & (v <= ev.hi)))
         else:
-            out.append(np.count_nonzero(ev.contains(y)))
+            out.append(np.count_nonzero(contains(ev)))
     return np.asarray(out, dtype=np.int64)
 
 

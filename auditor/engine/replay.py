@@ -8,8 +8,9 @@ Clopper-Pearson bounds, each at level ``(1 - confidence)/2``: one event, chosen 
 samples were drawn, so no union bound is needed. A pure point claim (delta 0) is certified as
 the audit certifies it: also by the exact joint bound on the ratio of the event's probabilities,
 from its counts on Poisson prefixes of the samples (:func:`auditor.engine.stats.ratio_lower`),
-which gets ``JOINT_SHARE`` of the level and the split bounds the rest. The seed defaults to the
-audit's seed + 1, so the samples are not the audit's own.
+which gets ``JOINT_SHARE`` of the level and the split bounds the rest; a witness whose joint
+bound pooled its event with a partner of the other direction is replayed pooled too. The seed
+defaults to the audit's seed + 1, so the samples are not the audit's own.
 """
 
 from __future__ import annotations
@@ -155,9 +156,38 @@ def _spec_differs(event, spec) -> str:
     return ""
 
 
-def _witness_event(d: dict):
+def _event(state: Any, spec: Any, what: str):
+    """The event rebuilt from its saved state, checked against its readable spec."""
     from auditor.engine.events import event_from_state
 
+    try:
+        event = event_from_state(state)
+    except (TypeError, ValueError) as e:
+        raise InputError(f"the witness {what} is malformed ({e}).") from None
+    if not hasattr(event, "contains"):
+        raise InputError(f"the witness {what} {state!r} is not an event.")
+    differs = _spec_differs(event, spec)
+    if differs:
+        raise InputError(
+            f"the witness {what} and its spec disagree ({differs}): the result was "
+            "edited; replay an unedited file written by `dpaudit audit --json`."
+        )
+    return event
+
+
+def _partner(witness: dict):
+    """The event a pure claim's joint bound pooled with the witness's (None if not pooled)."""
+    pooled = (witness.get("ratio_bound") or {}).get("pooled")
+    if pooled is None:
+        return None
+    if not isinstance(pooled, dict) or "partner_event_state" not in pooled:
+        raise InputError("the witness's pooled ratio bound names no partner_event_state.")
+    return _event(
+        pooled["partner_event_state"], pooled.get("partner_event_spec"), "partner_event_state"
+    )
+
+
+def _witness_event(d: dict):
     witness = d.get("witness")
     if not isinstance(witness, dict):
         raise InputError("the result has no witness event to replay (no event was certified).")
@@ -167,19 +197,8 @@ def _witness_event(d: dict):
             "the result's witness has no event_state (written by an older dpaudit); rerun the "
             "audit to get a replayable witness."
         )
-    try:
-        event = event_from_state(state)
-    except (TypeError, ValueError) as e:
-        raise InputError(f"the witness event_state is malformed ({e}).") from None
-    if not hasattr(event, "contains"):
-        raise InputError(f"the witness event_state {state!r} is not an event.")
-    differs = _spec_differs(event, witness.get("event_spec"))
-    if differs:
-        raise InputError(
-            f"the witness event_state and event_spec disagree ({differs}): the result was "
-            "edited; replay an unedited file written by `dpaudit audit --json`."
-        )
-    for key in ("pair", "counts"):
+    event = _event(state, witness.get("event_spec"), "event_state")
+    for key in ("pair", "counts", "ratio_bound"):
         if not isinstance(witness.get(key, {}), dict):
             raise InputError(f"the witness {key} {witness[key]!r} is malformed (not an object).")
     if witness.get("numerator", "a") not in ("a", "b"):
@@ -187,11 +206,11 @@ def _witness_event(d: dict):
     return witness, event
 
 
-def _count(count_events: Callable, event: Any, y: np.ndarray) -> int:
-    """How many rows of ``y`` the witness event holds; a one-line error when it cannot say (a
+def _count(count_events: Callable, events: list, y: np.ndarray) -> np.ndarray:
+    """How many rows of ``y`` each witness event holds; a one-line error when it cannot say (a
     malformed event_state, or outputs of another shape than the audited mechanism's)."""
     try:
-        return int(count_events([event], y)[0])
+        return np.asarray(count_events(events, y), dtype=np.int64)
     except (TypeError, ValueError, ArithmeticError, AttributeError, IndexError, KeyError) as e:
         raise InputError(
             f"the witness event cannot be evaluated on these outputs ({type(e).__name__}: {e}); "
@@ -222,6 +241,7 @@ def replay(
     or its profile (rebuilt from its ``KIND:PARAMS``; ``profile`` gives it when the audit was
     handed a profile object, such as a dp_accounting privacy loss distribution)."""
     from auditor.engine.adapter import as_mechanism, draw
+    from auditor.engine.events import Difference
     from auditor.engine.executors import count_events
     from auditor.engine.stats import (
         JOINT_SHARE,
@@ -286,7 +306,12 @@ def replay(
     # the Poisson prefix sizes come from a stream of their own (the seed's third child)
     prefix_rng = np.random.default_rng(np.random.SeedSequence(s, spawn_key=(2,)))
     cut = prefix_rng.poisson(prefix_mean(int(n)), 2) if joint else None
-    counts, heads = [0, 0], [0, 0]
+    other = _partner(witness) if joint else None
+    # on the prefixes: the event, and when pooled its part outside the partner's and back
+    ahead = [event]
+    if other is not None:
+        ahead += [Difference(event, other), Difference(other, event)]
+    counts, heads = [0, 0], np.zeros((2, len(ahead)), dtype=np.int64)
     for side, data in enumerate((pair["a"], pair["b"])):
         done = 0
         while done < n:
@@ -294,11 +319,11 @@ def replay(
             y = draw(mech, data, size, rngs[side])
             split = 0 if cut is None else int(min(max(cut[side] - done, 0), size))
             if split:  # the rows inside the Poisson prefix, counted once for both bounds
-                head = _count(count_events, event, y[:split])
+                head = _count(count_events, ahead, y[:split])
                 heads[side] += head
-                counts[side] += head
+                counts[side] += int(head[0])
             if split < size:
-                counts[side] += _count(count_events, event, y[split:])
+                counts[side] += int(_count(count_events, [event], y[split:])[0])
             done += size
     num = 0 if witness.get("numerator", "a") == "a" else 1
     a = (1 - conf) / 2 * ((1 - JOINT_SHARE) if joint else 1.0)
@@ -307,16 +332,26 @@ def replay(
     ratio = None
     if cut is not None:
         fits = bool(np.all(cut <= n))  # else (probability ~1e-9) the joint bound claims nothing
-        value = float(ratio_lower(heads[num], heads[1 - num], (1 - conf) * JOINT_SHARE))
+        x, y = int(heads[num, 0]), int(heads[1 - num, 0])
+        if other is not None:  # (stats: pooled; the partner's numerator is the other dataset)
+            x = int(heads[num, 1] + heads[1 - num, 2])
+            y = int(heads[1 - num, 1] + heads[num, 2])
+        value = float(ratio_lower(x, y, (1 - conf) * JOINT_SHARE))
         value = value if fits else -math.inf
         bound = max(bound, value)
         ratio = {
-            "count_numerator": heads[num],
-            "count_denominator": heads[1 - num],
+            "count_numerator": x,
+            "count_denominator": y,
             "samples_numerator": int(cut[num]),
             "samples_denominator": int(cut[1 - num]),
             "epsilon_lower_bound": value if math.isfinite(value) else None,
         }
+        if other is not None:
+            ratio["pooled"] = {
+                "partner_event": other.describe(),
+                "counts_event_only": [int(heads[num, 1]), int(heads[1 - num, 1])],
+                "counts_partner_only": [int(heads[1 - num, 2]), int(heads[num, 2])],
+            }
     judged = {}
     if claim is not None:
         judged = dict(

@@ -71,11 +71,17 @@ def float_note(event_types) -> str:
 def ratio_words(r: dict[str, Any]) -> str:
     """A witness's joint ratio bound in words (a pure claim's: auditor.engine.stats)."""
     value = r.get("epsilon_lower_bound")
-    return (
+    pooled = r.get("pooled")
+    counts = (
         f"{r['count_numerator']} of the first {r['samples_numerator']} vs "
-        f"{r['count_denominator']} of the first {r['samples_denominator']} (Poisson prefixes): "
-        + ("no bound" if value is None else f"epsilon >= {max(value, 0.0):.4f}")
+        f"{r['count_denominator']} of the first {r['samples_denominator']} (Poisson prefixes)"
+        if not pooled
+        else f"{r['count_numerator']} vs {r['count_denominator']} on Poisson prefixes of "
+        f"{r['samples_numerator']} and {r['samples_denominator']}, pooled with the other "
+        f"direction's event {pooled['partner_event']} (the event without it under the "
+        "numerator plus it without the event under the denominator, against the reverse)"
     )
+    return counts + ": " + ("no bound" if value is None else f"epsilon >= {max(value, 0.0):.4f}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -215,7 +215,7 @@ def _ratio(joint: dict, k: int, share: float) -> dict[str, Any]:
     """Event k's joint ratio bound for the witness (auditor.engine.session.Session._joint), at
     its ``share`` of the even split's level."""
     value = float(joint["statistic"][k])
-    return {
+    out = {
         "count_numerator": int(joint["counts"][k, 0]),
         "count_denominator": int(joint["counts"][k, 1]),
         "samples_numerator": int(joint["sizes"][k, 0]),
@@ -223,6 +223,17 @@ def _ratio(joint: dict, k: int, share: float) -> dict[str, Any]:
         "level": float(joint["level"]) * share,
         "epsilon_lower_bound": value if math.isfinite(value) else None,
     }
+    pooled = (joint.get("pooled") or {}).get(k)
+    if pooled is not None:
+        d = pooled["partner"]
+        out["pooled"] = {
+            "partner_event": d.event.describe(),
+            "partner_event_spec": event_to_dict(d.event),
+            "partner_event_state": event_state(d.event),
+            "counts_event_only": pooled["own"],
+            "counts_partner_only": pooled["partner_own"],
+        }
+    return out
 
 
 STOPS = {

@@ -35,8 +35,9 @@ import numpy as np
 
 from auditor.engine.adapter import Mechanism
 from auditor.engine.checkpoint import Checkpoint
-from auditor.engine.choice import Outcome, Power, choose, shares, simplest
+from auditor.engine.choice import Outcome, Power, choose, partner, shares, simplest
 from auditor.engine.crossfit import crossfit
+from auditor.engine.events import Difference
 from auditor.engine.executors import CountTally, Runner, Tally, Task
 from auditor.engine.pairs import Pair
 from auditor.engine.plan import Plan, Probe, family_looks
@@ -125,6 +126,9 @@ class Session:
         # sample ("a") and on the judging sample so far ("b")
         self.folds: list[list[dict[str, Any] | None]] = [[None] * len(pairs) for _ in range(rounds)]
         self.chosen: list[Candidate] | None = None
+        # per chosen event: the event of the other direction pooled with it in its joint
+        # ratio bound (choice.partner), or None
+        self.partners: list[Candidate | None] = []
         self.cert: dict[str, Any] | None = None
         self.levels = look_levels(len(plan.looks), 1.0 - float(cfg.confidence))
         # a pure point claim is certified by joint ratio bounds on Poisson prefixes too
@@ -486,13 +490,22 @@ class Session:
             bar.close()
         cfg = self.cfg
         power = Power(self.plan.certify.n, cfg.alpha_per_bound, cfg.claim, cfg.inconclusive_factor)
-        chosen = choose(self._judged(last), self.cfg.max_certified, power)
+        judged = self._judged(last)
+        chosen = choose(judged, self.cfg.max_certified, power)
+        partners: list[Candidate | None] = [None] * len(chosen)
+        if self.joint and chosen:
+            # (each joint bound's level at the last look, where the most samples are)
+            level = self.levels[-1] * JOINT_SHARE / len(chosen) * shares(chosen)
+            partners = [
+                partner(c, judged, self.plan.certify.n, float(v)) for c, v in zip(chosen, level)
+            ]
         with self._atomic():
-            self.chosen = chosen
+            self.chosen, self.partners = chosen, partners
+            rows = len(self._counted())
             self.cert = {
                 "done": 0,
-                "counts": np.zeros((len(chosen), 2), dtype=np.int64),
-                "prefix": np.zeros((len(self.plan.looks), len(chosen), 2), dtype=np.int64),
+                "counts": np.zeros((rows, 2), dtype=np.int64),
+                "prefix": np.zeros((len(self.plan.looks), rows, 2), dtype=np.int64),
                 "next_look": 0,
                 "p": 1.0,
                 "reported": None,
@@ -561,15 +574,60 @@ class Session:
         level = self.levels[idx] * JOINT_SHARE / max(k, 1)
         counts = np.zeros((k, 2), dtype=np.int64)
         sizes = np.zeros((k, 2), dtype=np.int64)
+        pooled: dict[int, Any] = {}
         for j, c in enumerate(chosen):
-            order = (0, 1) if c.forward else (1, 0)
-            counts[j] = [prefix[j, s] for s in order]
-            sizes[j] = [self.prefix_sizes(c.pair_index, s)[idx] for s in order]
+            num, den = (0, 1) if c.forward else (1, 0)
+            counts[j] = [prefix[j, num], prefix[j, den]]
+            sizes[j] = [self.prefix_sizes(c.pair_index, s)[idx] for s in (num, den)]
+            rows = self._pool_rows().get(j)
+            if rows is not None:  # (stats: pooled) c's event without its partner's, and back
+                own, other = prefix[rows[0]], prefix[rows[1]]
+                counts[j] = [own[num] + other[den], own[den] + other[num]]
+                pooled[j] = {
+                    "partner": self.partners[j],
+                    "own": [int(own[num]), int(own[den])],
+                    "partner_own": [int(other[den]), int(other[num])],
+                }
         valid = (sizes <= n).all(axis=1)
         # (``level`` is an even split's; event j's is level * shares[j])
         each = level * shares(chosen)
         stat = np.where(valid, ratio_lower(counts[:, 0], counts[:, 1], each), -np.inf)
-        return {"counts": counts, "sizes": sizes, "valid": valid, "level": level, "statistic": stat}
+        return {
+            "counts": counts,
+            "sizes": sizes,
+            "valid": valid,
+            "level": level,
+            "statistic": stat,
+            "pooled": pooled,
+        }
+
+    def _pool_rows(self) -> dict[int, tuple[int, int]]:
+        """Chosen event j pooled with its partner -> the rows counting (its event without the
+        partner's, the partner's without its), after the K chosen events' own rows."""
+        rows, k = {}, len(self.chosen or [])
+        for j, d in enumerate(self.partners):
+            if d is not None:
+                rows[j] = (k, k + 1)
+                k += 2
+        return rows
+
+    def _counted(self) -> list[Any]:
+        """The events certification counts: the chosen ones, then each pooled pair's two
+        differences (:meth:`_pool_rows`)."""
+        chosen = self.chosen or []
+        out: list[Any] = [c.event for c in chosen]
+        for j, d in enumerate(self.partners):
+            if d is not None:
+                out += [Difference(chosen[j].event, d.event), Difference(d.event, chosen[j].event)]
+        return out
+
+    def _row_pair(self, row: int) -> int:
+        """The pair whose streams count certification row ``row``."""
+        chosen = self.chosen or []
+        for j, rows in self._pool_rows().items():
+            if row in rows:
+                return chosen[j].pair_index
+        return chosen[row].pair_index
 
     def _certify(self) -> None:
         cert, chosen = self.cert, self.chosen or []
@@ -580,9 +638,10 @@ class Session:
             cert["stop"] = "complete"
             return
         per = 2 * len(pair_ids)
-        rows = [[k for k, c in enumerate(chosen) if c.pair_index == i] for i in pair_ids]
+        counted = self._counted()
+        rows = [[k for k in range(len(counted)) if self._row_pair(k) == i] for i in pair_ids]
         total = per * plan.count
-        events = tuple(c.event for c in chosen)
+        events = tuple(counted)
         start = cert["done"]
         bar = Progress(per * plan.n, "certifying", enabled=self.cfg.progress)
         bar.update(per * plan.end(start // per))
@@ -701,7 +760,7 @@ class Session:
             joint = self._joint(int(rep["look"]) - 1, rep["prefix"], int(rep["samples"]))
         return Outcome(
             chosen,
-            rep["counts"],
+            rep["counts"][: len(chosen)],
             int(rep["samples"]),
             float(rep["level"]),
             float(cert["p"]),

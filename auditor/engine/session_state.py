@@ -55,6 +55,7 @@ def session_state(self) -> dict[str, Any]:
         ],
         "folds": [[None if f is None else _folds_state(f) for f in rnd] for rnd in self.folds],
         "chosen": None if self.chosen is None else [candidate_state(c) for c in self.chosen],
+        "partners": [None if d is None else candidate_state(d) for d in self.partners],
         "certify": cert,
     }
 
@@ -162,9 +163,10 @@ def restore_session(self, st: dict[str, Any]) -> None:
         self.chosen = (
             None if st["chosen"] is None else [candidate_from_state(c) for c in st["chosen"]]
         )
+        self.partners = _partners_from_state(st.get("partners"), len(self.chosen or ()))
         cert = st["certify"]
         if cert is not None:
-            k = len(self.chosen or ())
+            k = len(self._counted())
             cert = dict(cert)
             cert["counts"] = counts_from_state(cert["counts"], (k, 2))
             cert["prefix"] = counts_from_state(cert["prefix"], (len(self.plan.looks), k, 2))
@@ -186,6 +188,15 @@ def restore_session(self, st: dict[str, Any]) -> None:
             f"checkpoint {str(self.checkpoint.path)!r} is corrupt ({exc}); delete it to start "  # type: ignore[union-attr]
             "over."
         ) from None
+
+
+def _partners_from_state(partners: Any, k: int) -> list:
+    """The chosen events' pooling partners (a checkpoint from before pooling: none)."""
+    if partners is None:
+        return [None] * k
+    if not isinstance(partners, list) or len(partners) != k:
+        raise ValueError(f"partners must list {k} candidates or nulls")
+    return [None if d is None else candidate_from_state(d) for d in partners]
 
 
 def _alive_from_state(alive: Any, n: int) -> np.ndarray:

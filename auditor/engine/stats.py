@@ -16,6 +16,17 @@ the first ``N ~ Poisson(lambda)`` of the ``n`` samples drawn (:func:`prefix_mean
 six standard deviations below ``n``), ``N`` drawn from a stream of its own. For weak signals
 the joint bound's margin is about ``1.6 sqrt(1/X + 1/Y)`` against ``2 (1/sqrt(X) + 1/sqrt(Y))``
 for the split: SVT1's best event at 7e5 samples certifies 0.069 instead of 0.057.
+
+*Pooled*: a pure claim bounds both directions, so for any events E and F,
+``P_D(E) + P_D'(F) <= e^eps (P_D'(E) + P_D(F))``. With E and F disjoint, the Poisson prefix
+counts ``X = N_D(E) + N_D'(F)`` and ``Y = N_D'(E) + N_D(F)`` are independent Poisson (a Poisson
+process splits into independent ones on disjoint sets, and the two datasets' prefixes are
+independent) with means ``lambda (P_D(E) + P_D'(F))`` and ``lambda (P_D'(E) + P_D(F))``, so
+:func:`ratio_lower` bounds their ratio exactly as it bounds one event's. Any E and F are made
+disjoint by counting ``E \\ F`` and ``F \\ E`` (:class:`auditor.engine.events.Difference`). With F
+the mirror image of E (a symmetric mechanism), X and Y are twice one event's counts, and the
+margin shrinks by about sqrt(2) (:func:`auditor.engine.choice.partner` picks F on selection
+data).
 """
 
 from __future__ import annotations

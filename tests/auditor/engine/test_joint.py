@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from auditor import audit
 from auditor.catalogue import CATALOGUE
 from auditor.engine.adapter import as_mechanism, draw
+from auditor.engine.events import Difference
 from auditor.engine.executors import Task, chunk_rng, count_events, run_chunk
 from auditor.engine.schedule import ChunkPlan
 from auditor.engine.session import CERTIFY
@@ -94,11 +95,13 @@ def test_a_chunk_with_cuts_counts_the_rows_before_each_cut():
         assert list(part) == list(count_events(events, y[:cut]))
 
 
-@pytest.mark.parametrize("name", ["rr.alpha_coin", "svt1"])
-def test_prefix_counts_are_the_counts_of_the_first_rows_of_each_stream(name):
+@pytest.mark.parametrize(("name", "pooled_expected"), [("rr.alpha_coin", True), ("svt1", False)])
+def test_prefix_counts_are_the_counts_of_the_first_rows_of_each_stream(name, pooled_expected):
     """Recount every certified event on the first N outputs of its certification streams
     (N the prefix sizes the audit reports), drawn again chunk by chunk: the counts agree, and
-    the witness reports the best event's."""
+    the witness reports the best event's. An event pooled with a partner of the other
+    direction (randomized response is symmetric; the sparse vector's pairs are not) is
+    recounted as its two differences, each on its own stream's prefix."""
     e = CATALOGUE[name]
     result, out = recorded(name, 60_000, seed=5)
     joint = out.joint
@@ -108,6 +111,8 @@ def test_prefix_counts_are_the_counts_of_the_first_rows_of_each_stream(name):
     plan = ChunkPlan(out.samples, max(1, (1 << 20 if mech.batched else 1 << 16) // width))
     for k, c in enumerate(out.chosen):
         pair = e.pairs[c.pair_index]
+        pooled = joint["pooled"].get(k)
+        got = np.zeros((2, 3), dtype=np.int64)  # per column: E, E \ F, F \ E
         for col, side in enumerate((0, 1) if c.forward else (1, 0)):
             size = int(joint["sizes"][k, col])
             assert 0 < size <= out.samples
@@ -117,7 +122,18 @@ def test_prefix_counts_are_the_counts_of_the_first_rows_of_each_stream(name):
                 for j in range(plan.chunks_for(size))
             ]
             y = np.concatenate(ys)[:size]
-            assert int(count_events([c.event], y)[0]) == int(joint["counts"][k, col])
+            events = [c.event]
+            if pooled is not None:
+                f = pooled["partner"].event
+                events += [Difference(c.event, f), Difference(f, c.event)]
+            got[col, : len(events)] = count_events(events, y)
+        if pooled is None:
+            assert list(got[:, 0]) == list(joint["counts"][k])
+        else:  # E without F under c's numerator plus F without E under its denominator
+            assert pooled["own"] == list(got[:, 1]) and pooled["partner_own"] == list(got[::-1, 2])
+            assert list(joint["counts"][k]) == [got[0, 1] + got[1, 2], got[1, 1] + got[0, 2]]
+            assert got[:, 1].sum() + got[:, 2].sum() > 0
+    assert pooled_expected == bool(joint["pooled"])
     ratio = result.witness.ratio
     assert ratio["count_numerator"] + ratio["count_denominator"] > 0
     assert ratio["samples_numerator"] in joint["sizes"]
