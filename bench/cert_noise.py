@@ -6,10 +6,11 @@ sample (for a pure claim, the better of the joint ratio bound on the Poisson pre
 split Clopper-Pearson bound), and those counts are random. The oracle bound
 (:mod:`bench.oracle`) is what the best event certifies at its *expected* counts; on a real
 sample it lands above or below. Here the oracle's event is certified by an auditor that needs no
-selection (one event, the whole failure probability on it), and the law of its bound is computed
-exactly: the chance that one seed reaches a given fraction of the oracle, and that the median of
-several seeds does. Where a perfect auditor's median misses 0.95x the oracle one time in three,
-a real audit's median below it on five seeds says little about its selection.
+selection (one event, or the oracle's pooled pair of events, the whole failure probability on
+it), and the law of its bound is computed exactly: the chance that one seed reaches a given
+fraction of the oracle, and that the median of several seeds does. Where a perfect auditor's
+median misses 0.95x the oracle one time in three, a real audit's median below it on five seeds
+says little about its selection.
 """
 
 from __future__ import annotations

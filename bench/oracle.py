@@ -60,11 +60,12 @@ def certified_at(px, py, n: int, a: float, delta: float) -> np.ndarray:
 POOL_TOP = 300  # the events of each direction tried in pairs, by their own bound
 
 
-def _pooled(px: np.ndarray, py: np.ndarray, fwd, bwd, n: int, a: float) -> float:
+def _pooled(px: np.ndarray, py: np.ndarray, fwd, bwd, n: int, a: float) -> tuple:
     """The best pooled joint bound (auditor.engine.stats, "Pooled") of an event E of the
     family favouring the first dataset with an event F favouring the second, both among the
     POOL_TOP best of their direction, as if disjoint (where their probabilities allow it:
-    they sum to at most 1 under each dataset), at the level one event's joint bound gets."""
+    they sum to at most 1 under each dataset), at the level one event's joint bound gets;
+    with the pooled probabilities (P_D(E) + P_D'(F), P_D'(E) + P_D(F)) it is certified on."""
     px, py = px.ravel(), py.ravel()
     take = lambda v: np.argsort(-np.nan_to_num(np.ravel(v), nan=-np.inf))[:POOL_TOP]
     i, j = take(np.broadcast_to(fwd, px.shape))[:, None], take(np.broadcast_to(bwd, px.shape))
@@ -72,7 +73,8 @@ def _pooled(px: np.ndarray, py: np.ndarray, fwd, bwd, n: int, a: float) -> float
     room = (px[i] + px[j] <= 1) & (py[i] + py[j] <= 1)
     lam = prefix_mean(n)
     v = np.where(room, ratio_lower(lam * x, lam * y, 2 * a * JOINT_SHARE), -np.inf)
-    return float(np.max(v, initial=-np.inf))
+    k = np.unravel_index(int(np.argmax(v)), v.shape)
+    return float(v[k]), float(x[k]), float(y[k])
 
 
 def _bound(px: np.ndarray, py: np.ndarray, n: int, a: float, delta: float) -> float:
@@ -81,14 +83,16 @@ def _bound(px: np.ndarray, py: np.ndarray, n: int, a: float, delta: float) -> fl
     )
     fwd = certified_at(px, py, n, a, delta)
     bwd = certified_at(py, px, n, a, delta)
-    pooled = _pooled(px, py, fwd, bwd, n, a) if delta == 0 else -np.inf
+    pooled = _pooled(px, py, fwd, bwd, n, a) if delta == 0 and px.size else (-np.inf, 0, 0)
     if _witness is not None:
+        if pooled[0] > _witness[0][0]:  # (certified like one event of these probabilities)
+            _witness[0] = pooled
         for num, den, v in ((px, py, fwd), (py, px, bwd)):
             v = np.broadcast_to(np.asarray(v, dtype=float), num.shape).ravel()
             i = int(np.argmax(np.where(np.isnan(v), -np.inf, v)))
             if v[i] > _witness[0][0]:
                 _witness[0] = (float(v[i]), float(num.ravel()[i]), float(den.ravel()[i]))
-    return float(max(np.max(fwd), np.max(bwd), pooled, 0.0))
+    return float(max(np.max(fwd), np.max(bwd), pooled[0], 0.0))
 
 
 def _intervals(Fx: np.ndarray, Fy: np.ndarray, coarse: int = 300):
@@ -132,14 +136,17 @@ def _laplace_shift(b: float, shift: float = 1.0) -> Callable[[int, float, float]
 
 
 def _two_coordinate_box(b: float) -> Callable[[int, float, float], float]:
-    """Replace-one histogram: coordinates 0 and 1 shift by -1 and +1; product events."""
+    """Replace-one histogram: coordinates 0 and 1 shift by -1 and +1; product events, and
+    their mirror images (coordinate 0 low, coordinate 1 high) for the other direction."""
 
     def oracle(n: int, a: float, d: float) -> float:
         t = np.linspace(-30 * b, 30 * b, 1201)
         up_x, up_y = stats.laplace.sf(t, 1, b), stats.laplace.sf(t, 0, b)  # coordinate 0 > t
         dn_x, dn_y = stats.laplace.cdf(t, 1, b), stats.laplace.cdf(t, 2, b)  # coordinate 1 <= t
-        px = np.outer(up_x, dn_x).ravel()
-        py = np.outer(up_y, dn_y).ravel()
+        lo_x, lo_y = 1 - up_x, 1 - up_y  # coordinate 0 <= t
+        hi_x, hi_y = 1 - dn_x, 1 - dn_y  # coordinate 1 > t
+        px = np.concatenate([np.outer(up_x, dn_x).ravel(), np.outer(lo_x, hi_x).ravel()])
+        py = np.concatenate([np.outer(up_y, dn_y).ravel(), np.outer(lo_y, hi_y).ravel()])
         return _bound(px, py, n, a, d)
 
     return oracle
@@ -651,7 +658,9 @@ def oracle_event(
     name: str, epsilon: float, n: int, a: float, delta: float = 0.0
 ) -> tuple[float, float, float] | None:
     """The oracle bound of ``name`` with its event's probabilities: (bound, P_D(E), P_D'(E)),
-    D the dataset in the numerator (None if no oracle is available, or it certifies 0)."""
+    D the dataset in the numerator (None if no oracle is available, or it certifies 0); for
+    a pooled pair E, F (:func:`_pooled`) the sums P_D(E) + P_D'(F) and P_D'(E) + P_D(F), whose
+    Poisson prefix counts are certified as one event's."""
     global _witness
     _witness = [(0.0, 0.0, 0.0)]
     try:

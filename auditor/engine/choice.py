@@ -193,9 +193,10 @@ def _choose(cands: list[Candidate], k_max: int, power: Power | None) -> list[Can
 def partner(c: Candidate, cands: list[Candidate], n: int, level: float) -> Candidate | None:
     """For a pure claim: the event to pool with the chosen ``c`` in its joint ratio bound
     (auditor.engine.stats, "Pooled"), or None. It is the best-ranked candidate of c's pair in
-    the other direction, with a real gain (a shrunk prediction above the gain floor, not a
-    fluke), whose judged probabilities leave room for it to be disjoint from c's event; and
-    only when the pooled bound, predicted from both events' judged probabilities at the
+    the other direction and of the same kind (both on the output's floating-point bits, or
+    neither), with a real gain (a shrunk prediction above the gain floor, not a fluke), whose
+    judged probabilities leave room for it to be disjoint from c's event; and only when the
+    pooled bound, predicted from both events' judged probabilities at the
     level ``level`` on ``n`` certification samples (the partner's ratio one sd up), beats c's
     own joint bound. Where the mechanism is symmetric (Laplace noise on a sum, randomized
     response) the partner is c's mirror image and the pooled counts are twice c's: the ratio
@@ -208,6 +209,9 @@ def partner(c: Candidate, cands: list[Candidate], n: int, level: float) -> Candi
         for d in cands
         if d.pair_index == c.pair_index
         and d.forward != c.forward
+        # (an event on a double's bits beside one on its value would make the pooled bound's
+        # violation a bit leak reported as a distributional one: run._kind)
+        and (d.family == "float") == (c.family == "float")
         and d.rank > d.plain - 1e2  # (no shrunk gain: ranked at plain - 1e3, see select.judge)
         and not d.fluke
         and all(0 <= x <= 1 for x in d.share)

@@ -95,6 +95,9 @@ def count_events(
             rows[key] = key(y)
         return rows[key]
 
+    events = list(events)
+    # a key's row values are held for the call only when a difference may need them again
+    pooled = any(isinstance(ev, Difference) for ev in events)
     out = []
     for ev in events:
         if isinstance(ev, Difference):
@@ -102,7 +105,8 @@ def count_events(
         elif isinstance(ev, KeySet):  # the key's distinct values and counts, once per key
             table = keys.get(ev.key)
             if table is None:
-                table = keys[ev.key] = np.unique(keyed(ev.key), return_counts=True)
+                y_keys = keyed(ev.key) if pooled else ev.key(y)
+                table = keys[ev.key] = np.unique(y_keys, return_counts=True)
             u, values = matched(table[0], ev.keys)
             c, values = table[1], np.unique(values)
             at = np.minimum(np.searchsorted(u, values), max(u.size - 1, 0))

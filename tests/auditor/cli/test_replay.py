@@ -127,9 +127,15 @@ def test_a_pure_claim_replays_with_the_joint_ratio_bound_as_the_audit_certified_
     again = auditor.replay(result, _rr(1.3), samples=n, seed=11)
     r = again.ratio
     assert r is not None and again.violation
-    for k in ("numerator", "denominator"):  # the prefixes: Poisson(n - 6 sqrt(n)), within n
+    # randomized response is its own mirror image: the audit pooled its event with the other
+    # direction's, and so does the replay. On each dataset's prefix the two differences are
+    # disjoint: their counts there add up to at most the prefix
+    own, other = r["pooled"]["counts_event_only"], r["pooled"]["counts_partner_only"]
+    assert [r["count_numerator"], r["count_denominator"]] == [own[0] + other[0], own[1] + other[1]]
+    for k, here in (("numerator", own[0] + other[1]), ("denominator", own[1] + other[0])):
+        # the prefixes: Poisson(n - 6 sqrt(n)), within n
         assert abs(r[f"samples_{k}"] - (n - 6 * n**0.5)) < 6 * n**0.5
-        assert r[f"count_{k}"] <= min(r[f"samples_{k}"], n)
+        assert here <= min(r[f"samples_{k}"], n)
     a = (1 - again.confidence) / 2
     split = epsilon_bound(
         cp_lower(again.count_numerator, n, a * (1 - JOINT_SHARE)),
