@@ -39,8 +39,9 @@ from auditor.engine.stats import (
 __all__ = ["ORACLES", "oracle_bound", "oracle_event"]
 
 
-# while oracle_event runs: the best (bound, numerator probability, denominator probability)
-_witness: list[tuple[float, float, float]] | None = None
+# while oracle_event runs: the best (bound, numerator probability, denominator probability,
+# whether it is a pooled pair's)
+_witness: list[tuple[float, float, float, bool]] | None = None
 
 
 def certified_at(px, py, n: int, a: float, delta: float) -> np.ndarray:
@@ -74,7 +75,7 @@ def _pooled(px: np.ndarray, py: np.ndarray, fwd, bwd, n: int, a: float) -> tuple
     lam = prefix_mean(n)
     v = np.where(room, ratio_lower(lam * x, lam * y, 2 * a * JOINT_SHARE), -np.inf)
     k = np.unravel_index(int(np.argmax(v)), v.shape)
-    return float(v[k]), float(x[k]), float(y[k])
+    return float(v[k]), float(x[k]), float(y[k]), True
 
 
 def _bound(px: np.ndarray, py: np.ndarray, n: int, a: float, delta: float) -> float:
@@ -83,7 +84,7 @@ def _bound(px: np.ndarray, py: np.ndarray, n: int, a: float, delta: float) -> fl
     )
     fwd = certified_at(px, py, n, a, delta)
     bwd = certified_at(py, px, n, a, delta)
-    pooled = _pooled(px, py, fwd, bwd, n, a) if delta == 0 and px.size else (-np.inf, 0, 0)
+    pooled = _pooled(px, py, fwd, bwd, n, a) if delta == 0 and px.size else (-np.inf, 0, 0, True)
     if _witness is not None:
         if pooled[0] > _witness[0][0]:  # (certified like one event of these probabilities)
             _witness[0] = pooled
@@ -91,7 +92,7 @@ def _bound(px: np.ndarray, py: np.ndarray, n: int, a: float, delta: float) -> fl
             v = np.broadcast_to(np.asarray(v, dtype=float), num.shape).ravel()
             i = int(np.argmax(np.where(np.isnan(v), -np.inf, v)))
             if v[i] > _witness[0][0]:
-                _witness[0] = (float(v[i]), float(num.ravel()[i]), float(den.ravel()[i]))
+                _witness[0] = (float(v[i]), float(num.ravel()[i]), float(den.ravel()[i]), False)
     return float(max(np.max(fwd), np.max(bwd), pooled[0], 0.0))
 
 
@@ -656,13 +657,13 @@ def oracle_bound(name: str, epsilon: float, n: int, a: float, delta: float = 0.0
 
 def oracle_event(
     name: str, epsilon: float, n: int, a: float, delta: float = 0.0
-) -> tuple[float, float, float] | None:
-    """The oracle bound of ``name`` with its event's probabilities: (bound, P_D(E), P_D'(E)),
-    D the dataset in the numerator (None if no oracle is available, or it certifies 0); for
-    a pooled pair E, F (:func:`_pooled`) the sums P_D(E) + P_D'(F) and P_D'(E) + P_D(F), whose
-    Poisson prefix counts are certified as one event's."""
+) -> tuple[float, float, float, bool] | None:
+    """The oracle bound of ``name`` with its event's probabilities: (bound, P_D(E), P_D'(E),
+    False), D the dataset in the numerator (None if no oracle is available, or it certifies
+    0); for a pooled pair E, F (:func:`_pooled`), (bound, P_D(E) + P_D'(F), P_D'(E) + P_D(F),
+    True): its Poisson prefix counts are certified as one event's by the joint bound."""
     global _witness
-    _witness = [(0.0, 0.0, 0.0)]
+    _witness = [(0.0, 0.0, 0.0, False)]
     try:
         bound = oracle_bound(name, epsilon, n, a, delta)
         best = _witness[0]

@@ -18,16 +18,25 @@ from auditor.engine.stats import (
 from bench import cert_noise, oracle
 
 
-@pytest.mark.parametrize("name", ["laplace_parallel20", "svt1", "rappor.dpsniper"])
-def test_the_oracle_event_certifies_the_oracle_bound_at_its_expected_counts(name):
+@pytest.mark.parametrize(
+    "name, pooled", [("laplace_parallel20", True), ("svt1", False), ("rappor.dpsniper", True)]
+)
+def test_the_oracle_event_certifies_the_oracle_bound_at_its_expected_counts(name, pooled):
+    """Parallel Laplace and RAPPOR are their own mirror images on their pairs: the oracle's
+    best is a pooled pair, certified by its joint bound alone; the sparse vector's is one
+    event."""
     n, a = 700_000, 0.025
-    bound, p, q = oracle.oracle_event(name, 0.1, n, a)
+    bound, p, q, got = oracle.oracle_event(name, 0.1, n, a)
+    assert got == pooled
     assert bound == pytest.approx(oracle.oracle_bound(name, 0.1, n, a), rel=1e-12)
     assert 0 < q < p < 1
     # a pure claim: the joint ratio bound on the Poisson prefix at 0.9 of the level, or the
     # split bound at the rest, whichever is larger (here the joint one)
     lam = prefix_mean(n)
     joint = float(ratio_lower(lam * p, lam * q, 2 * a * JOINT_SHARE))
+    if pooled:
+        assert joint == pytest.approx(bound, rel=1e-9)
+        return
     split = float(
         np.ravel(
             epsilon_bound(

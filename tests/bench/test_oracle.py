@@ -135,7 +135,8 @@ def test_vector_gaussian_oracle_event_is_a_half_space_across_the_move(name, move
 
     e = CATALOGUE[name]
     eps, n, a = e.claimed_epsilon, 1_000_000, 0.025
-    bound, p_num, p_den = oracle.oracle_event(name, eps, n, a, e.delta)
+    bound, p_num, p_den, pooled = oracle.oracle_event(name, eps, n, a, e.delta)
+    assert not pooled  # (a claim with delta > 0 is never pooled)
     sigma = float(e.description.sigma)
     assert sigma == pytest.approx(np.sqrt(2 * np.log(1.25 / e.delta)) * move / eps)
     # the projection of N(x, s^2 I) on the unit move from x to x' is N(0, s^2) vs N(1, s^2):
