@@ -237,7 +237,7 @@ def noise() -> None:
     print(
         "## 10. Certification noise alone: a perfect auditor certifies the oracle's event on "
         f"fresh samples (DP-Sniper's table at {samples:.0e} per dataset, confidence "
-        f"{cert_noise.CONFIDENCE}, one event)\n"
+        f"{cert_noise.CONFIDENCE}, one event or a pooled pair)\n"
     )
     rows, every = cert_noise.run([(n, v) for n, v, _ in dpsniper_bench.ROWS], samples)
     _print_table(rows, cert_noise.HEAD)
