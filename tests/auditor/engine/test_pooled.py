@@ -160,8 +160,9 @@ def test_pooling_keeps_false_alarms_within_the_level():
     assert flags < 22 and pooled >= 50, (flags, pooled)
 
 
-def test_a_pooled_witness_replays_pooled(tmp_path):
-    r = audit(
+def _leaky_laplace():
+    """Laplace of scale 10 (0.1-DP) audited against a claim of 0.02: a pooled violation."""
+    return audit(
         _laplace(10.0),
         [(0, 1)],
         epsilon=0.02,
@@ -170,6 +171,10 @@ def test_a_pooled_witness_replays_pooled(tmp_path):
         progress=False,
         semantics="ideal",
     )
+
+
+def test_a_pooled_witness_replays_pooled(tmp_path):
+    r = _leaky_laplace()
     assert r.violation and "pooled" in r.witness.ratio
     path = tmp_path / "r.json"
     path.write_text(json.dumps(r.to_dict(), allow_nan=False))
@@ -187,15 +192,7 @@ def test_a_pooled_witness_replays_pooled(tmp_path):
 def test_an_edited_partner_is_refused(tmp_path):
     from proofs.errors import InputError
 
-    r = audit(
-        _laplace(10.0),
-        [(0, 1)],
-        epsilon=0.02,
-        samples=200_000,
-        seed=4,
-        progress=False,
-        semantics="ideal",
-    )
+    r = _leaky_laplace()
     d = r.to_dict()
     d["witness"]["ratio_bound"]["pooled"]["partner_event_state"]["hi"] = 99.0
     with pytest.raises(InputError, match="partner_event_state and its spec disagree"):
