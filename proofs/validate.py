@@ -82,6 +82,11 @@ def _number(value: Any, name: str, fix: str) -> sp.Expr:
     return e
 
 
+def real_value(value: Any, name: str) -> sp.Expr:
+    """A numeric value of any sign, as an exact SymPy number."""
+    return _number(value, name, f"give e.g. {name}=1")
+
+
 def check_delta(delta: Any, name: str = "delta") -> sp.Expr:
     """A numeric delta in [0, 1), as an exact SymPy number."""
     d = _number(delta, name, f"use {name}=0 for pure DP")

@@ -39,7 +39,13 @@ from proofs.mechanisms.noise import gaussian_vector_reduction
 from proofs.numeric import PRECISION, precision, show_ball, to_ball
 from proofs.results import Counterexample, Finding, Verdict
 from proofs.symbols import EPSILON, SENSITIVITY
-from proofs.validate import check_delta, check_description, check_eps_value, positive_number
+from proofs.validate import (
+    check_delta,
+    check_description,
+    check_eps_value,
+    positive_number,
+    real_value,
+)
 
 __all__ = [
     "ProfileDerivation",
@@ -182,10 +188,15 @@ def _gauss_delta_ball(eps: arb, mu: arb) -> arb:
     return (-a / r2).erfc() / 2 - eps.exp() * (-b / r2).erfc() / 2
 
 
-def gaussian_delta(epsilon: Any, sigma: Any, sensitivity: Any = 1, prec: int = PRECISION) -> arb:
-    """Certified enclosure (arb ball) of the Gaussian mechanism's delta(eps) (Balle-Wang Thm 8)."""
+def gaussian_delta(
+    epsilon: Any, sigma: Any, sensitivity: Any = 1, prec: int = PRECISION, signed: bool = False
+) -> arb:
+    """Certified enclosure (arb ball) of the Gaussian mechanism's delta(eps) (Balle-Wang Thm 8).
+    ``signed``: any real eps, not only eps >= 0. The formula is the hockey-stick divergence
+    sup_S P(S) - e^eps Q(S) of the two Gaussians, attained at {privacy loss > eps} for every
+    real eps (a conversion formula may give a negative eps, a stronger claim than eps = 0)."""
     e, s, d = (
-        check_eps_value(epsilon),
+        real_value(epsilon, "epsilon") if signed else check_eps_value(epsilon),
         positive_number(sigma, "sigma"),
         positive_number(sensitivity, "sensitivity"),
     )

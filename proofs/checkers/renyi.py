@@ -85,7 +85,7 @@ def _renyi_counterexample(div, rhs, model) -> Counterexample | None:
 def _gaussian_verdict(eps, sigma, sensitivity, delta, what):
     method = f"{what} checked against the exact Gaussian profile (Balle-Wang), arb balls"
     try:
-        enc = gaussian_delta(eps, sigma, sensitivity)
+        enc = gaussian_delta(eps, sigma, sensitivity, signed=True)
     except NotNumeric as exc:  # (a minimum over orders that arb cannot order)
         return Finding(Verdict.UNKNOWN, method, reason=f"eps = {eps}: {exc}")
     target = to_ball(check_delta(delta))

@@ -658,3 +658,28 @@ def test_a_range_outside_z3_does_not_fail_every_obligation(x):
         total = sp.Symbol("k") * sp.Symbol("delta") + b
         found = check(ComposedDP(e, "k", sp.Symbol("k") * e, total, "delta"))
         assert found.verdict is Verdict.PROVED, found.summary()
+
+
+IMPROVED = "rdp + log((alpha - 1)/alpha) - (log(delta) + log(alpha))/(alpha - 1)"
+
+
+@pytest.mark.parametrize(
+    "shift, verdict",
+    [(0, Verdict.CERTIFIED), (-1, Verdict.REFUTED), (R(-1, 10**3), Verdict.REFUTED)],
+)
+def test_a_conversion_to_a_negative_epsilon_is_judged_at_it(shift, verdict):
+    """sigma = 100 at delta = 1/2: the improved conversion gives eps = 1/10^4 - ln 2 < 0, a
+    claim stronger than eps = 0 (P[S] <= e^eps P'[S] + delta for every S, the whole space
+    too: delta >= 1 - e^eps). It was an input error; it is judged against the exact
+    Gaussian delta(eps), which the hockey-stick formula gives for every real eps: 0.49995
+    (scipy), just under 1/2, so the claim holds; at eps - 1 and eps - 1/1000 the exact delta
+    exceeds 1/2, and the claim is refuted."""
+    import math
+
+    from scipy import stats
+
+    claim = RDPConversion(100, 1, R(1, 2), formula=f"{IMPROVED} + ({shift})")
+    eps, mu = float(claim.epsilon()), 0.01
+    exact = stats.norm.cdf(mu / 2 - eps / mu) - math.exp(eps) * stats.norm.cdf(-mu / 2 - eps / mu)
+    assert eps < 0 and (exact <= 0.5) == (verdict is Verdict.CERTIFIED)
+    assert check(claim).verdict is verdict
