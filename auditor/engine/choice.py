@@ -196,11 +196,11 @@ def partner(c: Candidate, cands: list[Candidate], n: int, level: float) -> Candi
     the other direction and of the same kind (both on the output's floating-point bits, or
     neither), with a real gain (a shrunk prediction above the gain floor, not a fluke), whose
     judged probabilities leave room for it to be disjoint from c's event; and only when the
-    pooled bound, predicted from both events' judged probabilities at the
-    level ``level`` on ``n`` certification samples (the partner's ratio one sd up), beats c's
-    own joint bound. Where the mechanism is symmetric (Laplace noise on a sum, randomized
-    response) the partner is c's mirror image and the pooled counts are twice c's: the ratio
-    bound's margin shrinks by about sqrt(2). Decided on selection data only."""
+    pooled bound, predicted from both events' judged probabilities at the level ``level`` on
+    ``n`` certification samples (the partner's ratio one sd up), beats c's own joint bound.
+    Where the mechanism is symmetric (Laplace noise on a sum, randomized response) the partner
+    is c's mirror image and the pooled counts are twice c's: the ratio bound's margin shrinks
+    by about sqrt(2). Decided on selection data only."""
     p1, q1 = c.share
     if not (0 <= p1 <= 1 and 0 <= q1 <= 1):
         return None
