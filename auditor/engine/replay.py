@@ -199,7 +199,7 @@ def _witness_event(d: dict):
         )
     event = _event(state, witness.get("event_spec"), "event_state")
     for key in ("pair", "counts", "ratio_bound"):
-        if not isinstance(witness.get(key, {}), dict):
+        if not isinstance(witness.get(key) or {}, dict):  # (null: no ratio bound)
             raise InputError(f"the witness {key} {witness[key]!r} is malformed (not an object).")
     if witness.get("numerator", "a") not in ("a", "b"):
         raise InputError(f"the witness numerator {witness['numerator']!r} is not 'a' or 'b'.")
