@@ -9,10 +9,21 @@ from typing import Any
 
 import numpy as np
 
+from auditor.engine.events import ScoreInterval
 from auditor.engine.select import MEDIAN, Candidate
 from auditor.engine.stats import detectable, prefix_mean, ratio_lower
 
-__all__ = ["Outcome", "Power", "choose", "conclusive", "partner", "power_of", "shares", "simplest"]
+__all__ = [
+    "Outcome",
+    "Power",
+    "choose",
+    "conclusive",
+    "partner",
+    "pooled_pair",
+    "power_of",
+    "shares",
+    "simplest",
+]
 
 # a candidate's rank and plain predictions shrink each count by 1.645 and 0.994 sigmas (levels
 # 0.05 and 0.16, select.py): their gap over this is about one sd of the log-ratio estimate
@@ -231,6 +242,61 @@ def partner(c: Candidate, cands: list[Candidate], n: int, level: float) -> Candi
     lam = prefix_mean(n)
     own, pooled = ratio_lower(lam * np.array([p1, p1 + p2]), lam * np.array([q1, q1 + q2]), level)
     return d if pooled > own else None
+
+
+def pooled_pair(
+    c: Candidate, d: Candidate | None, cands: list[Candidate], n: int, level: float
+) -> tuple[Candidate, Candidate | None]:
+    """For a pure claim whose chosen ``c`` is a modelled tail (:mod:`count_tails`): the tail
+    of c's score and direction, and the tail of that score in the other direction to pool
+    with it (or none), whose pooled bound (:func:`partner`'s prediction, both tails' fitted
+    fractions) is the largest; ``(c, d)`` unless that beats c with its partner ``d``.
+
+    Ranked alone, c is the tail of the best single bound; pooled, the best tail is rarer,
+    for the partner's outputs double its counts where the mechanism is symmetric. On a
+    parallel composition (LaplaceParallel, 20 x eps/20, at 1e6 per dataset) the tails
+    ``count <= 5`` and ``<= 6`` have single bounds 0.0335 and 0.0329 but pooled with their
+    mirror images 0.0394 and 0.0364, and the judge picked the second on most seeds. Every
+    prediction here comes from the fitted models, one slope per model, shrunk as the
+    candidates' ranks are: no best-of-many draw. Decided on selection data only."""
+    if c.fitted is None or not isinstance(c.event, ScoreInterval):
+        return c, d
+    if d is not None and d.fitted is None:
+        return c, d  # (a partner judged on its own counts: no common scale to compare on)
+
+    def tails(forward: bool) -> list[Candidate]:
+        return [
+            x
+            for x in cands
+            if x.fitted is not None
+            and x.pair_index == c.pair_index
+            and x.forward == forward
+            and isinstance(x.event, ScoreInterval)
+            and x.event.score == c.event.score
+            and (x.family == "float") == (c.family == "float")
+            and x.rank > x.plain - 1e2
+            and not x.fluke
+        ]
+
+    own = [c] + [x for x in tails(c.forward) if repr(x.event) != repr(c.event)]
+    other = [None] + tails(not c.forward)
+    pairs = [(x, y) for x in own for y in other if y is None or _apart(x.event, y.event)]
+    if (c, d) not in pairs:
+        return c, d
+    p = np.array([x.fitted[0] + (y.fitted[0] if y else 0.0) for x, y in pairs])
+    q = np.array([x.fitted[1] + (y.fitted[1] if y else 0.0) for x, y in pairs])
+    lam = prefix_mean(n)
+    bounds = np.asarray(ratio_lower(lam * p, lam * q, level), dtype=float)
+    best = int(np.argmax(bounds))
+    if not bounds[best] > bounds[pairs.index((c, d))]:
+        return c, d
+    x, y = pairs[best]
+    return replace(x, weight=c.weight), y
+
+
+def _apart(e: ScoreInterval, f: ScoreInterval) -> bool:
+    """Two intervals of one score that share no value."""
+    return e.hi <= f.lo or f.hi <= e.lo
 
 
 def _leaning(cands: list[Candidate]) -> list[Candidate]:

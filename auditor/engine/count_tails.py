@@ -407,14 +407,20 @@ def _hinge_gain(v: np.ndarray, bx: np.ndarray, by: np.ndarray, high: bool) -> fl
     return fits[None] - min(fits.values())
 
 
-def modelled(cands, models: dict[int, TailModel], z: float, predict: Callable) -> dict[int, float]:
-    """Predictions of the modelled candidates at shrink ``z`` (standard errors of the tail's
-    log-ratio): ``predict(px, py)`` turns expected fractions into a certified statistic."""
+def fractions(cands, models: dict[int, TailModel], z: float) -> dict[int, tuple[float, float]]:
+    """The modelled candidates' (numerator, denominator) expected fractions at shrink ``z``
+    (standard errors of the tail's log-ratio), where the model can tell."""
     out = {}
     for i, model in models.items():
         ev = cands[i].event
         upper = math.isinf(ev.hi)
-        fractions = model.tail(ev.lo if upper else ev.hi, upper, cands[i].forward, z)
-        if fractions is not None:
-            out[i] = float(predict(*fractions))
+        f = model.tail(ev.lo if upper else ev.hi, upper, cands[i].forward, z)
+        if f is not None:
+            out[i] = f
     return out
+
+
+def modelled(cands, models: dict[int, TailModel], z: float, predict: Callable) -> dict[int, float]:
+    """Predictions of the modelled candidates at shrink ``z`` (standard errors of the tail's
+    log-ratio): ``predict(px, py)`` turns expected fractions into a certified statistic."""
+    return {i: float(predict(*f)) for i, f in fractions(cands, models, z).items()}

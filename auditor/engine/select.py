@@ -127,6 +127,9 @@ class Candidate:
     built: tuple[int, int, int] | None = None
     # its share of the level when certified, relative to the others chosen (choice.shares)
     weight: float = 1.0
+    # a modelled tail's (numerator, denominator) fractions from its fitted model, shrunk as
+    # its prediction is (count_tails.fractions); None for a candidate judged on its own counts
+    fitted: tuple[float, float] | None = None
 
 
 def _best(events_fwd, scores_fwd, scores_bwd, keep: int) -> list[Candidate]:
@@ -1224,7 +1227,7 @@ def judge(
     Counts can be streamed: the judging sample is never held in memory.
     """
     num, den = oriented(cands, counts)
-    shrunks, plains, modelled = _judged_scores(cands, num, den, m2, scorer)
+    shrunks, plains, modelled, fitted = _judged_scores(cands, num, den, m2, scorer)
     # value tails are judged through their model only: no rivals for the others' luck
     own = ~value_tails(cands)
     lucky = np.zeros(len(cands), dtype=bool)
@@ -1236,11 +1239,12 @@ def judge(
     out = []
     shares = zip((num / max(m2, 1)).tolist(), (den / max(m2, 1)).tolist())
     dropped = (~own & ~modelled).tolist()  # a value tail is a candidate through its model only
-    for c, shrunk, plain, f, share, drop in zip(
-        cands, shrunks.tolist(), plains.tolist(), lucky.tolist(), shares, dropped
+    for i, (c, shrunk, plain, f, share, drop) in enumerate(
+        zip(cands, shrunks.tolist(), plains.tolist(), lucky.tolist(), shares, dropped)
     ):
         if drop:
             continue
+        c = replace(c, fitted=fitted.get(i))
         if shrunk > MIN_GAIN and not f:
             out.append(replace(c, predicted=shrunk, rank=shrunk, plain=plain, share=share))
         else:
@@ -1302,25 +1306,27 @@ PLAIN_SHRINK = 0.16
 
 def _judged_scores(
     cands: list[Candidate], num, den, m2: int, scorer: Scorer, model: bool = True
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(shrunk, plain) predictions of :func:`judge`, and which of them a model gave. With
-    ``model``, the tails of a count or likelihood-ratio score whose model fits
-    (:mod:`count_tails`) are predicted from the model instead: one fitted slope, not a
-    best-of-many, so both at the milder shrink, in standard errors of the tail's log-ratio
-    (each count moved z sigmas moves the log-ratio about sqrt(2) z of them)."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[int, tuple[float, float]]]:
+    """(shrunk, plain) predictions of :func:`judge`, which of them a model gave, and those
+    candidates' fitted fractions (by index). With ``model``, the tails of a count or
+    likelihood-ratio score whose model fits (:mod:`count_tails`) are predicted from the model
+    instead: one fitted slope, not a best-of-many, so both at the milder shrink, in standard
+    errors of the tail's log-ratio (each count moved z sigmas moves the log-ratio about
+    sqrt(2) z of them)."""
     shrunk, plain = (
         np.asarray(replace(scorer, m=m2, shrink=lv)(num, den), dtype=float)
         for lv in (JUDGE_SHRINK, PLAIN_SHRINK)
     )
     models = count_tails.fit_groups(cands, num, den, m2) if model else {}
     fitted = np.zeros(len(cands), dtype=bool)
+    fractions: dict[int, tuple[float, float]] = {}
     if models:
-        at = scorer.expect
         z = np.sqrt(2) * normal_quantile(PLAIN_SHRINK)
-        for i, v in count_tails.modelled(cands, models, z, at).items():
-            shrunk[i] = plain[i] = v
+        fractions = count_tails.fractions(cands, models, float(z))
+        for i, f in fractions.items():
+            shrunk[i] = plain[i] = float(scorer.expect(*f))
             fitted[i] = True
-    return shrunk, plain, fitted
+    return shrunk, plain, fitted, fractions
 
 
 def survivors(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Scorer) -> np.ndarray:
@@ -1340,7 +1346,7 @@ def survivors(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Score
     if len(cands) < 2:
         return keep
     num, den = oriented(cands, counts)
-    shrunk, plain, _ = _judged_scores(cands, num, den, m2, scorer, model=False)
+    shrunk, plain, _, _ = _judged_scores(cands, num, den, m2, scorer, model=False)
     lucky = flukes(num, den, m2, scorer, seen=seen_under_denominator(cands))
     rank = np.where((shrunk > MIN_GAIN) & ~lucky, shrunk, plain - 1e3)
     # a real output's value tails count only through their model, fitted at the end: on their
