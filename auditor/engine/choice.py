@@ -248,9 +248,11 @@ def pooled_pair(
     c: Candidate, d: Candidate | None, cands: list[Candidate], n: int, level: float
 ) -> tuple[Candidate, Candidate | None]:
     """For a pure claim whose chosen ``c`` is a modelled tail (:mod:`count_tails`): the tail
-    of c's score and direction, and the tail of that score in the other direction to pool
-    with it (or none), whose pooled bound (:func:`partner`'s prediction, both tails' fitted
-    fractions) is the largest; ``(c, d)`` unless that beats c with its partner ``d``.
+    of c's score and direction, and the disjoint tail of that score in the other direction
+    to pool with it, whose pooled bound (:func:`partner`'s prediction, both tails' fitted
+    fractions) is the largest, where that beats c with its partner ``d`` (or alone); else
+    ``(c, d)``. A partner of another score, or judged on its own counts, is kept: its
+    prediction is on another scale.
 
     Ranked alone, c is the tail of the best single bound; pooled, the best tail is rarer,
     for the partner's outputs double its counts where the mechanism is symmetric. On a
@@ -261,8 +263,6 @@ def pooled_pair(
     candidates' ranks are: no best-of-many draw. Decided on selection data only."""
     if c.fitted is None or not isinstance(c.event, ScoreInterval):
         return c, d
-    if d is not None and d.fitted is None:
-        return c, d  # (a partner judged on its own counts: no common scale to compare on)
 
     def tails(forward: bool) -> list[Candidate]:
         return [
@@ -278,17 +278,18 @@ def pooled_pair(
             and not x.fluke
         ]
 
+    mates = tails(not c.forward)
+    if d is not None and not any(d is y for y in mates):
+        return c, d  # (a partner of another score, or judged on its own counts: no common scale)
     own = [c] + [x for x in tails(c.forward) if repr(x.event) != repr(c.event)]
-    other = [None] + tails(not c.forward)
-    pairs = [(x, y) for x in own for y in other if y is None or _apart(x.event, y.event)]
-    if (c, d) not in pairs:
-        return c, d
+    # (another tail alone is no candidate: c leads the single tails)
+    pairs = [(c, d)] + [(x, y) for x in own for y in mates if _apart(x.event, y.event)]
     p = np.array([x.fitted[0] + (y.fitted[0] if y else 0.0) for x, y in pairs])
     q = np.array([x.fitted[1] + (y.fitted[1] if y else 0.0) for x, y in pairs])
     lam = prefix_mean(n)
     bounds = np.asarray(ratio_lower(lam * p, lam * q, level), dtype=float)
     best = int(np.argmax(bounds))
-    if not bounds[best] > bounds[pairs.index((c, d))]:
+    if not bounds[best] > bounds[0]:
         return c, d
     x, y = pairs[best]
     return replace(x, weight=c.weight), y
