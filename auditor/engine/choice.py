@@ -34,13 +34,24 @@ EPSILON_FLOOR = 0.01  # a claim of epsilon 0 is judged as if it were this
 
 
 def power_of(
-    claim: Any, k_den: int, k_num: int, n: int, a: float, joint_level: float | None = None
+    claim: Any,
+    k_den: int,
+    k_num: int,
+    n: int,
+    a: float,
+    joint_level: float | None = None,
+    joint_parts: list[tuple[int, int]] | None = None,
 ) -> tuple[float, Any]:
     """What an event with these counts on ``n`` samples per dataset would reveal, bounds at
     level ``a``: the smallest true strength it certifies above ``claim`` with probability 1/2
-    (:func:`auditor.engine.stats.detectable`), and the claim in whose unit that is."""
+    (:func:`auditor.engine.stats.detectable`), and the claim in whose unit that is.
+    ``joint_parts``: a pooled pair's parts, (denominator, numerator) counts each, whose sums
+    its joint bound counts."""
     judge = claim.detection((k_den + 0.5) / n)
-    return detectable(k_den, n, a, judge, k_num=k_num, joint_level=joint_level), judge
+    got = detectable(
+        k_den, n, a, judge, k_num=k_num, joint_level=joint_level, joint_parts=joint_parts
+    )
+    return got, judge
 
 
 def conclusive(detect: float, judge: Any, factor: float) -> bool:

@@ -294,7 +294,11 @@ def _conclude(
 
         def power(k: int) -> tuple[float, Any]:
             joint_level = None if joint is None else float(joint["level"]) * float(each[k])
-            return power_of(claim, int(kd[k]), int(kn[k]), n, float(a[k]), joint_level)
+            parts = None  # (a pooled pair's joint bound counts both differences: their sums)
+            both = (joint.get("pooled") or {}).get(k) if joint is not None else None
+            if both is not None:
+                parts = [(int(x[1]), int(x[0])) for x in (both["own"], both["partner_own"])]
+            return power_of(claim, int(kd[k]), int(kn[k]), n, float(a[k]), joint_level, parts)
 
         # what the audit could have caught: what any of its certified events would have (the
         # witness's event unless it could not and another could; the others are asked then)

@@ -32,7 +32,7 @@ data).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from scipy import optimize, special, stats
@@ -257,6 +257,7 @@ def detectable(
     cap: float = 50.0,
     k_num: int | None = None,
     joint_level: float | None = None,
+    joint_parts: Sequence[tuple[int, int]] | None = None,
 ) -> float:
     """The smallest true strength (epsilon for a point claim, mu for a GDP one) this audit's
     event and sample size would have certified above ``claim`` with probability at least 1/2.
@@ -272,9 +273,15 @@ def detectable(
     stronger mechanism could raise it, is still detected by a rarer denominator (randomized
     response at a tight epsilon 5: inf, and inconclusive, with the first family alone). With
     ``joint_level`` (a pure claim) the joint ratio bound on Poisson prefix counts at that level
-    certifies too (:func:`ratio_lower`). Returns ``inf`` when not even ``cap`` is detectable
-    (the event is too rare for this sample size)."""
+    certifies too (:func:`ratio_lower`). ``joint_parts``: the (denominator, numerator) counts
+    of the disjoint parts whose sums that bound counts, where they are not the event's own (a
+    pooled pair's two differences: "Pooled" above); each part is raised, or lowered, as far
+    as a mechanism of the strength allows, and the joint bound judges their sums. Returns
+    ``inf`` when not even ``cap`` is detectable (the event is too rare for this sample
+    size)."""
     q = min((k_den + 0.5) / n, 1.0)
+    parts = [(k_den, k_num)] if joint_parts is None else list(joint_parts)
+    q_parts = [min((d + 0.5) / n, 1.0) for d, _ in parts]
     k_d = float(stats.binom.ppf(EACH_SIDE, n, q))
     hi = float(cp_upper(k_d, n, a))
     lam = prefix_mean(n)
@@ -290,7 +297,10 @@ def detectable(
     def raised(strength: np.ndarray) -> np.ndarray:
         p = numerator(q, strength)
         k_n = stats.binom.ppf(1 - EACH_SIDE, n, p)
-        return (claim.statistic(cp_lower(k_n, n, a), hi) > claim.threshold) | joint(p, q)
+        split = claim.statistic(cp_lower(k_n, n, a), hi) > claim.threshold
+        if joint_parts is None:
+            return split | joint(p, q)
+        return split | joint(sum(numerator(x, strength) for x in q_parts), sum(q_parts))
 
     best = _smallest(raised, cap)
     lower = getattr(claim, "denominator", None)
@@ -299,11 +309,16 @@ def detectable(
         lo = float(cp_lower(float(stats.binom.ppf(1 - EACH_SIDE, n, p)), n, a))
         denominator = np.vectorize(lower, otypes=[float])
 
+        p_parts = [min((k + 0.5) / n, 1.0) for _, k in parts]
+
         def lowered(strength: np.ndarray) -> np.ndarray:
             q_s = denominator(p, strength)
             k_d = stats.binom.ppf(EACH_SIDE, n, q_s)
-            stat = claim.statistic(lo, cp_upper(k_d, n, a))
-            return (stat > claim.threshold) | joint(np.full(q_s.shape, p), q_s)
+            split = claim.statistic(lo, cp_upper(k_d, n, a)) > claim.threshold
+            if joint_parts is None:
+                return split | joint(np.full(q_s.shape, p), q_s)
+            q_js = sum(denominator(x, strength) for x in p_parts)
+            return split | joint(np.full(q_s.shape, sum(p_parts)), q_js)
 
         best = min(best, _smallest(lowered, cap))
     return best
