@@ -26,7 +26,8 @@ independent) with means ``lambda (P_D(E) + P_D'(F))`` and ``lambda (P_D'(E) + P_
 disjoint by counting ``E \\ F`` and ``F \\ E`` (:class:`auditor.engine.events.Difference`). With F
 the mirror image of E (a symmetric mechanism), X and Y are twice one event's counts, and the
 margin shrinks by about sqrt(2) (:func:`auditor.engine.choice.partner` picks F on selection
-data).
+data; :func:`auditor.engine.choice.pooled_pair` may replace E and F by the tails of one fitted
+score whose pooled bound is predicted best).
 """
 
 from __future__ import annotations
