@@ -20,6 +20,7 @@ __all__ = [
     "conclusive",
     "partner",
     "pooled_pair",
+    "pooled_pairs",
     "power_of",
     "shares",
     "simplest",
@@ -304,6 +305,33 @@ def pooled_pair(
         return c, d
     x, y = pairs[best]
     return replace(x, weight=c.weight), y
+
+
+def pooled_pairs(
+    chosen: list[Candidate],
+    partners: list[Candidate | None],
+    cands: list[Candidate],
+    n: int,
+    levels,
+) -> tuple[list[Candidate], list[Candidate | None]]:
+    """:func:`pooled_pair` for each chosen event in turn (at its joint level), unless its new
+    event is another chosen one, or its new pair is another's pair: two chosen tails of one
+    score in opposite directions both lead to the best pair, and certifying the same sums
+    twice would spend two shares of the level on one test."""
+    chosen, partners = list(chosen), list(partners)
+
+    def keys(c: Candidate, d: Candidate | None) -> set:
+        return {_key(c), None if d is None else _key(d)}
+
+    for j, v in enumerate(levels):
+        c, d = pooled_pair(chosen[j], partners[j], cands, n, float(v))
+        others = [i for i in range(len(chosen)) if i != j]
+        if all(
+            _key(c) != _key(chosen[i]) and keys(c, d) != keys(chosen[i], partners[i])
+            for i in others
+        ):
+            chosen[j], partners[j] = c, d
+    return chosen, partners
 
 
 def _apart(e: ScoreInterval, f: ScoreInterval) -> bool:

@@ -35,7 +35,7 @@ import numpy as np
 
 from auditor.engine.adapter import Mechanism
 from auditor.engine.checkpoint import Checkpoint
-from auditor.engine.choice import Outcome, Power, choose, partner, pooled_pair, shares, simplest
+from auditor.engine.choice import Outcome, Power, choose, partner, pooled_pairs, shares, simplest
 from auditor.engine.crossfit import crossfit
 from auditor.engine.events import Difference
 from auditor.engine.executors import CountTally, Runner, Tally, Task
@@ -499,10 +499,7 @@ class Session:
             partners = [
                 partner(c, judged, self.plan.certify.n, float(v)) for c, v in zip(chosen, level)
             ]
-            for j, v in enumerate(level):
-                c, d = pooled_pair(chosen[j], partners[j], judged, self.plan.certify.n, float(v))
-                if all(repr(c.event) != repr(o.event) for o in chosen[:j] + chosen[j + 1 :]):
-                    chosen[j], partners[j] = c, d
+            chosen, partners = pooled_pairs(chosen, partners, judged, self.plan.certify.n, level)
         with self._atomic():
             self.chosen, self.partners = chosen, partners
             rows = len(self._counted())

@@ -355,8 +355,25 @@ def test_no_pooled_pair_is_chosen_from_tails_judged_on_their_own_counts_or_overl
     assert pooled_pair(c, loose, fwd + [loose], n, level) == (c, loose)
     # the other direction's tails all overlap c's: c keeps its partner, or stands alone
     wide = [replace(x, event=ScoreInterval(x.event.score, -math.inf, -2.5)) for x in bwd]
-    out, mate = pooled_pair(c, None, fwd + wide, n, level)
-    assert mate is None and out.event.lo in (-4.5, -5.5, -6.5, -7.5)
+    assert pooled_pair(c, None, fwd + wide, n, level) == (c, None)
+    # with disjoint tails, one that partner() declined still gets the best pair
+    out, mate = pooled_pair(c, None, fwd + bwd, n, level)
+    assert (out.event.lo, mate.event.hi) == (-5.5, -14.5)
+
+
+def test_two_chosen_tails_of_one_score_are_not_both_moved_to_one_pooled_pair():
+    """Chosen "at most 6" forward and its mirror backward both lead to the best pair ("at most
+    5" with its mirror): the first moves, the second would certify the same sums again on
+    another share of the level, so it stays."""
+    from auditor.engine.choice import pooled_pairs
+
+    f = _binomial_tails()
+    n, level = 700_000, 0.045
+    fwd = _count_tails(f, True, lambda k: -k)
+    bwd = _count_tails(f, False, lambda k: -k)
+    chosen, partners = pooled_pairs([fwd[2], bwd[2]], [bwd[2], fwd[2]], fwd + bwd, n, [level] * 2)
+    assert (chosen[0].event.lo, partners[0].event.hi) == (-5.5, -14.5)
+    assert (chosen[1], partners[1]) == (bwd[2], fwd[2])
 
 
 def test_what_a_pooled_audit_could_have_caught_counts_both_parts():
