@@ -28,14 +28,15 @@ A developer's diagnostic, not part of ``make bench``: a vector audit at 1e6 per 
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from unittest import mock
 
 import numpy as np
 
 from auditor.catalogue import CATALOGUE
 from auditor.engine import run as run_module
-from auditor.engine.choice import Outcome
+from auditor.engine.choice import Outcome, shares
+from auditor.engine.events import Difference
 from auditor.engine.select import Candidate
 from auditor.engine.stats import simulate_certified
 from bench.selection_loss import _count, audit_entry
@@ -122,11 +123,45 @@ def simulate(
     return simulate_certified(probs, n, a, delta, sims, joint_level, seed)
 
 
+def pooled_parts(name: str, out: Outcome, seed: int, truth: int) -> np.ndarray | None:
+    """(K, 2, 2): for each certified event whose joint bound is pooled with a partner
+    (:func:`auditor.engine.choice.partner`), the probabilities of the event without its partner
+    and of the partner without the event, under the event's numerator and denominator
+    datasets, counted on the truth outputs of :func:`true_probabilities`; an event not pooled
+    gets its own probabilities and zeros. None when no event is pooled."""
+    pooled = (out.joint or {}).get("pooled") or {}
+    if not pooled:
+        return None
+    chosen = out.chosen
+    extra = []
+    for k in sorted(pooled):
+        c, d = chosen[k], pooled[k]["partner"]
+        extra += [
+            replace(c, event=Difference(c.event, d.event)),
+            replace(c, event=Difference(d.event, c.event)),
+        ]
+    probs = true_probabilities(name, extra, seed, truth)
+    parts = np.zeros((len(chosen), 2, 2))
+    parts[:, 0] = true_probabilities(name, chosen, seed, truth)
+    for i, k in enumerate(sorted(pooled)):
+        parts[k] = probs[2 * i : 2 * i + 2]
+    return parts
+
+
 def expected(name: str, seed: int, samples: int, truth: int, sims: int = 4000) -> Expected:
     certified, out = certified_events(name, samples, seed)
     probs = true_probabilities(name, out.chosen, seed, truth)
-    joint = None if out.joint is None else float(out.joint["level"])
-    bounds = simulate(probs, out.samples, out.level, CATALOGUE[name].delta, sims, joint_level=joint)
+    weights = shares(out.chosen)
+    joint = None if out.joint is None else float(out.joint["level"]) * weights
+    bounds = simulate_certified(
+        probs,
+        out.samples,
+        out.levels(),
+        CATALOGUE[name].delta,
+        sims,
+        joint,
+        parts=pooled_parts(name, out, seed, truth),
+    )
     return Expected(name, seed, certified, out.chosen, probs, out.samples, out.level, bounds)
 
 

@@ -116,26 +116,52 @@ def ratio_p_value(kx, ky, epsilon: float) -> np.ndarray:
 
 
 def simulate_certified(
-    probs, n: int, a: float, delta: float, sims: int, joint_level: float | None, seed: int = 1
+    probs, n: int, a, delta: float, sims: int, joint_level, seed: int = 1, parts=None
 ) -> np.ndarray:
     """The certified epsilon (floored at 0) of ``sims`` simulated certifications of K events
     with probabilities ``probs`` (K, 2: numerator, denominator) on ``n`` samples per dataset:
-    the best event's split bound at per-bound level ``a`` and, given ``joint_level`` (a pure
-    claim), its joint ratio bound on the Poisson prefix, counted on the same samples (a
-    prefix of ``N ~ Poisson(prefix_mean(n))``, the rest up to ``n``)."""
+    the best event's split bound at per-bound level ``a`` (a number, or one per event) and,
+    given ``joint_level`` (a pure claim; a number or one per event), its joint ratio bound on
+    the Poisson prefix, counted on the same samples (a prefix of ``N ~ Poisson(prefix_mean(n))``,
+    the rest up to ``n``). ``parts`` (K, 2, 2), for events whose joint bound is pooled
+    (module docstring): the probabilities of the event without its partner and of the
+    partner without the event, under the event's numerator and denominator datasets (0 for
+    the second when the event is not pooled); their counts on the prefix are drawn with the
+    event's own, as cells of one multinomial."""
     probs = np.asarray(probs, dtype=float).reshape(-1, 2)
     if probs.shape[0] == 0 or n <= 0:
         return np.zeros(0)
     rng = np.random.default_rng(seed)
     shape = (sims, probs.shape[0], 2)
     size = np.broadcast_to(rng.poisson(prefix_mean(n), size=(sims, 1, 2)), shape)
-    head = rng.binomial(np.minimum(size, n), np.broadcast_to(probs, shape))
+    if parts is None:
+        head = rng.binomial(np.minimum(size, n), np.broadcast_to(probs, shape))
+        x, y = head[..., 0], head[..., 1]
+    else:
+        head, x, y = _pooled_cells(rng, np.minimum(size, n), probs, parts, shape)
     full = head + rng.binomial(np.maximum(n - size, 0), np.broadcast_to(probs, shape))
     bound = epsilon_bound(cp_lower(full[..., 0], n, a), cp_upper(full[..., 1], n, a), delta)
     if joint_level is not None:
-        joint = ratio_lower(head[..., 0], head[..., 1], joint_level)
+        joint = ratio_lower(x, y, joint_level)
         bound = np.maximum(bound, np.where((size <= n).all(axis=2), joint, -np.inf))
     return np.maximum(np.max(bound, axis=1), 0.0)
+
+
+def _pooled_cells(rng, m, probs, parts, shape):
+    """One multinomial draw per stream over the cells (E and F, E without F, F without E) of
+    ``m`` prefix samples: E's prefix count and the joint bound's two sums (module: Pooled)."""
+    parts = np.asarray(parts, dtype=float).reshape(-1, 2, 2)
+    only_e, only_f = (np.broadcast_to(parts[:, i, :], shape) for i in (0, 1))
+    both = np.clip(np.broadcast_to(probs, shape) - only_e, 0.0, 1.0)
+    left = m
+    cells = []
+    mass = 1.0
+    for p in (both, only_e, only_f):  # conditional binomials: the multinomial's cells in turn
+        got = rng.binomial(left, np.clip(p / np.maximum(mass, 1e-300), 0.0, 1.0))
+        cells.append(got)
+        left, mass = left - got, mass - p
+    both_n, e_n, f_n = cells
+    return both_n + e_n, e_n[..., 0] + f_n[..., 1], e_n[..., 1] + f_n[..., 0]
 
 
 def normal_quantile(a: float) -> float:

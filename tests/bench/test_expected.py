@@ -11,10 +11,10 @@ import pytest
 from auditor.engine.claims import PointClaim
 from auditor.engine.events import KeyFn, KeySet
 from auditor.engine.select import Candidate
-from auditor.engine.stats import expected_certified
+from auditor.engine.stats import expected_certified, simulate_certified
 from bench.choice_replay import main as choice_replay_main
 from bench.crossfit_gap import main as crossfit_gap_main
-from bench.expected import expected, main, simulate, true_probabilities
+from bench.expected import expected, main, pooled_parts, recorded, simulate, true_probabilities
 
 N, A = 700_000, 0.025
 KEEP = math.tanh(0.05)  # rr.alpha_coin at eps 0.1: the bit is kept with this probability
@@ -78,3 +78,36 @@ def test_bad_arguments_are_refused(diagnostic, argv, capsys):
     assert err.value.code == 2
     said = capsys.readouterr().err
     assert ("too few" if len(argv) > 1 else "no.such.entry") in said
+
+
+def test_a_pooled_event_is_simulated_on_both_differences():
+    """A pure claim's event pooled with its mirror image (disjoint, module stats: Pooled):
+    the joint bound counts both, so its simulated bounds sit above the event's alone and, at a
+    ratio exactly the claim's, exceed it on at most the joint level's share of draws. An event
+    "pooled" with an empty partner is the event alone."""
+    n, p, eps, joint = 200_000, 0.02, 0.05, 0.045
+    probs = [[p * math.exp(eps), p]]
+    mirror = [[[p * math.exp(eps), p], [p, p * math.exp(eps)]]]
+    alone = simulate_certified(probs, n, 0.0025, 0.0, 4000, joint)
+    pooled = simulate_certified(probs, n, 0.0025, 0.0, 4000, joint, parts=mirror)
+    empty = simulate_certified(probs, n, 0.0025, 0.0, 4000, joint, parts=[[probs[0], [0, 0]]])
+    assert np.median(pooled) > np.median(alone) + 0.005
+    assert np.mean(pooled > eps) <= 0.05 + 4.5 * math.sqrt(0.05 * 0.95 / 4000)
+    assert np.mean(empty) == pytest.approx(np.mean(alone), abs=0.002)
+    # a partner holding the event whole leaves both sums empty: the split bounds alone
+    same = simulate_certified(probs, n, 0.0025, 0.0, 4000, joint, parts=[[[0, 0], [0, 0]]])
+    split = simulate_certified(probs, n, 0.0025, 0.0, 4000, None)
+    assert np.mean(same) == pytest.approx(np.mean(split), abs=0.002)
+    assert np.median(alone) > np.median(split)
+
+
+def test_an_audit_that_pools_is_valued_on_its_pooled_sums():
+    """A pure claim on randomized response pools an output with its mirror image: the
+    diagnostic counts both differences, and their mean bound is above the event's alone."""
+    _, out = recorded("rr.alpha_coin", 20_000, 3)
+    parts = pooled_parts("rr.alpha_coin", out, 3, 200_000)
+    assert parts is not None and parts.shape == (len(out.chosen), 2, 2)
+    k = min((out.joint or {})["pooled"])
+    assert parts[k, 1].sum() > 0 and np.all(parts[k, 0] <= 1)
+    e = expected("rr.alpha_coin", 3, 20_000, 200_000, sims=400)
+    assert e.mean <= math.log(1 + KEEP) - math.log(1 - KEEP) + 1e-9
