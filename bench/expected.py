@@ -123,12 +123,15 @@ def simulate(
     return simulate_certified(probs, n, a, delta, sims, joint_level, seed)
 
 
-def pooled_parts(name: str, out: Outcome, seed: int, truth: int) -> np.ndarray | None:
+def pooled_parts(
+    name: str, out: Outcome, seed: int, truth: int, probs: np.ndarray | None = None
+) -> np.ndarray | None:
     """(K, 2, 2): for each certified event whose joint bound is pooled with a partner
     (:func:`auditor.engine.choice.partner`), the probabilities of the event without its partner
     and of the partner without the event, under the event's numerator and denominator
     datasets, counted on the truth outputs of :func:`true_probabilities`; an event not pooled
-    gets its own probabilities and zeros. None when no event is pooled."""
+    gets its own probabilities (``probs``, when already counted) and zeros. None when no
+    event is pooled."""
     pooled = (out.joint or {}).get("pooled") or {}
     if not pooled:
         return None
@@ -140,11 +143,11 @@ def pooled_parts(name: str, out: Outcome, seed: int, truth: int) -> np.ndarray |
             replace(c, event=Difference(c.event, d.event)),
             replace(c, event=Difference(d.event, c.event)),
         ]
-    probs = true_probabilities(name, extra, seed, truth)
+    diffs = true_probabilities(name, extra, seed, truth)
     parts = np.zeros((len(chosen), 2, 2))
-    parts[:, 0] = true_probabilities(name, chosen, seed, truth)
+    parts[:, 0] = true_probabilities(name, chosen, seed, truth) if probs is None else probs
     for i, k in enumerate(sorted(pooled)):
-        parts[k] = probs[2 * i : 2 * i + 2]
+        parts[k] = diffs[2 * i : 2 * i + 2]
     return parts
 
 
@@ -160,7 +163,7 @@ def expected(name: str, seed: int, samples: int, truth: int, sims: int = 4000) -
         CATALOGUE[name].delta,
         sims,
         joint,
-        parts=pooled_parts(name, out, seed, truth),
+        parts=pooled_parts(name, out, seed, truth, probs),
     )
     return Expected(name, seed, certified, out.chosen, probs, out.samples, out.level, bounds)
 
