@@ -196,7 +196,14 @@ def _choose(cands: list[Candidate], k_max: int, power: Power | None) -> list[Can
         return [first]
     chosen = [first]
     # another event costs a wider union bound: only worth it when it may well be better
-    if _key(bold) != _key(first) and bold.plain > first.plain + 0.03 * abs(first.plain):
+    # (one judged the same counts as the first is the same set of outputs under another
+    # name, as a box around a naive-Bayes score's top level: certifying it again would only
+    # split the level)
+    if (
+        _key(bold) != _key(first)
+        and not _same_counts(bold, first)
+        and bold.plain > first.plain + 0.03 * abs(first.plain)
+    ):
         chosen.append(bold)
     # (a candidate with no shrunk gain ranks at its plain prediction - 1e3: see select.judge)
     others = [
@@ -211,6 +218,11 @@ def _choose(cands: list[Candidate], k_max: int, power: Power | None) -> list[Can
         if new and runner.rank > 0 and runner.plain + 2 * sigma >= first.plain:
             chosen.append(runner)
     return chosen
+
+
+def _same_counts(c: Candidate, d: Candidate) -> bool:
+    """Were both judged on their own counts, and the same ones?"""
+    return all(math.isfinite(x) for x in c.share) and tuple(c.share) == tuple(d.share)
 
 
 def partner(c: Candidate, cands: list[Candidate], n: int, level: float) -> Candidate | None:

@@ -306,18 +306,40 @@ def fit_groups(cands, num: np.ndarray, den: np.ndarray, m2: int) -> dict[int, Ta
             if model is not None:
                 out.update(dict.fromkeys(idx, model))
             continue
+        ax = np.array([above[c][0] for c in cuts])
+        ay = np.array([above[c][1] for c in cuts])
         model = fit(
             cuts,
-            np.array([above[c][0] for c in cuts]),
-            np.array([above[c][1] for c in cuts]),
+            ax,
+            ay,
             float(m2),
             integer=family == FAMILY,
             calibrated=family in LLR_FAMILIES,
             skip={LOW: cuts.size, HIGH: 0}.get(family),
         )
+        bulk = _bulk(cuts, ax, ay, float(m2)) if family in LLR_FAMILIES else None
+        if model is None and bulk is not None:
+            model = fit(cuts, ax, ay, float(m2), integer=False, calibrated=True, exclude=(bulk,))
+            if model is not None:
+                model = dataclasses.replace(model, closed=(bulk,))
         if model is not None:
             out.update(dict.fromkeys(idx, model))
     return out
+
+
+def _bulk(cuts: np.ndarray, ax: np.ndarray, ay: np.ndarray, m: float) -> int | None:
+    """The bin of a learned score's tails that holds most outputs (more than half of both
+    datasets'), between the two sides' innermost cuts, or None. It spans many of the score's
+    values, and the midpoint of its cuts, the value the model gives a bin, need not be its
+    outputs' mean score: where the score has few values (naive Bayes over a few bits) and the
+    cuts fall unevenly on its two sides, the bulk's midpoint lay 0.017 above its log-ratio,
+    4 standard errors on 150,000 outputs, and the deviance test rejected the model. Where the
+    model with it does not fit, the model without it is tried, and no tail it predicts runs
+    through the bulk (such a tail keeps its own counts)."""
+    order = np.argsort(cuts)
+    n = _bins(cuts[order], ax[order], m) + _bins(cuts[order], ay[order], m)
+    big = int(np.argmax(n))
+    return big if n[big] > n.sum() / 2 else None
 
 
 def _side_model(cuts: np.ndarray, above: dict, m: float, family: str) -> TailModel | None:

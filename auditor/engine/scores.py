@@ -24,12 +24,14 @@ __all__ = [
     "block_bayes",
     "column_blocks",
     "column_weights",
+    "homogeneity",
     "mode_bin",
     "naive_bayes",
     "pattern_weights",
     "tree_weights",
     "vector_scores",
     "votes",
+    "weigh_columns",
 ]
 
 LOGISTIC_ROWS = 100_000  # rows per dataset the logistic-regression event is fitted on
@@ -139,6 +141,52 @@ def column_weights(cx: np.ndarray, cy: np.ndarray, mode: int | None, given: bool
     return w
 
 
+COLUMN_LEVEL = 1e-3  # beside a STRONG_LEVEL column, one not rejected at this level weighs 0
+STRONG_LEVEL = 1e-9  # a column whose homogeneity is rejected at this level: clear evidence
+
+
+def weigh_columns(margins: list[tuple[np.ndarray, np.ndarray, int | None, bool]]) -> list:
+    """The naive-Bayes weights of a score's columns (:func:`column_weights`), each given as
+    its bins' counts (cx, cy), mode bin and whether it is weighed given its mode.
+
+    Where some column tells the datasets apart clearly (:func:`homogeneity` below
+    STRONG_LEVEL), a column that does not tell them apart at all (not below COLUMN_LEVEL)
+    weighs 0. Shrunk but kept, its noise would split every level of the score: over a Bloom
+    filter's bits (RAPPOR) the 14 bits that neither value sets carried weights near 0.001
+    beside the 6 differing bits' 0.05, so the score's top tails were slices of the top class
+    (all six on their favoured side, mass 0.018) that selection ranked by their luck; at 1e7
+    per dataset one of mass 0.006 was certified where the class, pooled with its mirror
+    image, is worth 0.2955. With those columns at 0 (and the tails' model fitted on a score of
+    few values, :mod:`count_tails`), RAPPOR's mean bound over seeds 2026-2035 at 1e7 rose from
+    0.2944 to 0.2962, and over seeds 2026-2045 at 1e6 from 0.2778 to 0.2787. Where no column
+    is clear (many weak columns, or a small sample: a sparse vector's flags at 5e4 outputs),
+    every column keeps its shrunk weight, and their sum its evidence."""
+    tests = [homogeneity(*m) for m in margins]
+    clear = min(tests, default=1.0) < STRONG_LEVEL
+    return [
+        np.zeros(m[0].size) if clear and t >= COLUMN_LEVEL else column_weights(*m)
+        for m, t in zip(margins, tests)
+    ]
+
+
+def homogeneity(cx: np.ndarray, cy: np.ndarray, mode: int | None, given: bool) -> float:
+    """The p-value of a G-test that a column's bins hold the same distribution under the two
+    datasets (for a column weighed given its mode: its other bins, among themselves). Empty
+    bins do not count as degrees of freedom; 1 where there are none."""
+    if given and mode is not None:
+        rest = np.arange(cx.size) != mode
+        cx, cy = cx[rest], cy[rest]
+    seen = (cx + cy) > 0
+    obs = np.stack([cx[seen], cy[seen]]).astype(float)
+    dof = obs.shape[1] - 1
+    if dof < 1 or np.any(obs.sum(1) == 0):
+        return 1.0
+    exp = np.outer(obs.sum(1), obs.sum(0)) / obs.sum()
+    pos = obs > 0
+    g = 2.0 * float(np.sum(obs[pos] * np.log(obs[pos] / exp[pos])))
+    return float(stats.chi2.sf(g, dof))
+
+
 def naive_bayes(
     keys: list[KeyFn], tallies: list, given: frozenset[int] = frozenset()
 ) -> NaiveBayes | None:
@@ -152,11 +200,12 @@ def naive_bayes(
     that is weighed on its own says which answers are released (a sparse vector's revealed
     values), the evidence of "released or not" is the pattern's and is not counted again."""
     cols, edges, weights = [], [], []
-    for key, counted in zip(keys, tallies):
-        if counted is None or counted.overflow:
-            continue
-        cx, cy = _bin_counts(key, counted)
-        w = column_weights(cx, cy, mode_bin(key.edges[0]), key.cols[0] in given)
+    kept = [(k, c) for k, c in zip(keys, tallies) if c is not None and not c.overflow]
+    margins = [
+        (*_bin_counts(key, counted), mode_bin(key.edges[0]), key.cols[0] in given)
+        for key, counted in kept
+    ]
+    for (key, _), w in zip(kept, weigh_columns(margins)):
         if np.max(np.abs(w)) > 1e-9:
             cols.append(key.cols[0])
             edges.append(key.edges[0])

@@ -42,12 +42,11 @@ from auditor.engine.events import (
 from auditor.engine.scores import (
     block_bayes,
     column_blocks,
-    column_weights,
     mode_bin,
     naive_bayes,
     pattern_weights,
-    tree_weights,
     vector_scores,
+    weigh_columns,
 )
 from auditor.engine.stats import expected_certified, normal_quantile, predicted
 
@@ -235,7 +234,7 @@ def quantile_candidates(score: Score, sx: np.ndarray, sy: np.ndarray) -> list[Ca
         k = int(q * n)
         if k < 3:
             continue
-        cuts.update((float(both[k - 1]), float(both[n - k])))
+        cuts.update((_gap_cut(both, k - 1), _gap_cut(both, n - k)))
     out = []
     for c in sorted(cuts):
         if not (both[0] <= c < both[-1]):
@@ -243,6 +242,22 @@ def quantile_candidates(score: Score, sx: np.ndarray, sy: np.ndarray) -> list[Ca
         for ev in (ScoreInterval(score, -np.inf, c), ScoreInterval(score, c, np.inf)):
             out += [Candidate(ev, True, -np.inf), Candidate(ev, False, -np.inf)]
     return out
+
+
+def _gap_cut(both: np.ndarray, k: int) -> float:
+    """The cut above sorted value ``both[k]``: the value itself, or where the value repeats
+    (a level of a discrete score, such as a naive-Bayes score over a few binary columns), the
+    middle of the gap to the next larger value. The events are the same on the sample either
+    way; in the gap, the cut stands between two levels, where the tails' model
+    (:mod:`count_tails`) takes the value of a bin between two cuts to be their midpoint: with
+    the cuts on the levels, each bin's value lay half a level's step off, the top bin's most."""
+    v = float(both[k])
+    hi = np.searchsorted(both, v, side="right")
+    if hi >= both.size or (
+        (k == 0 or both[k - 1] != v) and (k + 1 >= both.size or both[k + 1] != v)
+    ):
+        return v
+    return (v + float(both[hi])) / 2
 
 
 def value_tail_candidates(yx: np.ndarray, yy: np.ndarray) -> list[Candidate]:
@@ -797,6 +812,7 @@ def _rest_weights(key: KeyFn, counted: KeyTally, inside: list[int]) -> np.ndarra
     cx, cy = counted.counts[:, 0].astype(float), counted.counts[:, 1].astype(float)
     pattern = unique_rows(rows[:, inside])[1]
     out = np.zeros(rows.shape[0])
+    ats, margins = [], []
     for pos, j in enumerate(key.cols or ()):
         e = key.edges[pos] if key.edges is not None else ()
         if j in inside or not e:
@@ -804,8 +820,10 @@ def _rest_weights(key: KeyFn, counted: KeyTally, inside: list[int]) -> np.ndarra
         at = np.searchsorted(np.asarray(e), rows[:, j], side="right")
         mode = mode_bin(e)
         given = _decided(pattern, at == mode)
-        bx, by = np.bincount(at, cx, len(e) + 1), np.bincount(at, cy, len(e) + 1)
-        out += column_weights(bx, by, mode, given)[at]
+        ats.append(at)
+        margins.append((_margin(at, len(e) + 1, cx), _margin(at, len(e) + 1, cy), mode, given))
+    for at, w in zip(ats, weigh_columns(margins)):
+        out += w[at]
     return out
 
 
@@ -847,24 +865,25 @@ def grid_log_ratio(key: KeyFn, counted: KeyTally) -> np.ndarray | None:
     cx, cy = counted.counts[:, 0].astype(float), counted.counts[:, 1].astype(float)
     score = np.zeros(rows.shape[0])
     weighed = False
-    for j, e in enumerate(key.edges):
-        at = np.searchsorted(np.asarray(e), rows[:, j], side="right")
-        w = _margin_weights(at, len(e) + 1, cx, cy, mode_bin(e))
+    ats = [
+        np.searchsorted(np.asarray(e), rows[:, j], side="right") for j, e in enumerate(key.edges)
+    ]
+    # each column's margin, weighed as its own tally would be (scores.weigh_columns)
+    margins = [
+        (_margin(at, len(e) + 1, cx), _margin(at, len(e) + 1, cy), mode_bin(e), False)
+        for at, e in zip(ats, key.edges)
+    ]
+    for at, w in zip(ats, weigh_columns(margins)):
         if np.max(np.abs(w)) > 1e-9:
             score += w[at]
             weighed = True
     return score if weighed else None
 
 
-def _margin_weights(
-    at: np.ndarray, size: int, cx: np.ndarray, cy: np.ndarray, mode: int | None = None
-) -> np.ndarray:
-    """One column's naive-Bayes weight of each of its ``size`` bins, from the cells of a joint
-    tally: ``at`` is each cell's bin of the column, ``cx``, ``cy`` the cells' counts; the
-    column's margin is weighed by :func:`tree_weights`, as its own tally would be."""
-    return tree_weights(
-        np.bincount(at, cx, minlength=size) + 0.5, np.bincount(at, cy, minlength=size) + 0.5, mode
-    )
+def _margin(at: np.ndarray, size: int, c: np.ndarray) -> np.ndarray:
+    """A column's counts per bin, from the cells of a joint tally (``at``: each cell's bin of
+    the column, ``c``: the cells' counts)."""
+    return np.bincount(at, c, minlength=size)
 
 
 def key_orders(

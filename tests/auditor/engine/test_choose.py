@@ -41,6 +41,18 @@ def test_a_clearly_better_bold_event_is_certified_too():
     assert choose([safe, bold], 2) == [safe, bold]
 
 
+def test_a_bold_event_of_the_first_ones_counts_is_the_same_set_and_not_certified_again():
+    """A box around a naive-Bayes score's top level and the score's tail at that level are one
+    set of outputs: the tail, judged through its model, leads; the box, on its own counts,
+    has the higher milder prediction. Certified again it would only split the level."""
+    share = (0.018286666666666666, 0.01328)
+    tail = replace(_cand(0, 0.2386, 0.2386), share=share)
+    box = replace(_cand(0, 0.2291, 0.2558, cut=3.0), share=share)
+    assert choose([tail, box], 2) == [tail]
+    other = replace(box, share=(0.0353, 0.0277))  # another set: certified beside it
+    assert choose([tail, other], 2) == [tail, other]
+
+
 def test_another_pairs_rare_event_is_picked_by_its_milder_prediction():
     # figures of an SVT1 audit at 1e6: the conservative rank shrinks the best pair's rare
     # pattern (expected bound 0.059) below a third pair's common event (expected 0.024)

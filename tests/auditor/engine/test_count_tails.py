@@ -291,6 +291,53 @@ def test_a_calibrated_likelihood_ratio_score_gets_a_model_an_overconfident_one_n
         assert models(3.0, seed) == {}
 
 
+def test_the_cuts_of_a_score_of_few_values_lie_in_the_gaps_between_them():
+    """A quantile that lands on a repeated value is cut midway to the next value: the same
+    events on the sample, and a bin's midpoint near the one value it holds. A continuous
+    score is cut at its sample values, as before."""
+    rng = np.random.default_rng(0)
+    sx, sy = rng.integers(0, 5, 20_000).astype(float), rng.integers(1, 6, 20_000).astype(float)
+    cands = quantile_candidates(Identity(), sx, sy)
+    cuts = {c.event.lo if np.isinf(c.event.hi) else c.event.hi for c in cands}
+    assert cuts and all(c - np.floor(c) == 0.5 for c in cuts)
+    for c in cands:  # each event holds what a cut on the value below the gap would
+        ev, at = c.event, np.floor(c.event.lo if np.isinf(c.event.hi) else c.event.hi)
+        inside = (sx > ev.lo) & (sx <= ev.hi)
+        lo, hi = (at, np.inf) if np.isinf(ev.hi) else (-np.inf, at)
+        assert np.array_equal(inside, (sx > lo) & (sx <= hi))
+    gx, gy = rng.normal(0, 1, 20_000), rng.normal(0.1, 1, 20_000)
+    both = np.concatenate([gx, gy])
+    for c in quantile_candidates(Identity(), gx, gy):
+        assert (c.event.lo if np.isinf(c.event.hi) else c.event.hi) in both
+
+
+def test_a_score_of_few_values_gets_a_model_with_its_bulk_left_out():
+    """Naive Bayes over the six differing bits alone (the six others weigh 0): the score takes
+    a few values, each quantile cut repeats one of them, and the bulk between the two sides'
+    innermost cuts holds most outputs over many values. The cuts sit in the gaps between
+    values, and where the bulk's midpoint is off its log-ratio the model is fitted without
+    it; the model fits on every seed, and the judge picks the best tail (the six bits all on
+    their favoured side, or its mirror)."""
+    m, n, a = 150_000, 700_000, 0.025
+    claim = PointClaim(0.1, 0.0)
+    without = 0
+    for seed in range(8):
+        score = _llr_score(0.0, seed)
+        cands, counts = _llr_tails(score, m, seed)
+        models = count_tails.fit_groups(cands, *oriented(cands, counts), m)
+        assert models, seed
+        model = next(iter(models.values()))
+        for bulk in model.closed:  # fitted without the bulk: no tail predicted through it
+            assert model.n[bulk] > model.n.sum() / 2
+            assert model.tail(model.cuts[bulk - 1], True, True, 0.0) is None
+            assert model.tail(model.cuts[bulk], True, True, 0.0) is not None
+        without += bool(model.closed)
+        best = judge(cands, counts, m, Scorer(m, n, a, claim))[0]
+        value = lambda c, score=score: _exact_llr_value(c, score, n, a, claim)
+        assert best.rank == best.plain and value(best) == max(value(c) for c in cands)
+    assert without >= 2  # (3 of these 8 seeds; with the bulk, no model on those)
+
+
 def test_judge_ranks_the_tails_of_a_calibrated_score_by_the_model(monkeypatch):
     """Bloom-filter-like bits at 1e6 per dataset: the best tail of the naive-Bayes score is its
     rarest level (all six differing bits on their favoured side, mass 2%), whose own counts

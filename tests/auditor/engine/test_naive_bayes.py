@@ -8,7 +8,14 @@ import pytest
 
 from auditor import audit
 from auditor.engine.events import NaiveBayes, ScoreInterval, event_from_state, event_state
-from auditor.engine.scores import _bin_counts, mode_bin, naive_bayes, tree_weights
+from auditor.engine.scores import (
+    _bin_counts,
+    homogeneity,
+    mode_bin,
+    naive_bayes,
+    tree_weights,
+    weigh_columns,
+)
 from auditor.engine.select import FAMILIES, column_keys, key_functions, local_tally
 
 
@@ -88,8 +95,67 @@ def test_weights_follow_the_informative_column_and_shrink_the_others():
     # column 0: bit 1 has ratio 0.6/0.4, bit 0 has 0.4/0.6
     assert w[0][1] == pytest.approx(np.log(1.5), abs=0.03)
     assert w[0][0] == pytest.approx(-np.log(1.5), abs=0.03)
-    # column 1 is noise: its weights are shrunk well below column 0's (or dropped)
-    assert max(abs(x) for x in w.get(1, (0.0,))) < 0.1 * abs(w[0][1])
+    # column 1 is noise: it tells the datasets nothing, and weighs nothing
+    assert nb.cols == (0,)
+
+
+def test_a_bloom_filters_uninformative_bits_weigh_nothing():
+    """20 bits, 6 of which move (RAPPOR's pair: 3 bits set by one value, 3 by the other, each
+    with a ratio near e^0.05). Only those 6 carry weight, so the score's top level is their
+    pattern whole (all six on the first value's side), not slices of it cut by noise."""
+    rng = np.random.default_rng(5)
+    n, hi, lo = 300_000, 0.5125, 0.4875
+    px = np.full(20, 0.5)
+    py = px.copy()
+    px[:3], py[:3] = hi, lo
+    px[3:6], py[3:6] = lo, hi
+    yx = (rng.random((n, 20)) < px).astype(float)
+    yy = (rng.random((n, 20)) < py).astype(float)
+    keys = column_keys(yx, yy, set(FAMILIES))
+    nb = naive_bayes(keys, [local_tally(k, yx, yy) for k in keys])
+    assert nb is not None and nb.cols == tuple(range(6))
+    s = nb(yx)
+    top = s == s.max()
+    want = np.all(yx[:, :3] == 1, axis=1) & np.all(yx[:, 3:6] == 0, axis=1)
+    assert np.array_equal(top, want)
+
+
+def test_homogeneity_asks_whether_the_bins_differ_beyond_noise():
+    rng = np.random.default_rng(6)
+    draw = lambda: rng.multinomial(50_000, [0.2, 0.3, 0.5], 2)
+    same = [homogeneity(*draw(), None, False) < 1e-3 for _ in range(200)]
+    assert sum(same) <= 3  # about 0.2 of 200 by chance
+    assert homogeneity(np.array([5200.0, 4800.0]), np.array([4800.0, 5200.0]), None, False) < 1e-7
+    assert homogeneity(np.array([10.0, 0.0]), np.array([0.0, 0.0]), None, False) == 1.0  # empty
+    assert homogeneity(np.array([10.0, 0.0]), np.array([7.0, 0.0]), None, False) == 1.0  # one bin
+
+
+def test_a_column_weighed_given_its_mode_is_judged_on_its_other_bins():
+    """A released answer's column whose release rate differs but whose answers do not: given
+    the release (the pattern's evidence), it tells nothing; not given, the mode's ratio does."""
+    cx = np.array([600.0, 20_000.0, 600.0])  # the mode (no answer) is bin 1
+    cy = np.array([1_000.0, 20_000.0, 1_000.0])
+    assert homogeneity(cx, cy, 1, True) > 0.5 and homogeneity(cx, cy, 1, False) < 1e-9
+    strong = (np.array([6_000.0, 4_000.0]), np.array([4_000.0, 6_000.0]), None, False)
+    w = weigh_columns([strong, (cx, cy, 1, True)])
+    assert np.all(w[1] == 0) and np.any(w[0] != 0)
+
+
+def test_weak_columns_keep_their_weights_where_no_column_is_clear():
+    """Many weak columns (a parallel composition, or a small sample): none is clear on its
+    own, so none is dropped, and their sum keeps the evidence they hold together."""
+    rng = np.random.default_rng(7)
+    weak = [
+        (*(rng.multinomial(20_000, p) for p in ([0.51, 0.49], [0.49, 0.51])), None, False)
+        for _ in range(10)
+    ]
+    assert all(homogeneity(*m) > 1e-9 for m in weak)
+    w = weigh_columns(weak)
+    assert all(np.any(x != 0) for x in w)
+    strong = (np.array([6_000.0, 4_000.0]), np.array([4_000.0, 6_000.0]), None, False)
+    beside = weigh_columns([strong, *weak])  # beside a clear column, the noise-like ones go
+    dropped = [np.all(x == 0) for x in beside[1:]]
+    assert dropped == [homogeneity(*m) >= 1e-3 for m in weak] and any(dropped)
 
 
 def _bins(ratio: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
