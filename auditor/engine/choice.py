@@ -221,8 +221,16 @@ def _choose(cands: list[Candidate], k_max: int, power: Power | None) -> list[Can
 
 
 def _same_counts(c: Candidate, d: Candidate) -> bool:
-    """Were both judged on their own counts, and the same ones?"""
-    return all(math.isfinite(x) for x in c.share) and tuple(c.share) == tuple(d.share)
+    """Did both count the same outputs of the judging sample (their own counts, a
+    cross-fitted event's in-sample ones)? Two sets of one pair that do are almost surely one."""
+    a, b = _own(c), _own(d)
+    return c.pair_index == d.pair_index and a is not None and a == b
+
+
+def _own(c: Candidate) -> tuple[float, float] | None:
+    if all(math.isfinite(x) for x in c.share):
+        return tuple(c.share)
+    return None if c.own is None else tuple(c.own)
 
 
 def partner(c: Candidate, cands: list[Candidate], n: int, level: float) -> Candidate | None:

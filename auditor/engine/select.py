@@ -129,6 +129,10 @@ class Candidate:
     # a modelled tail's (numerator, denominator) fractions from its fitted model, shrunk as
     # its prediction is (count_tails.fractions); None for a candidate judged on its own counts
     fitted: tuple[float, float] | None = None
+    # where ``share`` is NaN because the judged counts are another event's (a cross-fitted
+    # event's recipe built on half the outputs): the event's own probabilities on the judging
+    # sample, in-sample (it was built on those outputs too), for telling events apart only
+    own: tuple[float, float] | None = None
 
 
 def _best(events_fwd, scores_fwd, scores_bwd, keep: int) -> list[Candidate]:

@@ -36,7 +36,7 @@ import numpy as np
 from auditor.engine.adapter import Mechanism
 from auditor.engine.checkpoint import Checkpoint
 from auditor.engine.choice import Outcome, Power, choose, partner, pooled_pairs, shares, simplest
-from auditor.engine.crossfit import crossfit
+from auditor.engine.crossfit import count_keys, crossfit
 from auditor.engine.events import Difference
 from auditor.engine.executors import CountTally, Runner, Tally, Task
 from auditor.engine.pairs import Pair
@@ -444,11 +444,20 @@ class Session:
                 # their counts value the recipe built on the other half, not the event
                 # certified (auditor.engine.crossfit): no probabilities to judge power by
                 out += [
-                    replace(c, share=(math.nan, math.nan))
+                    replace(c, share=(math.nan, math.nan), own=self._own(c, r, i, m2))
                     for c in judge(xc, xcounts, xm, scorer, rivals)
                 ]
         out.sort(key=lambda c: -c.rank)
         return out
+
+    def _own(self, c: Candidate, r: int, i: int, m2: int) -> tuple[float, float]:
+        """A cross-fitted key-set event's own (numerator, denominator) probabilities on pair
+        i's judging sample, from that sample's tally of its key (:attr:`Candidate.own`)."""
+        folds = self.folds[r][i]
+        t = folds["b"][folds["keys"].index(c.event.key)]  # type: ignore[index]
+        k = count_keys(c.event, t)
+        num, den = (k[0], k[1]) if c.forward else (k[1], k[0])
+        return (int(num) / max(m2, 1), int(den) / max(m2, 1))
 
     def _crossfit(self, r: int, i: int, scorer: Scorer) -> tuple:
         """Pair i's cross-fitted key-set candidates in round r (:func:`crossfit`), once its
