@@ -343,3 +343,18 @@ def test_a_rare_leak_beside_a_tight_mechanism_is_certified_on_a_share_of_the_lev
         r = audit(_sentinel(2.5e-4), [([1, 0], [0, 0])], epsilon=0.1, samples=300_000,
                   seed=seed, workers=1)  # fmt: skip
         assert not r.violation, (seed, r.summary())
+
+
+def test_a_cross_fitted_event_that_counts_the_first_ones_outputs_is_not_certified_again():
+    """A cross-fitted key set carries no judged share (its judged counts are a recipe built on
+    the other half), but its own counts on the judging sample: the same as the first event's,
+    it is the same set under another name (SVT4 at 1e6: a grid cell beside the naive-Bayes
+    tail it equals, certified 0.1402 against 0.1425 alone), unless it is another pair's."""
+    share = (0.01854, 0.01564)
+    tail = replace(_cand(7, 0.1195, 0.1195), share=share)
+    cell = replace(_cand(7, 0.1150, 0.1290, cut=3.0), own=share)
+    assert choose([tail, cell], 2) == [tail]
+    other = replace(cell, own=(0.0201, 0.0170))
+    assert choose([tail, other], 2) == [tail, other]
+    elsewhere = replace(cell, pair_index=2)  # another pair's judging sample: another set
+    assert choose([tail, elsewhere], 3) == [tail, elsewhere]
