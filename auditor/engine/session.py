@@ -432,8 +432,8 @@ class Session:
                 ]
                 groups.append((i, cs, state, rest, xc, xcounts, xm))
         # (a group's value tails are judged through their model, not counted as rivals)
-        tails = {g[0]: int(value_tails([g[1][k] for k in g[3]]).sum()) for g in groups}
-        everyone = sum(len(g[3]) + len(g[4]) - tails[g[0]] for g in groups)
+        tails = {i: int(value_tails([cs[k] for k in rest]).sum()) for i, cs, _, rest, *_ in groups}
+        everyone = sum(len(rest) + len(xc) - tails[i] for i, _, _, rest, xc, *_ in groups)
         out: list[Candidate] = []
         for i, cs, state, rest, xc, xcounts, xm in groups:
             m2 = rnd.judge.end(state["done"] // 2)
