@@ -617,6 +617,8 @@ def keyset_recipes(
         order = np.lexsort((-sign * raw, -sign * lr))  # ties of a pooled fit: own counts
         pa, pb = np.cumsum(a[order]), np.cumsum(b[order])
         ends = np.searchsorted(pa / m, PREFIX_MASSES)
+        if log_ratio is not None:
+            ends = _whole_levels(lr[order], ends)
         # a prefix leaves a key out: the whole output space tells nothing, yet its prediction
         # (about 0) beat every shrunk one of a weak signal (3-ary RR at a tight 0.1: eps_lb 0)
         kept = np.flatnonzero(ends < uniq.size - 1)
@@ -636,6 +638,20 @@ def keyset_recipes(
             ev = KeySet(key, tuple(uniq[chosen].tolist()), names)
             out.append((recipe, Candidate(ev, forward, pred)))
     return out
+
+
+def _whole_levels(v: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Prefix ends moved to the last cell of their level: cells a pooled fit scores alike
+    (a naive-Bayes grid's cells that differ only in columns weighing 0) are one level, and a
+    prefix that cut through it would take the part its own counts favour, a slice chosen by
+    luck. A mass no level ends near repeats the next one's end (np.unique keeps the first)."""
+    last = np.append(np.flatnonzero(np.diff(v) != 0), v.size - 1)
+    snapped = last[np.searchsorted(last, np.minimum(ends, v.size - 1))]
+    out = np.where(ends < v.size, snapped, ends)
+    _, first = np.unique(out, return_index=True)
+    keep = np.zeros(out.size, dtype=bool)
+    keep[first] = True
+    return np.where(keep, out, v.size)  # a repeat is dropped as a prefix past the end
 
 
 REPEAT_LEAST = 3  # a real output's value held this often in the building sample: an atom
