@@ -444,20 +444,22 @@ class Session:
                 # their counts value the recipe built on the other half, not the event
                 # certified (auditor.engine.crossfit): no probabilities to judge power by
                 out += [
-                    replace(c, share=(math.nan, math.nan), own=self._own(c, r, i, m2))
+                    replace(c, share=(math.nan, math.nan))
                     for c in judge(xc, xcounts, xm, scorer, rivals)
                 ]
         out.sort(key=lambda c: -c.rank)
         return out
 
-    def _own(self, c: Candidate, r: int, i: int, m2: int) -> tuple[float, float]:
-        """A cross-fitted key-set event's own (numerator, denominator) probabilities on pair
-        i's judging sample, from that sample's tally of its key (:attr:`Candidate.own`)."""
+    def _owned(self, r: int, i: int, cands: list[Candidate]) -> list[Candidate]:
+        """Cross-fitted key-set candidates with their own (numerator, denominator)
+        probabilities on pair i's judging sample, from that sample's tally of their key
+        (:attr:`Candidate.own`)."""
         folds = self.folds[r][i]
-        t = folds["b"][folds["keys"].index(c.event.key)]  # type: ignore[index]
-        k = count_keys(c.event, t)
-        num, den = (k[0], k[1]) if c.forward else (k[1], k[0])
-        return (int(num) / max(m2, 1), int(den) / max(m2, 1))
+        m2 = max(self.plan.rounds[r].judge.end(self.judged[r][i]["done"] // 2), 1)
+        tallies = dict(zip(folds["keys"], folds["b"]))
+        counts = np.array([count_keys(c.event, tallies[c.event.key]) for c in cands])
+        num, den = oriented(cands, counts)
+        return [replace(c, own=(float(a) / m2, float(b) / m2)) for c, a, b in zip(cands, num, den)]
 
     def _crossfit(self, r: int, i: int, scorer: Scorer) -> tuple:
         """Pair i's cross-fitted key-set candidates in round r (:func:`crossfit`), once its
@@ -477,6 +479,7 @@ class Session:
                 list(folds["grids"]),
                 CROSSED_FAMILIES,
             )
+            found = (self._owned(r, i, found[0]), *found[1:])
             folds["crossed"] = cached = (state["done"], found)
         return cached[1]
 
