@@ -85,11 +85,14 @@ def _values(rows, pa, pb, ca, cb, m):
 def test_coarse_order_finds_better_events_on_a_noisy_tally_and_fine_bins_with_exact_counts():
     """Over 16 seeds at 100k outputs per dataset, the best event of the coarse key's monotone
     order has a higher exact certified bound (700k certification samples) than the fine
-    key's, on average and on most seeds (measured: 0.169 against 0.163, 13 seeds higher and 3
-    lower): a hump of 0.1 over 12 bins is below the noise of a bin's few hundred counts, and
-    three fine bins pooled are ranked on three times the counts. With the expected counts
-    of a huge sample the fine bins resolve the hump and do at least as well: the coarse key
-    is a second order for limited samples, not a replacement."""
+    key's, on average and on more seeds than not (measured: 0.1696 against 0.1665, 9 seeds
+    higher, 5 lower, 2 equal): a hump of 0.1 over 12 bins is below the noise of a bin's few
+    hundred counts, and three fine bins pooled are ranked on three times the counts. (Before
+    prefix sets kept the monotone fit's plateaus whole, :func:`select._whole_levels`, the
+    fine key's prefixes cut its plateaus by luck: 0.1689 against 0.1632, 13 higher and 3
+    lower.) With the expected counts of a huge sample the fine bins resolve the hump and do
+    at least as well: the coarse key is a second order for limited samples, not a
+    replacement."""
     rows, pa, pb = _cells()
     m = 100_000
     fine, coarse = [], []
@@ -98,8 +101,8 @@ def test_coarse_order_finds_better_events_on_a_noisy_tally_and_fine_bins_with_ex
         f, c = _values(rows, pa, pb, rng.multinomial(m, pa), rng.multinomial(m, pb), m)
         fine.append(f)
         coarse.append(c)
-    assert np.mean(coarse) > 1.02 * np.mean(fine)
-    assert np.sum(np.array(coarse) > np.array(fine)) >= 10
+    assert np.mean(coarse) > 1.01 * np.mean(fine)
+    assert np.sum(np.array(coarse) > np.array(fine)) > np.sum(np.array(coarse) < np.array(fine))
     big = 10**9
     f, c = _values(rows, pa, pb, np.round(big * pa), np.round(big * pb), big)
     assert f >= c - 1e-9
