@@ -35,7 +35,7 @@ import numpy as np
 
 from auditor.catalogue import CATALOGUE
 from auditor.engine import run as run_module
-from auditor.engine.choice import Outcome, shares
+from auditor.engine.choice import Outcome
 from auditor.engine.events import Difference
 from auditor.engine.select import Candidate
 from auditor.engine.stats import simulate_certified
@@ -154,8 +154,7 @@ def pooled_parts(
 def expected(name: str, seed: int, samples: int, truth: int, sims: int = 4000) -> Expected:
     certified, out = certified_events(name, samples, seed)
     probs = true_probabilities(name, out.chosen, seed, truth)
-    weights = shares(out.chosen)
-    joint = None if out.joint is None else float(out.joint["level"]) * weights
+    joint = out.joint_levels()
     bounds = simulate_certified(
         probs,
         out.samples,

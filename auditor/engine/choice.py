@@ -434,6 +434,11 @@ class Outcome:
         """Each certified event's one-sided level: ``level`` times its share (:func:`shares`)."""
         return self.level * shares(self.chosen)
 
+    def joint_levels(self) -> np.ndarray | None:
+        """Each certified event's level in the joint ratio bound of a pure claim: the joint
+        bound's even-split level times the event's share; None without a joint bound."""
+        return None if self.joint is None else float(self.joint["level"]) * shares(self.chosen)
+
 
 SIMPLE_FAMILIES = (
     "coordinate",

@@ -34,7 +34,7 @@ from auditor.engine.adapter import (
     processes_repeat,
 )
 from auditor.engine.checkpoint import Checkpoint
-from auditor.engine.choice import Outcome, conclusive, power_of, shares
+from auditor.engine.choice import Outcome, conclusive, power_of
 from auditor.engine.claims import as_profile, profile_report
 from auditor.engine.config import AuditConfig, check_number, validate
 from auditor.engine.events import event_state, event_to_dict
@@ -211,16 +211,16 @@ def _witness(c: Candidate, pair: Pair, counts: np.ndarray, n: int, lo: float, hi
     )
 
 
-def _ratio(joint: dict, k: int, share: float) -> dict[str, Any]:
-    """Event k's joint ratio bound for the witness (auditor.engine.session.Session._joint), at
-    its ``share`` of the even split's level."""
+def _ratio(joint: dict, k: int, level: float) -> dict[str, Any]:
+    """Event k's joint ratio bound for the witness (auditor.engine.session.Session._joint),
+    certified at ``level`` (:meth:`Outcome.joint_levels`)."""
     value = float(joint["statistic"][k])
     out = {
         "count_numerator": int(joint["counts"][k, 0]),
         "count_denominator": int(joint["counts"][k, 1]),
         "samples_numerator": int(joint["sizes"][k, 0]),
         "samples_denominator": int(joint["sizes"][k, 1]),
-        "level": float(joint["level"]) * share,
+        "level": level,
         "epsilon_lower_bound": value if math.isfinite(value) else None,
     }
     pooled = (joint.get("pooled") or {}).get(k)
@@ -255,13 +255,12 @@ def _conclude(
     distinct: int = 0,
 ) -> AuditResult:
     chosen, counts, n, a = out.chosen, out.counts, out.samples, out.levels()
-    each = shares(chosen)  # event k's share of the even split's level (a = level * each)
     eps, delta, claim = float(cfg.epsilon), float(cfg.delta), cfg.claim
     best, eps_lb, d_lb, witness, stat = -1, 0.0, 0.0, None, np.zeros(0)
     kn = np.array([counts[k, 0 if c.forward else 1] for k, c in enumerate(chosen)], dtype=int)
     kd = np.array([counts[k, 1 if c.forward else 0] for k, c in enumerate(chosen)], dtype=int)
     lo = hi = np.zeros(0)
-    joint = out.joint
+    joint, joint_levels = out.joint, out.joint_levels()
     if chosen and n > 0:
         lo, hi = cp_lower(kn, n, a), cp_upper(kd, n, a)
         stat = claim.statistic(lo, hi)
@@ -278,7 +277,7 @@ def _conclude(
             c, pairs[c.pair_index], counts[best], n, float(lo[best]), float(hi[best])
         )
         if joint is not None:
-            witness = replace(witness, ratio=_ratio(joint, best, float(each[best])))
+            witness = replace(witness, ratio=_ratio(joint, best, float(joint_levels[best])))
         simple = out.simple[best] if best < len(out.simple) else None
         if simple is not None:
             witness = replace(
@@ -293,7 +292,7 @@ def _conclude(
     if best >= 0 and n > 0:
 
         def power(k: int) -> tuple[float, Any]:
-            joint_level = None if joint is None else float(joint["level"]) * float(each[k])
+            joint_level = None if joint_levels is None else float(joint_levels[k])
             parts = None  # (a pooled pair's joint bound counts both differences: their sums)
             both = (joint.get("pooled") or {}).get(k) if joint is not None else None
             if both is not None:
