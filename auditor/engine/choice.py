@@ -70,12 +70,17 @@ class Power:
     would reveal on the ``n`` certification samples at per-bound level ``a``
     (:func:`power_of`, the figure a "no violation found" verdict states), from its judged
     probabilities. ``inf`` when it could reveal nothing. ``factor``: the audit's
-    ``inconclusive_factor`` (:meth:`conclusive`)."""
+    ``inconclusive_factor`` (:meth:`conclusive`). ``joint_level``: a pure claim's joint ratio
+    bound's level (None: no joint bound), so an event's power is judged as the verdict judges
+    it (:func:`auditor.engine.run`); judged on the split bounds alone, a pure claim's events
+    seemed powerless where the joint bound made them conclusive, and a power event was
+    certified beside them, splitting the level for nothing."""
 
     n: int
     a: float
     claim: Any
     factor: float = 2.0
+    joint_level: float | None = None
 
     def __call__(self, c: Candidate) -> float:
         return self._of(c)[0]
@@ -84,7 +89,8 @@ class Power:
         p, q = c.share
         if not (0 <= p <= 1 and 0 <= q <= 1) or self.n <= 0:
             return math.inf, self.claim.detection(0.5)
-        return power_of(self.claim, round(q * self.n), round(p * self.n), self.n, self.a)
+        k_den, k_num = round(q * self.n), round(p * self.n)
+        return power_of(self.claim, k_den, k_num, self.n, self.a, self.joint_level)
 
     def conclusive(self, c: Candidate) -> bool:
         """Would ``c`` alone, certified at this level, have caught a mechanism ``factor``

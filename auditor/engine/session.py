@@ -514,7 +514,13 @@ class Session:
         finally:
             bar.close()
         cfg = self.cfg
-        power = Power(self.plan.certify.n, cfg.alpha_per_bound, cfg.claim, cfg.inconclusive_factor)
+        # each event's power as the verdict will judge it, one event certified at the last
+        # look (a pure claim: its split bounds' share of the level, and the joint bound's)
+        end = float(self.levels[-1])
+        split, joint = (1.0 - JOINT_SHARE, end * JOINT_SHARE) if self.joint else (1.0, None)
+        power = Power(
+            self.plan.certify.n, end * split / 2, cfg.claim, cfg.inconclusive_factor, joint
+        )
         judged = self._judged(last)
         chosen = choose(judged, self.cfg.max_certified, power)
         partners: list[Candidate | None] = [None] * len(chosen)
