@@ -92,6 +92,12 @@ class Power:
         k_den, k_num = round(q * self.n), round(p * self.n)
         return power_of(self.claim, k_den, k_num, self.n, self.a, self.joint_level)
 
+    def among(self, k: int) -> Power:
+        """The power of one of ``k`` events certified together: each gets 1/k of every
+        bound's level, the joint ratio bound's too."""
+        joint = None if self.joint_level is None else self.joint_level / k
+        return replace(self, a=self.a / k, joint_level=joint)
+
     def conclusive(self, c: Candidate) -> bool:
         """Would ``c`` alone, certified at this level, have caught a mechanism ``factor``
         times leakier than claimed (the verdict's test: auditor.engine.run)?"""
@@ -390,10 +396,10 @@ def _power_event(cands: list[Candidate], chosen: list[Candidate], power: Power):
         return None
     if not all(0 <= x <= 1 for c in chosen for x in c.share):
         return None
-    now = replace(power, a=power.a / len(chosen))
+    now = power.among(len(chosen))
     if any(now.conclusive(c) for c in chosen):
         return None
-    after = replace(power, a=power.a / (len(chosen) + 1))
+    after = power.among(len(chosen) + 1)
     taken = {_key(c) for c in chosen}
     best = _most_powerful([c for c in _leaning(cands) if _key(c) not in taken], after)
     return best if best is not None and after.conclusive(best) else None

@@ -204,7 +204,7 @@ def test_a_leader_with_a_gain_but_no_power_gets_the_most_powerful_event_beside_i
     assert choose([lead, rare, two], 1, power) == [lead]  # no room: K is the user's cap
     # judged at the level two certified events get: one that is conclusive only alone is no
     # use beside the leader
-    after = replace(power, a=power.a / 2)
+    after = power.among(2)
     marginal = next(
         _quiet(3.0, 0.02, (h + 0.01, h))
         for h in np.linspace(0.49, 0.01, 400)
@@ -217,6 +217,55 @@ def test_a_leader_with_a_gain_but_no_power_gets_the_most_powerful_event_beside_i
     assert choose([bold, two], 3, power) == [bold]
     strong = replace(lead, share=(0.52, 0.5))
     assert power.conclusive(strong) and choose([strong, two], 3, power) == [strong]
+
+
+def test_a_pure_claims_power_counts_its_joint_ratio_bound():
+    """A pure claim's verdict judges power with the joint ratio bound (90% of the level) and
+    the split bounds (the rest): so must the choice. Judged on the split bounds alone at the
+    whole level, an event of mass 0.1 leading by a small gain seemed unable to reveal a
+    mechanism twice as leaky as claimed (0.223 against 0.2), and a power event was certified
+    beside it, splitting the level; with the joint bound it reveals 0.194 alone."""
+    alpha, claim = 0.05, PointClaim(0.1)
+    split_only = Power(14_000, alpha / 2, claim)
+    joint = Power(14_000, alpha * 0.1 / 2, claim, joint_level=alpha * 0.9)
+    lead = replace(_cand(0, 0.012, 0.05, cut=7.0), share=(0.1, 0.095))
+    two = _quiet(3.0, 0.02, (0.505, 0.49))
+    assert not split_only.conclusive(lead) and joint.conclusive(lead)
+    assert choose([lead, two], 3, split_only) == [lead, two]
+    assert choose([lead, two], 3, joint) == [lead]
+    # beside other events each gets 1/k of both levels
+    three = joint.among(3)
+    assert three.a == pytest.approx(joint.a / 3) and three.joint_level == pytest.approx(0.015)
+    assert three(lead) > joint(lead)
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-6])
+def test_the_choice_judges_power_at_the_verdicts_levels(monkeypatch, delta):
+    """The audit hands the choice the levels one certified event gets at the last look: a
+    pure claim's split share and its joint bound's, an approximate claim's whole level."""
+    from auditor.engine import schedule, session
+    from auditor.engine.stats import JOINT_SHARE
+
+    seen: list[Power] = []
+    real = session.choose
+
+    def spy(cands, k_max, power=None):
+        seen.append(power)
+        return real(cands, k_max, power)
+
+    monkeypatch.setattr(session, "choose", spy)
+
+    def lap(d, size, rng):
+        return np.round(d + rng.laplace(scale=10, size=size), 2)
+
+    audit(lap, [(0, 1)], epsilon=0.1, delta=delta, samples=20_000, seed=1, workers=1)
+    (power,) = seen
+    alpha = 0.05 * schedule.FINAL_SHARE  # the last look's share of 1 - confidence
+    if delta == 0:
+        assert power.a == pytest.approx(alpha * (1 - JOINT_SHARE) / 2)
+        assert power.joint_level == pytest.approx(alpha * JOINT_SHARE)
+    else:
+        assert power.a == pytest.approx(alpha / 2) and power.joint_level is None
 
 
 def test_a_prediction_above_the_claim_with_no_gain_behind_it_does_not_block_power():
