@@ -72,7 +72,7 @@ class Power:
     probabilities. ``inf`` when it could reveal nothing. ``factor``: the audit's
     ``inconclusive_factor`` (:meth:`conclusive`). ``joint_level``: a pure claim's joint ratio
     bound's level (None: no joint bound), so an event's power is judged as the verdict judges
-    it (:func:`auditor.engine.run`); judged on the split bounds alone, a pure claim's events
+    it (:mod:`auditor.engine.run`); judged on the split bounds alone, a pure claim's events
     seemed powerless where the joint bound made them conclusive, and a power event was
     certified beside them, splitting the level for nothing."""
 
