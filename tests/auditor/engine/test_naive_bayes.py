@@ -158,24 +158,6 @@ def test_weak_columns_keep_their_weights_where_no_column_is_clear():
     assert dropped == [homogeneity(*m) >= 1e-3 for m in weak] and any(dropped)
 
 
-def test_beside_a_clear_column_weak_columns_go_only_if_they_are_noise_together():
-    """Columns not rejected one by one are dropped beside a clear one when their summed G
-    statistic is not rejected either (RAPPOR's bits that neither value sets), and kept when
-    it is (a sparse vector's many answers that each shift a little)."""
-    strong = (np.array([6_000.0, 4_000.0]), np.array([4_000.0, 6_000.0]), None, False)
-    noise = [
-        (np.array([5_000.0, 5_000.0]), np.array([5_000.0 + d, 5_000.0 - d]), None, False)
-        for d in (0, 20, -40, 60, 0, -20)
-    ]
-    slight = [(np.array([5_000.0, 5_000.0]), np.array([4_850.0, 5_150.0]), None, False)] * 9
-    for weak in (noise, slight):  # each column alone: p > 0.01
-        assert all(homogeneity(*m) > 0.01 for m in weak)
-    assert all(np.all(w == 0) for w in weigh_columns([strong, *noise])[1:])
-    kept = weigh_columns([strong, *slight])
-    assert all(np.any(w != 0) for w in kept)
-    assert np.allclose(kept[1:], weigh_columns(slight))  # the weights they have alone
-
-
 def _bins(ratio: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Bin probabilities under two datasets of equal mass per bin, with ln(px / py) = ratio."""
     px, py = np.exp(ratio / 2), np.exp(-ratio / 2)
