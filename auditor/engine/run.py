@@ -34,7 +34,7 @@ from auditor.engine.adapter import (
     processes_repeat,
 )
 from auditor.engine.checkpoint import Checkpoint
-from auditor.engine.choice import Outcome, conclusive, power_of
+from auditor.engine.choice import EPSILON_FLOOR, Outcome, conclusive, power_of
 from auditor.engine.claims import as_profile, profile_report
 from auditor.engine.config import AuditConfig, check_number, validate
 from auditor.engine.events import event_state, event_to_dict
@@ -420,8 +420,21 @@ def _verdict(
             f"inconclusive: no event told the datasets apart; try {_PAIRS} or {_SAMPLES}."
         )
     return "inconclusive", (
-        f"inconclusive: this audit could not have caught a mechanism {cfg.inconclusive_factor:g}x "
-        f"leakier than claimed (it detects only {judge.unit} >= {detect:.3g}); " + _TRY
+        f"inconclusive: this audit could not have caught {_leakier(judge, cfg)}: it detects "
+        f"only {judge.unit} >= {detect:.3g}; " + _TRY
+    )
+
+
+def _leakier(judge: Any, cfg: AuditConfig) -> str:
+    """The mechanism an audit must be able to catch to be conclusive, in words: one
+    ``inconclusive_factor`` times leakier than claimed, or, for a claim below the floor
+    (epsilon 0: no multiple of it is leakier), one at the factor times the floor."""
+    factor = cfg.inconclusive_factor
+    if float(judge.scale) >= EPSILON_FLOOR:
+        return f"a mechanism {factor:g}x leakier than claimed"
+    return (
+        f"a mechanism of {judge.unit} {factor * EPSILON_FLOOR:.3g} ({factor:g}x "
+        f"{EPSILON_FLOOR:g}: a claim below {EPSILON_FLOOR:g} is judged as {EPSILON_FLOOR:g})"
     )
 
 

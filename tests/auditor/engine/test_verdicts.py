@@ -77,6 +77,20 @@ def test_a_weak_audit_is_inconclusive_and_a_tight_one_is_not():
     assert r.verdict == "violation" and r.violation
 
 
+def test_an_inconclusive_claim_of_epsilon_0_names_the_floor_it_is_judged_against():
+    """No multiple of 0 is leakier than 0: the hint names the epsilon the audit had to catch,
+    the factor times the floor (2 x 0.01), and the one it could (a fair coin, data-free)."""
+
+    def coin(data, size, rng):
+        return rng.integers(0, 2, size)
+
+    r = audit(coin, [(0, 1)], epsilon=0.0, samples=20_000, seed=1, workers=1, progress=False)
+    assert r.verdict == "inconclusive" and r.detectable_epsilon > 0.02
+    assert "a mechanism of epsilon 0.02 (2x 0.01" in r.hint and "leakier than" not in r.hint
+    r = audit(coin, [(0, 1)], epsilon=0.1, samples=2_000, seed=1, workers=1, progress=False)
+    assert r.verdict == "inconclusive" and "a mechanism 2x leakier than claimed" in r.hint
+
+
 def test_the_factor_moves_the_line_and_is_validated():
     entry = get("laplace")
     args = (entry.sampler(), entry.pairs)
