@@ -29,6 +29,7 @@ def _audit_all(out: Path, samples: int, quiet: bool, files: dict) -> list[dict]:
     from auditor.reports.demo_audit import audit_with_plots
 
     rows = []
+    width = max(map(len, CATALOGUE))  # one column for every name, however long
     for name, entry in CATALOGUE.items():
         start = time.perf_counter()
         d = audit_with_plots(entry, samples=samples, seed=0)
@@ -64,7 +65,7 @@ def _audit_all(out: Path, samples: int, quiet: bool, files: dict) -> list[dict]:
         if not quiet:
             flag = "VIOLATION" if d["violation"] else rows[-1]["verdict"]
             print(
-                f"audit {name:<28} claimed {_fmt(entry.claimed_epsilon):>7}  true "
+                f"audit {name:<{width}} claimed {_fmt(entry.claimed_epsilon):>7}  true "
                 f"{true_text:>7}"
                 f"  eps_lb {_fmt(d['epsilon_lower_bound']):>7}  {flag}",
                 flush=True,

@@ -61,3 +61,19 @@ def test_a_finished_demo_writes_every_file_and_keeps_the_users_own(small_demo, t
     assert written == expected
     assert (out / "notes.txt").read_text() == "not the demo's\n"
     assert "rr.forced_response" in (out / "index.html").read_text()
+
+
+def test_the_audit_lines_keep_one_column_however_long_a_name(tmp_path, monkeypatch, capsys):
+    """A name longer than the others (gaussian.vector_per_coordinate is 30 characters) used
+    to push its line's columns right of every other line's."""
+    full = catalogue_module.CATALOGUE
+    long_name = "rr.alpha_coin.a_name_longer_than_any_column_width"
+    entries = {"rr.forced_response": full["rr.forced_response"], long_name: full["rr.alpha_coin"]}
+    monkeypatch.setattr(catalogue_module, "CATALOGUE", entries)
+    theorems = proofs_catalogue.catalogue()[:1]
+    monkeypatch.setattr(proofs_catalogue, "catalogue", lambda: theorems)
+    main(["demo", "--quick", "--out", str(tmp_path / "reports")])
+    lines = [s for s in capsys.readouterr().out.splitlines() if s.startswith("audit ")]
+    assert [s.split()[1] for s in lines] == list(entries)
+    assert len({s.index(" claimed ") for s in lines}) == 1
+    assert len({s.index("  eps_lb ") for s in lines}) == 1
