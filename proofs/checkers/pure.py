@@ -391,6 +391,8 @@ def check(claim: PureDP) -> Finding:
     if status in ("proved", "certified"):
         verdict, reason, cex = Verdict(status), "", None
         if claim.exact:
+            if tight is None:
+                tight = _attained_in_table(mech, form, eps, domain)
             verdict, method, reason, cex = _check_exact(claim, tight, verdict, method, domain)
         return Finding(verdict, method, reason=reason, counterexample=cex, **common)
     cex = _search(form.cases, eps, domain, models)
@@ -415,6 +417,25 @@ def check(claim: PureDP) -> Finding:
         reason=f"no proof and no counterexample found: {open_steps}",
         **common,
     )
+
+
+def _attained_in_table(mech, form: Formulation, eps: sp.Expr, domain: list) -> sp.Expr | None:
+    """``eps`` when a symbolic table attains it: some pair and output have P[M(x)=y] =
+    e^eps P[M(x')=y] identically and P[M(x)=y] > 0 on the whole domain (z3). A numeric table's
+    largest ratio is its tight epsilon (:func:`tight_epsilon`); a symbolic one's maximum over
+    cases is not computed, but an exact claim only needs its own value attained once the
+    upper bound is proved (randomized response as a table of e^eps/(1+e^eps))."""
+    from proofs.mechanisms import FiniteMechanism
+    from proofs.smt import prove_forall
+
+    if not isinstance(mech, FiniteMechanism):
+        return None
+    for case in form.cases:
+        if case.p.is_zero or sp.simplify(case.p - sp.exp(eps) * case.q) != 0:
+            continue
+        if prove_forall(sp.Integer(0), case.p, domain, strict=True).status == "proved":
+            return eps
+    return None
 
 
 def _check_exact(claim: PureDP, tight, verdict: Verdict, method: str, domain: list):

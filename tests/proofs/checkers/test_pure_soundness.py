@@ -523,3 +523,33 @@ def test_a_finite_claimed_epsilon_sympy_cannot_classify_is_still_refuted():
     p = sp.Symbol("p", positive=True)
     rr = FiniteMechanism({0: {0: p, 1: 1 - p}, 1: {0: 1 - p, 1: p}})
     assert check(PureDP(rr, sp.erfinv(sp.Rational(1, 2)))).verdict is Verdict.REFUTED
+
+
+def _rr_table(k: int, power) -> FiniteMechanism:
+    """k-ary randomized response written as a table: the true answer e^power times as likely
+    as each other one."""
+    eps = sym("epsilon")
+    e = sp.exp(power)
+    pmf = {x: {y: (e if x == y else 1) / (e + k - 1) for y in range(k)} for x in range(k)}
+    return FiniteMechanism(pmf, assumptions=(eps > 0,), name=f"{k}-ary RR table")
+
+
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_a_symbolic_table_attaining_its_epsilon_is_proved_exact(k):
+    """A symbolic table's tight epsilon is not computed (the maximum over its cases is not),
+    so an exact claim was unknown although one case's ratio is e^eps identically."""
+    eps = sym("epsilon")
+    assert check(PureDP(_rr_table(k, eps), eps, exact=True)).verdict is Verdict.PROVED
+    assert check(PureDP(_rr_table(k, eps / 2), eps / 2, exact=True)).verdict is Verdict.PROVED
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("claimed", ["2*epsilon", "epsilon + 1/100", "epsilon*11/10"])
+def test_a_symbolic_table_below_its_claimed_epsilon_is_never_proved_exact(k, claimed):
+    """The upper bound holds, but no case attains the claimed value: never proved exact."""
+    eps = sym("epsilon")
+    found = check(
+        PureDP(_rr_table(k, eps), sp.sympify(claimed, locals={"epsilon": eps}), exact=True)
+    )
+    assert found.verdict not in (Verdict.PROVED, Verdict.CERTIFIED), found.summary()
+    assert check(PureDP(_rr_table(k, eps / 2), eps, exact=True)).verdict is not Verdict.PROVED
