@@ -15,6 +15,9 @@ Translation (sound by construction):
   variable `U` held in an arb enclosure of `exp(1/q)`, so identities such as
   `exp(1/2)**2 = E` survive the translation (separate enclosures would lose them); other closed
   transcendental constants become variables inside their own arb enclosures;
+- a rational power `b**(p/q)` (sqrt among them) becomes a fresh `r >= 0` with `r**q = b**|p|`
+  (its inverse for p < 0): exact once `b >= 0` (`b > 0`) is proved on the whole domain, which
+  is checked first (elsewhere the root is not real and nothing is proved);
 - integer-valued symbols are quantified over the reals (a superset: proofs stay sound), a
   positive one from 1 and a negative one up to -1 (true bounds that the reals would lose: a
   dimension k >= 1 makes Delta/b <= k Delta/b hold);
@@ -65,6 +68,8 @@ class Translator:
         self.exp_denominators: dict[sp.Symbol, int] = {}
         self.unit_denominator = 1  # q: closed exp(r) is written as exp(1/q)**(r q)
         self.unit: z3.ArithRef | None = None
+        self.roots: list[z3.BoolRef] = []  # r >= 0 and r**q = b**|p| for each b**(p/q)
+        self.root_domains: list[z3.BoolRef] = []  # b >= 0 (b > 0): where those are exact
 
     def var(self, s: sp.Symbol) -> z3.ArithRef:
         if s not in self.vars:
@@ -196,6 +201,8 @@ class Translator:
         raise Unsupported(f"{type(e).__name__} in {e}")
 
     def _pow(self, e: sp.Pow) -> z3.ArithRef:
+        if e.exp.is_Rational and not e.exp.is_Integer:
+            return self._root(e)
         if not e.exp.is_Integer:
             raise Unsupported(f"non-integer power {e}")
         n = int(e.exp)
@@ -203,6 +210,22 @@ class Translator:
         if n == 0:
             return z3.RealVal(1)
         return base**n if n > 0 else 1 / base ** (-n)
+
+    def _root(self, e: sp.Pow) -> z3.ArithRef:
+        """b**(p/q) as a fresh r >= 0 with r**q = b**|p| (1/r for p < 0): exact where b >= 0
+        (b > 0 for p < 0), which :func:`prove_forall` proves of the whole domain before it
+        trusts a proof (elsewhere SymPy's root is not real). A base with a root inside it is
+        not taken: its domain could not be checked without the inner root's definition."""
+        if any(
+            isinstance(a, sp.Pow) and not a.exp.is_Integer for a in sp.preorder_traversal(e.base)
+        ):
+            raise Unsupported(f"nested root {e}")
+        p, q = int(e.exp.p), int(e.exp.q)
+        base = self.term(e.base)
+        r = z3.FreshReal("root")
+        self.roots.append(z3.And(r >= 0, r**q == base ** abs(p)))
+        self.root_domains.append(base > 0 if p < 0 else base >= 0)
+        return r if p > 0 else 1 / r
 
     def _extreme(self, e) -> z3.ArithRef:
         terms = [self.term(a) for a in e.args]
@@ -285,9 +308,19 @@ def prove_forall(
         cons = [tr.boolean(c) for c in constraints]
     except Unsupported as exc:
         return ForAllResult("unknown", reason=f"outside the SMT fragment: {exc}")
+    if tr.root_domains:
+        # every root real on the whole domain, proved without the roots' own definitions
+        domain = z3.Solver()
+        domain.set("timeout", timeout_ms)
+        domain.add(*tr.side, *cons, z3.Not(z3.And(tr.root_domains)))
+        if domain.check() != z3.unsat:
+            return ForAllResult(
+                "unknown",
+                reason="outside the SMT fragment: a root's argument not shown >= 0 on the domain",
+            )
     solver = z3.Solver()
     solver.set("timeout", timeout_ms)
-    solver.add(*tr.side, *cons, goal_violated)
+    solver.add(*tr.side, *tr.roots, *cons, goal_violated)
     answer = solver.check()
     if answer == z3.unsat:
         return ForAllResult("proved")

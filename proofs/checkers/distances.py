@@ -58,7 +58,9 @@ class _DistanceZ3(Translator):
 
     def _pow(self, e: sp.Pow):
         if not (e.exp.is_Rational and e.exp.q == 2):
-            if e.exp.is_Integer and e.exp < 0:
+            if not e.exp.is_Integer:  # (square roots only, with their definedness above)
+                raise Unsupported(f"non-integer power {e}")
+            if e.exp < 0:
                 self.defined.append(self.term(e.base) != 0)
             return super()._pow(e)
         base = self.term(e.base)
