@@ -8,7 +8,8 @@ R(eps1, eps2)-DP. Checking the listed instances cannot prove that. Here it is
   algebra or z3 (:func:`proofs.decide.discharge`): the classical theorem (basic composition,
   Dwork and Roth 2014, Thm 3.16 and B.1; post-processing, Prop. 2.1), written as pointwise
   lemmas, and the *dominance* of the rule: eps1 + eps2 <= R(eps1, eps2) for every
-  eps1, eps2 >= 0 (and delta1 + delta2 <= D(delta1, delta2) for delta_i in [0, 1]);
+  eps1, eps2 >= 0 (and delta1 + delta2 - delta1 delta2 <= D(delta1, delta2) for delta_i in
+  [0, 1]: the optimal composition's delta at eps1 + eps2, which the same argument reaches);
 - ``refuted`` by a generated instance: the canonical (eps, delta) mechanisms of Kairouz, Oh and
   Viswanath (2015, Sec. 3), binary randomized response when delta = 0, whose exact epsilon and
   delta are known. Composing two of them at rational e^eps_i attains eps1 + eps2 exactly, so a
@@ -74,11 +75,15 @@ _PRODUCT_ARGUMENT = (
 )
 _APPROX_ARGUMENT = (
     "For any event S, P[S | x] = sum_y p1(y) P2[S_y | x] <= sum_y p1(y) min(1, e^eps2 P2[S_y | x'] "
-    "+ delta2) <= delta2 + sum_y p1(y) g(y) with g(y) = min(1, e^eps2 P2[S_y | x']) in [0, 1] "
-    "(lemma 1); (eps1, delta1)-DP extends from events to [0, 1]-valued g by integrating over its "
-    "level sets {g > t}: sum_y p1 g <= e^eps1 sum_y q1 g + delta1; and g <= e^eps2 P2[S_y | x'] "
-    "(lemma 2), so P[S | x] <= e^(eps1 + eps2) P[S | x'] + delta1 + delta2 (Dwork and Roth 2014, "
-    "Thm 3.16 and B.1); the rules are at least eps1 + eps2 and delta1 + delta2 (dominance)."
+    "+ delta2). With d = delta2 < 1 and h(y) = min(1, e^eps2 P2[S_y | x'] / (1 - d)) in [0, 1], "
+    "min(1, e^eps2 P2[S_y | x'] + d) <= d + (1 - d) h(y) (lemma 1); (eps1, delta1)-DP extends "
+    "from events to [0, 1]-valued h by integrating over its level sets {h > t}: sum_y p1 h <= "
+    "e^eps1 sum_y q1 h + delta1; and (1 - d) h <= e^eps2 P2[S_y | x'] (lemma 2), so P[S | x] <= "
+    "e^(eps1 + eps2) P[S | x'] + delta1 + delta2 - delta1 delta2 (at delta2 = 1 that bound is "
+    "1: nothing to show). This is basic composition (Dwork and Roth 2014, Thm 3.16 and B.1) "
+    "with the delta of the optimal one at eps1 + eps2, 1 - (1 - delta1)(1 - delta2) (Kairouz, "
+    "Oh and Viswanath 2015, Thm 3.3; Murtagh and Vadhan 2016); the rules are at least "
+    "eps1 + eps2 and delta1 + delta2 - delta1 delta2 (dominance)."
 )
 
 
@@ -96,15 +101,12 @@ def _composition_proof(rule: sp.Expr, delta_rule: sp.Expr | None) -> tuple[list[
         steps.append(step)
         ok &= good
     else:
+        h = sp.Min(1, x2 * b / (1 - d))
         for label, lhs, rhs in (
-            (
-                "lemma 1: min(1, X b + d) <= min(1, X b) + d",
-                sp.Min(1, x2 * b + d),
-                sp.Min(1, x2 * b) + d,
-            ),
-            ("lemma 2: min(1, X b) <= X b", sp.Min(1, x2 * b), x2 * b),
+            ("lemma 1: min(1, X b + d) <= d + (1 - d) h", sp.Min(1, x2 * b + d), d + (1 - d) * h),
+            ("lemma 2: (1 - d) h <= X b", (1 - d) * h, x2 * b),
         ):
-            step, good = _lemma(label, lhs, rhs, (x2 >= 1,))
+            step, good = _lemma(f"{label}, h = min(1, X b/(1 - d))", lhs, rhs, (x2 >= 1, d < 1))
             steps.append(step)
             ok &= good
     subs = {E1: _E1n, E2: _E2n}
@@ -113,7 +115,11 @@ def _composition_proof(rule: sp.Expr, delta_rule: sp.Expr | None) -> tuple[list[
     ok &= good
     if delta_rule is not None:
         step, good = _dominance(
-            delta_rule, D1 + D2, {}, "dominance: delta1 + delta2 <= delta rule", (D1 <= 1, D2 <= 1)
+            delta_rule,
+            D1 + D2 - D1 * D2,
+            {},
+            "dominance: delta1 + delta2 - delta1 delta2 <= delta rule",
+            (D1 <= 1, D2 <= 1),
         )
         steps.append(step)
         ok &= good

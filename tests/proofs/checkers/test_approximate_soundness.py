@@ -699,3 +699,48 @@ def test_a_conversion_to_a_negative_epsilon_is_judged_at_it(shift, verdict):
     exact = stats.norm.cdf(mu / 2 - eps / mu) - math.exp(eps) * stats.norm.cdf(-mu / 2 - eps / mu)
     assert eps < 0 and (exact <= 0.5) == (verdict is Verdict.CERTIFIED)
     assert check(claim).verdict is verdict
+
+
+def test_the_optimal_delta_of_two_compositions_is_proved_and_nothing_below_it():
+    """delta1 + delta2 - delta1 delta2 (1 - (1 - delta1)(1 - delta2)) is the optimal
+    composition's delta at eps1 + eps2; it used to be only "checked" (dominance was against
+    delta1 + delta2). Rules a little below it are refuted by a canonical instance."""
+    product = SequentialComposition(DELTA_PAIRS, at=DELTA_AT, delta_rule=D1 + D2 - D1 * D2)
+    assert check(product).verdict is Verdict.PROVED
+    for below in (
+        D1 + D2 - 2 * D1 * D2,
+        D1 + D2 - D1 * D2 * R(101, 100),
+        D1 + D2 - D1 * D2 - D1 / 1000,
+        (D1 + D2 - D1 * D2) * R(999, 1000),
+    ):
+        found = check(SequentialComposition(DELTA_PAIRS, at=DELTA_AT, delta_rule=below))
+        assert found.verdict is Verdict.REFUTED, (below, found.summary())
+
+
+def _delta(p: list, q: list, ratio: Fraction) -> Fraction:
+    return sum((max(Fraction(0), a - ratio * b) for a, b in zip(p, q)), Fraction(0))
+
+
+_pmf = st.lists(st.integers(0, 6), min_size=3, max_size=3).filter(any)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    m1=st.tuples(_pmf, _pmf),
+    m2=st.lists(st.tuples(_pmf, _pmf), min_size=3, max_size=3),
+    r1=st.sampled_from([Fraction(1), Fraction(3, 2), Fraction(2)]),
+    r2=st.sampled_from([Fraction(1), Fraction(5, 4), Fraction(3)]),
+)
+def test_adaptive_composition_stays_within_the_optimal_delta(m1, m2, r1, r2):
+    """The theorem itself, by brute force in exact fractions (independent of the checker):
+    M1 on inputs 0, 1 and, for each of its outputs y, a mechanism M2(., y); delta_i is the
+    worst delta of M_i at e^eps_i = r_i (over y for M2), and the adaptive composition's delta
+    at e^(eps1 + eps2) = r1 r2 is at most 1 - (1 - delta1)(1 - delta2)."""
+    norm = lambda w: [Fraction(v, sum(w)) for v in w]
+    a1 = [norm(w) for w in m1]
+    a2 = [[norm(w) for w in rows] for rows in m2]
+    d1 = max(_delta(a1[x], a1[1 - x], r1) for x in (0, 1))
+    d2 = max(_delta(rows[x], rows[1 - x], r2) for rows in a2 for x in (0, 1))
+    joint = [[a1[x][y] * a2[y][x][z] for y in range(3) for z in range(3)] for x in (0, 1)]
+    composed = max(_delta(joint[x], joint[1 - x], r1 * r2) for x in (0, 1))
+    assert composed <= d1 + d2 - d1 * d2
