@@ -192,9 +192,9 @@ def _import_file(path: str, target: str) -> Any:
             f"TARGET {target!r}: importing {path!r} raised {type(exc).__name__}: "
             f"{exc}; fix that file."
         ) from None
-    import cloudpickle
+    from auditor.engine.shipping import register_file_module
 
-    cloudpickle.register_pickle_by_value(module)  # workers cannot import it by name
+    register_file_module(module)  # workers cannot import it by name
     return module
 
 

@@ -538,9 +538,9 @@ def moves_beyond_stream(
 
 def _fresh_draws(blob: bytes, mech: Mechanism, data: Any, size: int, keys: list[list[int]]):
     """In a new process: the mechanism's first two draws, from the streams of ``keys``."""
-    import cloudpickle
+    from auditor.engine.shipping import unship
 
-    copy = Mechanism(cloudpickle.loads(blob), mech.name, mech.batched, mech.wants_rng)
+    copy = Mechanism(unship(blob), mech.name, mech.batched, mech.wants_rng)
     return tuple(
         draw(copy, data, size, np.random.default_rng(np.random.SeedSequence(k))) for k in keys
     )
@@ -563,8 +563,9 @@ def processes_repeat(
     no process unless two draws from one stream differ here (:func:`moves_beyond_stream`,
     or its answer ``first`` when already asked). False when the mechanism cannot be pickled or
     loaded there."""
-    import cloudpickle
     from loky import ProcessPoolExecutor
+
+    from auditor.engine.shipping import ship
 
     t0 = time.perf_counter()
     if first is None:
@@ -572,7 +573,7 @@ def processes_repeat(
     if not first:
         return False
     try:
-        blob = cloudpickle.dumps(mech.func)
+        blob = ship(mech.func)
     except Exception:
         return False
     bare = Mechanism(None, mech.name, mech.batched, mech.wants_rng)

@@ -186,10 +186,10 @@ def _remote_chunk(digest: str, payload: bytes | None, task: Task):
     if objects is None:
         if payload is None:
             return MISSING
-        import cloudpickle
+        from auditor.engine.shipping import unship
 
         try:
-            objects = _PAYLOADS[digest] = cloudpickle.loads(payload)
+            objects = _PAYLOADS[digest] = unship(payload)
         except Exception as exc:
             raise InputError(
                 f"a worker could not load the mechanism ({type(exc).__name__}: {exc}); install "
@@ -286,20 +286,22 @@ class Runner:
         e.g. a closure over a lock or a library handle. Same chunks, so the same result."""
         import cloudpickle
 
+        from auditor.engine.shipping import ship
+
         ours = _own_modules(mech.func) if self.label == "dask" else []
         ours = [m for m in ours if m.__name__ not in cloudpickle.list_registry_pickle_by_value()]
         try:
             for module in ours:
                 cloudpickle.register_pickle_by_value(module)
             try:
-                return cloudpickle.dumps((mech, events, datas))
+                return ship((mech, events, datas))
             except Exception:
                 if not ours:
                     raise
                 for module in ours:  # by value fails (a global lock, a handle): by name, as before
                     cloudpickle.unregister_pickle_by_value(module)
                 ours = []
-                return cloudpickle.dumps((mech, events, datas))
+                return ship((mech, events, datas))
         except Exception as exc:
             print(
                 f"dpaudit: warning: mechanism {mech.name} cannot be sent to workers "

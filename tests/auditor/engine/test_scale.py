@@ -475,12 +475,11 @@ def test_no_candidate_event_is_a_complete_audit_not_a_time_limit():
 
 
 def test_workers_get_the_payload_once_and_ask_again_when_they_lack_it():
-    import cloudpickle
-
     from auditor.engine.adapter import as_mechanism
     from auditor.engine.executors import MISSING, Task, _remote_chunk
+    from auditor.engine.shipping import ship
 
-    payload = cloudpickle.dumps((as_mechanism(_rr(1.0)), None, (0, 1)))
+    payload = ship((as_mechanism(_rr(1.0)), None, (0, 1)))
     digest = "test-" + str(len(payload))
     task = Task(1, 7, (2, 0, 1), 0, 16)
     assert _remote_chunk(digest, None, task) == MISSING
@@ -502,6 +501,33 @@ def test_an_unpicklable_mechanism_runs_in_this_process_with_a_warning(pool, caps
     here = audit(held, [(0, 1)], executor=pool, **kw)
     assert "cannot be sent to workers" in capsys.readouterr().err
     _same(here, audit(held, [(0, 1)], workers=1, **kw))
+
+
+_CACHED = """import functools
+
+
+@functools.cache
+def flip_probability():
+    return 0.5
+
+
+def release(data, size, rng):
+    return (rng.random(size) < flip_probability()) ^ bool(data)
+"""
+
+
+def test_a_file_target_with_a_cached_helper_runs_on_the_pool(tmp_path, pool):
+    """A file target is loaded under a name no worker can import; its functions go by value,
+    but a functools.cache wrapper is pickled by name: every worker failed with "No module
+    named '_dpaudit_target_...'". Workers now load the file first."""
+    from auditor.cli.audit import resolve_target
+
+    (tmp_path / "cached_helper.py").write_text(_CACHED)
+    func = resolve_target(str(tmp_path / "cached_helper.py") + ":release")[0]
+    kw = dict(epsilon=0.5, samples=60_000, seed=3)
+    on_pool = audit(func, [(0, 1)], executor=pool, **kw)
+    assert not on_pool.violation and on_pool.samples == 60_000
+    _same(on_pool, audit(func, [(0, 1)], workers=1, **kw))
 
 
 def test_a_worker_that_cannot_load_the_mechanism_is_a_one_line_input_error():
