@@ -177,9 +177,8 @@ def sample_count(text: str) -> int:
 def _import_file(path: str, target: str) -> Any:
     p = Path(path)
     if not p.is_file():
-        raise InputError(
-            f"TARGET {target!r}: file {path!r} does not exist; pass path/to/file.py:callable."
-        )
+        what = "is a folder" if p.is_dir() else "does not exist"
+        raise InputError(f"TARGET {target!r}: {path!r} {what}; pass path/to/file.py:callable.")
     spec = importlib.util.spec_from_file_location(f"_dpaudit_target_{p.stem}", p)
     if spec is None or spec.loader is None:
         raise InputError(f"TARGET {target!r}: {path!r} is not importable Python; pass a .py file.")

@@ -201,6 +201,15 @@ def main(argv: list[str] | None = None) -> int:
         with contextlib.suppress(OSError, ValueError):
             print(f"dpaudit: error: {said}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except RecursionError:
+        # (JSON nested hundreds deep: a dataset, pairs, a profile, a result or a checkpoint)
+        print(
+            "dpaudit: error: an input is nested too deeply to read (Python's recursion limit "
+            "was reached); flatten it: JSON datasets, pairs and files nested at most a few "
+            "hundred levels.",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
     except Exception:
         traceback.print_exc()
         print("dpaudit: internal error (a bug in dpaudit); please report it.", file=sys.stderr)

@@ -371,11 +371,15 @@ def _positive(text: str, what: str, spec: str, example: str) -> float:
 def _load(path: str, spec: str) -> dict:
     p = Path(path)
     if not p.is_file():
-        raise InputError(f"profile {spec!r}: file {path!r} does not exist; give a JSON file.")
+        what = "is a folder" if p.is_dir() else "does not exist"
+        raise InputError(f"profile {spec!r}: {path!r} {what}; give a JSON file.")
     try:
         data = json.loads(p.read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"profile {spec!r}: {path!r} is not valid JSON ({exc}).") from None
+        raise InputError(
+            f"profile {spec!r}: {path!r} is not valid JSON ({exc}); give a JSON file as the "
+            "help shows (`dpaudit audit --help`, --profile)."
+        ) from None
     if not isinstance(data, dict):
         raise InputError(f"profile {spec!r}: {path!r} must hold a JSON object.")
     return data

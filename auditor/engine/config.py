@@ -111,12 +111,23 @@ class AuditConfig:
         return m, self.samples - m
 
 
+_EXAMPLES = {
+    "epsilon": "1",
+    "delta": "1e-5",
+    "confidence": "0.95",
+    "max_time": "600",
+    "checkpoint_every": "10",
+    "inconclusive_factor": "2",
+}
+
+
 def check_number(name: str, value: Any) -> float:
+    example = f", e.g. {_EXAMPLES[name]}" if name in _EXAMPLES else ""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise InputError(f"{name}={value!r} must be a number.")
+        raise InputError(f"{name}={value!r} must be a number{example}.")
     v = float(value)
     if math.isnan(v):
-        raise InputError(f"{name}=nan must be a number.")
+        raise InputError(f"{name}=nan must be a number{example}.")
     return v
 
 

@@ -123,17 +123,20 @@ def _as_dict(result: Any) -> dict:
     try:
         d = json.loads(path.read_text(encoding="utf-8"))
     except OSError as e:
-        raise InputError(f"result file {str(path)!r} cannot be read ({e.strerror}).") from None
+        raise InputError(f"result file {str(path)!r} cannot be read ({e.strerror}){_FIX}") from None
     except json.JSONDecodeError as e:
         raise InputError(
-            f"result file {str(path)!r} is not JSON ({e.msg}, line {e.lineno})."
+            f"result file {str(path)!r} is not JSON ({e.msg}, line {e.lineno}){_FIX}"
         ) from None
     except UnicodeDecodeError:
-        raise InputError(f"result file {str(path)!r} is not UTF-8 text (JSON).") from None
+        raise InputError(f"result file {str(path)!r} is not UTF-8 text (JSON){_FIX}") from None
     if not isinstance(d, dict):
-        raise InputError(f"result file {str(path)!r} holds no audit result (a JSON object).")
+        raise InputError(f"result file {str(path)!r} holds no audit result (a JSON object){_FIX}")
     return d
 
+
+_FIX = "; pass the JSON file `dpaudit audit --json` wrote."
+_UNEDITED = "; replay an unedited file written by `dpaudit audit --json`."
 
 SPEC_FIELDS = ("type", "lo", "hi", "k", "negate", "coordinate", "columns", "bin_edges")
 
@@ -163,7 +166,7 @@ def _event(state: Any, spec: Any, what: str):
     try:
         event = event_from_state(state)
     except (TypeError, ValueError) as e:
-        raise InputError(f"the witness {what} is malformed ({e}).") from None
+        raise InputError(f"the witness {what} is malformed ({e}){_UNEDITED}") from None
     if not hasattr(event, "contains"):
         raise InputError(f"the witness {what} {state!r} is not an event.")
     differs = _spec_differs(event, spec)
@@ -200,7 +203,9 @@ def _witness_event(d: dict):
     event = _event(state, witness.get("event_spec"), "event_state")
     for key in ("pair", "counts", "ratio_bound"):
         if not isinstance(witness.get(key) or {}, dict):  # (null: no ratio bound)
-            raise InputError(f"the witness {key} {witness[key]!r} is malformed (not an object).")
+            raise InputError(
+                f"the witness {key} {witness[key]!r} is malformed (not an object){_UNEDITED}"
+            )
     if witness.get("numerator", "a") not in ("a", "b"):
         raise InputError(f"the witness numerator {witness['numerator']!r} is not 'a' or 'b'.")
     return witness, event
@@ -221,7 +226,7 @@ def _count(count_events: Callable, events: list, y: np.ndarray) -> np.ndarray:
 def _number(d: dict, key: str, lo: float, hi: float) -> float:
     v = d.get(key)
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v < hi:
-        raise InputError(f"the result's {key}={v!r} is not a number in [{lo}, {hi}).")
+        raise InputError(f"the result's {key}={v!r} is not a number in [{lo}, {hi}){_UNEDITED}")
     return float(v)
 
 
@@ -264,6 +269,11 @@ def replay(
         raise InputError(
             f"the result's schema_version={version!r} is not {SCHEMA_VERSION!r} (a result of "
             "another dpaudit, or not an audit result); rerun the audit with this one."
+        )
+    if "witness" not in d:  # (an audit result has one, null when nothing was certified)
+        raise InputError(
+            "the file holds no audit result (it has no witness field: the output of "
+            f"`dpaudit prove` or `closeness`?){_FIX}"
         )
     witness, event = _witness_event(d)
     eps = _number(d, "claimed_epsilon", 0, math.inf)

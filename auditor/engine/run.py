@@ -320,9 +320,11 @@ def _conclude(
         hint = (
             "inconclusive: the time limit ran out before any certification sample was drawn; "
             + (
-                "raise --max-time (max_time=); the samples were already sized to it."
+                f"raise --max-time (max_time, now {cfg.max_time:g} s); the samples were "
+                "already sized to it."
                 if any(note.startswith(SIZED_NOTE) for note in notes)
-                else "raise --max-time (max_time=) or lower --samples (samples=)."
+                else f"raise --max-time (max_time, now {cfg.max_time:g} s) or lower --samples "
+                f"(samples, now {cfg.samples})."
             )
         )
     profile = (

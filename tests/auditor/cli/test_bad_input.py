@@ -484,3 +484,48 @@ def test_a_long_dataset_without_a_length_is_cut_too():
 
     long = np.array("x" * 500)  # a 0-d array: len() raises
     assert dataset_words(long).endswith("...") and len(dataset_words(long)) < 200
+
+
+@pytest.mark.parametrize("depth", [350, 30_000])
+def test_json_nested_too_deeply_is_one_line(target, tmp_path, depth, capsys):
+    """A dataset 350 lists deep overflowed the recursion of the data checks, and 30,000 that of
+    json.loads itself: a traceback and exit 3 (internal error) for bad input. Files too."""
+    deep = "[" * depth + "1" + "]" * depth
+    assert main(["audit", target, "--epsilon", "1", "--pair", deep, "[1]"]) == 2
+    assert "nested too deeply" in _one_line(capsys)
+    result = tmp_path / "deep.json"
+    result.write_text("[" * 30_000 + "]" * 30_000)
+    assert main(["replay", str(result)]) == 2
+    assert "nested too deeply" in _one_line(capsys)
+
+
+def test_files_of_the_wrong_kind_are_named_as_such(tmp_path, capsys):
+    """replay on a `prove --json` output said "no event was certified"; a folder given as a
+    file target or a profile file was said not to exist."""
+    claims = tmp_path / "claims.py"
+    claims.write_text("from proofs import GroupPrivacy\nCLAIMS = [GroupPrivacy(pure=True)]\n")
+    proved = tmp_path / "proved.json"
+    assert main(["prove", str(claims), "--json", str(proved), "--quiet"]) == 0
+    assert main(["replay", str(proved)]) == 2
+    assert "holds no audit result" in _one_line(capsys)
+    pair = ["--pair", "0", "1"]
+    assert main(["audit", f"{tmp_path}:f", "--epsilon", "1", *pair]) == 2
+    assert "is a folder" in _one_line(capsys)
+    (tmp_path / "adir.json").mkdir()
+    profile = f"rdp:{tmp_path / 'adir.json'}"
+    assert main(["audit", "laplace", "--profile", profile, *pair]) == 2
+    assert "is a folder" in _one_line(capsys)
+
+
+@pytest.mark.parametrize(
+    "kwargs, needle",
+    [
+        ({"confidence": math.nan}, "confidence=nan must be a number, e.g. 0.95."),
+        ({"max_time": math.nan}, "max_time=nan must be a number, e.g. 600."),
+        ({"inconclusive_factor": "x"}, "inconclusive_factor='x' must be a number, e.g. 2."),
+    ],
+)
+def test_a_value_that_is_not_a_number_gets_an_example(kwargs, needle):
+    with pytest.raises(InputError) as info:
+        auditor.audit(_never_called, [(0, 1)], epsilon=1.0, **kwargs)
+    assert str(info.value) == needle

@@ -135,6 +135,7 @@ def test_a_time_limit_before_certification_says_so(tmp_path):
     r = audit(slow, [([1], [0])], checkpoint=tmp_path / "slice.ckpt", **kw)
     assert r.verdict == "inconclusive" and r.certification_samples == 0
     assert "time limit ran out before any certification sample" in r.hint
+    assert "(max_time, now 1 s)" in r.hint and "(samples, now 200000)" in r.hint
     # one run with a limit is sized to it, and certifies
     sized = audit(slow, [([1], [0])], **kw)
     assert sized.verdict == "violation" and sized.samples < 200_000
