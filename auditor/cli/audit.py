@@ -62,8 +62,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=RELATIONS,
         help="neighbouring relation: checks given pairs, or generates candidates",
     )
-    parser.add_argument("--sensitivity", type=float, default=1.0, help="for --relation sensitivity")
-    parser.add_argument("--size", type=int, default=5, help="records/answers in generated datasets")
+    parser.add_argument("--sensitivity", type=float, help="for --relation sensitivity (default 1)")
+    parser.add_argument(
+        "--size", type=int, help="records/answers in generated datasets (default 5)"
+    )
     parser.add_argument(
         "--search",
         choices=("patterns", "hypothesis"),
@@ -302,6 +304,21 @@ def _given_pairs(args: argparse.Namespace) -> list | None:
     return None
 
 
+def _used_options(args: argparse.Namespace, pairs: list | None) -> None:
+    """--size shapes generated datasets and --sensitivity the pairs of --relation sensitivity:
+    given where neither happens, they were ignored without a word (as --records is not)."""
+    if args.size is not None and (pairs is not None or args.relation is None):
+        raise InputError(
+            f"--size {args.size} sets the size of generated datasets: it needs --relation and "
+            "no pairs of your own; drop it."
+        )
+    if args.sensitivity is not None and args.relation != "sensitivity":
+        raise InputError(
+            f"--sensitivity {args.sensitivity:g} is for --relation sensitivity; add that or "
+            "drop it."
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     """Run one audit from parsed arguments; return the exit code (0 no violation found, 1
     violation, 4 inconclusive)."""
@@ -323,6 +340,7 @@ def run(args: argparse.Namespace) -> int:
     if delta is None and args.profile is None:
         delta = entry.delta if entry else 0.0
     pairs = _given_pairs(args)
+    _used_options(args, pairs)
     if entry is not None:
         # the catalogue mechanism as calibrated for the claim (for a profile: its own claim)
         built_at = args.epsilon if args.profile is None else entry.claimed_epsilon
@@ -407,8 +425,8 @@ def _audit(args: argparse.Namespace, func, pairs, delta, name):
         confidence=args.confidence,
         seed=args.seed,
         relation=args.relation,
-        sensitivity=args.sensitivity,
-        size=args.size,
+        sensitivity=1.0 if args.sensitivity is None else args.sensitivity,
+        size=5 if args.size is None else args.size,
         name=name,
         pair_search=args.search,
         records=None if args.records is None else tuple(args.records),

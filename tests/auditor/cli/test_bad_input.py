@@ -529,3 +529,19 @@ def test_a_value_that_is_not_a_number_gets_an_example(kwargs, needle):
     with pytest.raises(InputError) as info:
         auditor.audit(_never_called, [(0, 1)], epsilon=1.0, **kwargs)
     assert str(info.value) == needle
+
+
+@pytest.mark.parametrize(
+    "extra, needle",
+    [
+        (["--pair", "0", "1", "--size", "7"], "--size 7 sets the size of generated datasets"),
+        (["--relation", "any", "--pair", "0", "1", "--size", "7"], "--size 7"),
+        (["--pair", "0", "1", "--sensitivity", "2"], "--sensitivity 2 is for --relation"),
+        (["--relation", "add-remove", "--sensitivity", "2"], "--sensitivity 2 is for"),
+    ],
+)
+def test_options_that_would_change_nothing_are_refused(target, extra, needle, capsys):
+    """--size and --sensitivity beside pairs of one's own (or another relation) were ignored
+    without a word, while --records there is refused."""
+    assert main(["audit", target, "--epsilon", "1", *extra]) == 2
+    assert needle in _one_line(capsys)
