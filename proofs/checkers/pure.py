@@ -393,6 +393,10 @@ def check(claim: PureDP) -> Finding:
         if claim.exact:
             if tight is None:
                 tight = _attained_in_table(mech, form, eps, domain)
+                if tight is not None:
+                    common["tight_epsilon"] = (
+                        f"{tight} (upper bound {status}; one case's ratio is e^eps identically)"
+                    )
             verdict, method, reason, cex = _check_exact(claim, tight, verdict, method, domain)
         return Finding(verdict, method, reason=reason, counterexample=cex, **common)
     cex = _search(form.cases, eps, domain, models)

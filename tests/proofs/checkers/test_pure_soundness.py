@@ -539,7 +539,8 @@ def test_a_symbolic_table_attaining_its_epsilon_is_proved_exact(k):
     """A symbolic table's tight epsilon is not computed (the maximum over its cases is not),
     so an exact claim was unknown although one case's ratio is e^eps identically."""
     eps = sym("epsilon")
-    assert check(PureDP(_rr_table(k, eps), eps, exact=True)).verdict is Verdict.PROVED
+    found = check(PureDP(_rr_table(k, eps), eps, exact=True))
+    assert found.verdict is Verdict.PROVED and found.tight_epsilon.startswith("epsilon (")
     assert check(PureDP(_rr_table(k, eps / 2), eps / 2, exact=True)).verdict is Verdict.PROVED
 
 
