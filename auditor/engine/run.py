@@ -29,6 +29,7 @@ from auditor.engine.adapter import (
     Mechanism,
     as_mechanism,
     copies_repeat,
+    exits_guarded,
     moves_beyond_stream,
     pickled_by_reference,
     processes_repeat,
@@ -614,6 +615,17 @@ def run(
 ) -> AuditResult:
     """Audit an adapted mechanism on validated pairs (the engine behind :func:`audit`);
     ``notes`` go into the result's."""
+    with exits_guarded():
+        return _run(mechanism, pairs, cfg, name, notes)
+
+
+def _run(
+    mechanism: Callable[..., Any] | Mechanism,
+    pairs: Sequence[Pair],
+    cfg: AuditConfig,
+    name: str | None,
+    notes: Sequence[str],
+) -> AuditResult:
     t0 = time.perf_counter()
     validate(cfg)
     mech = as_mechanism(mechanism, name)

@@ -161,6 +161,40 @@ def test_a_mechanism_that_exits_is_bad_input_not_a_clean_exit():
         draw(as_mechanism(lambda data: sys.exit(0)), None, 2, RNG)
 
 
+def test_a_mechanism_calling_os_exit_in_this_process_is_bad_input_not_exit_code_0(tmp_path):
+    """os._exit(0) in the mechanism ended dpaudit at once with exit code 0 ("nothing wrong
+    found") and no word; during an audit it is now reported like sys.exit. (Run in a child
+    process: a broken guard would end this one with code 0.)"""
+    import os
+    import subprocess
+    import sys
+
+    from auditor.engine.adapter import exits_guarded
+
+    f = tmp_path / "quits.py"
+    f.write_text("import os\n\ndef mech(data, rng):\n    os._exit(0)\n")
+    args = ["audit", f"{f}:mech", "--epsilon", "1", "--pair", "0", "1", "--workers", "1"]
+    code = "import sys; from auditor.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2, (done.returncode, done.stderr[-500:])
+    assert f"{f}:mech called os._exit(0) on data=0; a mechanism must" in done.stderr
+    real = os._exit
+    with exits_guarded():
+        with pytest.raises(InputError, match=r"os._exit\(3\)"):
+            draw(as_mechanism(lambda data: os._exit(3)), None, 2, RNG)
+        child = os.fork()  # a process forked meanwhile still exits as it asks
+        if child == 0:
+            try:
+                os._exit(7)
+            finally:
+                real(1)  # (a guard that raised in the child: it still ends, and this fails)
+        assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 7
+    assert os._exit is real  # given back
+
+
 def test_integers_and_reals_are_one_kind_across_chunks():
     """Mostly the integer 0, rarely a fraction: chunks of integers only and chunks with a
     fraction are the same mechanism, on every seed."""
