@@ -17,7 +17,7 @@ from typing import Any
 from auditor.engine.result import dataset_words, float_note, ratio_words
 from auditor.reports.html import report_kind
 from proofs.errors import InputError
-from proofs.io import write_files_atomic
+from proofs.io import SCHEMA_VERSION, same_schema, write_files_atomic
 
 __all__ = [
     "audit_html",
@@ -479,6 +479,12 @@ def load_result(path: str) -> dict[str, Any]:
         "delta_lower_bound",
     )
     missing = [k for k in needed if not isinstance(d, dict) or k not in d]
+    version = d.get("schema_version") if isinstance(d, dict) else None
+    if not missing and not same_schema(version):  # (replay refuses it too)
+        raise InputError(
+            f"result {path!r} has schema_version={version!r}, not {SCHEMA_VERSION!r} (written by "
+            "another dpaudit); rerun the audit with this one, or render it with that one."
+        )
     if missing:
         raise InputError(
             f"result {path!r} lacks {', '.join(missing)}; it is not a "

@@ -108,6 +108,17 @@ def test_report_checks_field_types(tmp_path, capsys):
     path.write_text(json.dumps(d))
     assert main(["report", str(path), "-o", str(tmp_path / "r.html")]) == 2
     assert "epsilon_lower_bound='big'" in capsys.readouterr().err
+    # a result of another major schema version is refused, as replay refuses it
+    for version in ("99.0", None, 3):
+        d = good.to_dict()
+        d["schema_version"] = version
+        path.write_text(json.dumps(d))
+        assert main(["report", str(path), "-o", str(tmp_path / "r.html")]) == 2
+        err = capsys.readouterr().err
+        assert f"has schema_version={version!r}, not " in err and len(err.splitlines()) == 1
+        assert main(["replay", str(path)]) == 2
+        assert f"schema_version={version!r}" in capsys.readouterr().err
+    assert not (tmp_path / "r.html").exists()
 
 
 def test_an_interrupt_while_writing_leaves_every_old_file(tmp_path, monkeypatch):
