@@ -37,7 +37,6 @@ from auditor.engine.adapter import Mechanism
 from auditor.engine.checkpoint import Checkpoint
 from auditor.engine.choice import Outcome, Power, choose, partner, pooled_pairs, shares, simplest
 from auditor.engine.crossfit import count_keys, crossfit
-from auditor.engine.deadline import Deadline, OutOfTime
 from auditor.engine.events import Difference
 from auditor.engine.executors import CountTally, Runner, Tally, Task
 from auditor.engine.pairs import Pair
@@ -85,6 +84,10 @@ WARN_SECONDS = 3600.0
 SAY_SECONDS = 10.0
 
 
+class _OutOfTime(Exception):
+    pass
+
+
 class Session:
     """The state of one audit; :meth:`run` goes through the phases, saving as it goes."""
 
@@ -97,11 +100,9 @@ class Session:
         pr: Probe,
         runner: Runner,
         checkpoint: Checkpoint | None,
-        deadline: Deadline,
     ):
         self.mech, self.pairs, self.cfg, self.plan, self.probe = mech, pairs, cfg, plan, pr
         self.runner, self.checkpoint = runner, checkpoint
-        self.deadline = deadline  # (counted from the audit's start, the probe's included)
         self.datas = tuple(d for p in pairs for d in (p.a, p.b))  # dataset 2i + side
         self.entropy = int(cfg.seed)
         self.misc_seed = int(
@@ -157,8 +158,7 @@ class Session:
         """Ctrl-C inside waits until the state is consistent again (what a checkpoint saves)."""
         self._critical = True
         try:
-            with self.deadline.hold():  # (and the time limit)
-                yield
+            yield
         finally:
             self._critical = False
         if self._pending:
@@ -198,8 +198,9 @@ class Session:
 
     def _tick(self) -> None:
         self.save(force=False)
-        if self.deadline.passed():
-            raise OutOfTime
+        limit = self.cfg.max_time
+        if limit is not None and time.perf_counter() - self.t0 >= limit:
+            raise _OutOfTime
 
     # -- chunks -------------------------------------------------------------------------------
 
@@ -749,15 +750,13 @@ class Session:
         self._say()
         stop = None
         try:
-            with self._interrupts(), self.deadline.region():
+            with self._interrupts():
                 if self.chosen is None:
                     self._select()
                 if self.cert is not None and self.cert["stop"] is None:
                     self._certify()
-        except OutOfTime:
+        except _OutOfTime:
             stop = "max-time"
-            if self.deadline.rang:  # cut midway: stop the workers still drawing for it
-                self.runner.abort()
         self.save()
         return self._outcome(stop)
 
