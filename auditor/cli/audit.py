@@ -129,7 +129,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-time",
         type=float,
         metavar="SECONDS",
-        help="end the audit after SECONDS with a valid result on the samples drawn so far",
+        help="end the audit SECONDS after its start, with a valid result on the samples so far",
     )
     scale.add_argument(
         "--no-early-stop",

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from auditor.engine.adapter import Mechanism, draw, kind_of
+from auditor.engine.deadline import OutOfTime
 from auditor.engine.schedule import ChunkPlan, looks
 
 __all__ = [
@@ -66,11 +67,14 @@ def probe(mech: Mechanism, data: Any, seed: int, budget: float = 0.05) -> Probe:
     t0 = time.perf_counter()
     y = last = draw(mech, data, 8, gen)
     total, size, elapsed = 8, 16, time.perf_counter() - t0
-    while elapsed < budget and total < 16_384:  # a slow mechanism is timed on its first 8
-        last = draw(mech, data, size, gen)
-        total += size
-        elapsed = time.perf_counter() - t0
-        size *= 4
+    try:
+        while elapsed < budget and total < 16_384:  # a slow mechanism is timed on its first 8
+            last = draw(mech, data, size, gen)
+            total += size
+            elapsed = time.perf_counter() - t0
+            size *= 4
+    except OutOfTime:  # the time limit cut the timing: the draws done time it
+        pass
     kind = kind_of(y)
     rows = np.unique(last, axis=0).shape[0] if kind == "category" else 0  # (rows of a vector)
     unique = rows == last.shape[0] >= DISTINCT_PROBE

@@ -38,6 +38,7 @@ from auditor.engine.checkpoint import Checkpoint
 from auditor.engine.choice import EPSILON_FLOOR, Outcome, conclusive, power_of
 from auditor.engine.claims import as_profile, profile_report
 from auditor.engine.config import AuditConfig, check_number, validate
+from auditor.engine.deadline import Deadline, OutOfTime, cut_at, hung_after
 from auditor.engine.events import event_state, event_to_dict
 from auditor.engine.executors import Runner, open_runner
 from auditor.engine.pairs import (
@@ -535,11 +536,12 @@ FIT_SHARE = 0.5
 
 
 def _fit_to_time(
-    cfg: AuditConfig, pr: Any, plan: Plan, workers: int, chosen_split: bool
+    cfg: AuditConfig, pr: Any, plan: Plan, workers: int, chosen_split: bool, left: float
 ) -> tuple[AuditConfig, list[str]] | None:
     """With a time limit and no checkpoint (which means to run in slices), fewer samples when
-    the probed rate says the asked ones take longer than FIT_SHARE of it: otherwise the limit
-    ends the audit in its selection and nothing is certified. Decided before any sample is
+    the probed rate says the asked ones take longer than FIT_SHARE of the ``left`` seconds of
+    it (after the probe and the checks): otherwise the limit ends the audit in its selection
+    and nothing is certified. Decided before any sample is
     drawn (the probe's are never used), so every bound stays valid. The size follows the
     machine's speed and the workers, so the same seed need not repeat the result: the notes
     say how to. None to keep the plan (also when the fitted audit could refute no claim:
@@ -547,9 +549,9 @@ def _fit_to_time(
     if cfg.max_time is None or cfg.max_time <= 0 or cfg.checkpoint is not None:
         return None
     projected = plan.serial_seconds(pr.rate) / max(workers, 1)
-    if projected <= FIT_SHARE * cfg.max_time:
+    if projected <= FIT_SHARE * left or left <= 0:
         return None
-    samples = max(int(cfg.samples * FIT_SHARE * cfg.max_time / projected), 200)
+    samples = max(int(cfg.samples * FIT_SHARE * left / projected), 200)
     if samples >= cfg.samples:
         return None
     scale = samples / cfg.samples
@@ -564,11 +566,46 @@ def _fit_to_time(
     return fitted, [
         f"{SIZED_NOTE}: {samples:,} samples per dataset of the {cfg.samples:,} asked "
         f"(at the probed {pr.rate:.3g} samples/s per worker on {workers} worker(s), those "
-        f"would take about {projected:.3g} s against --max-time {cfg.max_time:g}); give a "
+        f"would take about {projected:.3g} s against the {left:.3g} s left of --max-time "
+        f"{cfg.max_time:g}); give a "
         "checkpoint to run the whole audit in slices instead",
         f"not reproducible as asked: the sample count was sized to this machine's speed; "
         f"--samples {samples} with the same seed and no time limit repeats this audit",
     ]
+
+
+# of a time limit, the share the checks before sampling may take of what the probe left (at
+# least CHECK_FLOOR seconds: less lets a pool reuse the noise of a mechanism with hidden state)
+CHECK_SHARE, CHECK_FLOOR = 0.2, 1.0
+
+# the probe's least time: its first outputs are drawn whatever the limit (a limit of 0 ends
+# the audit at its first chunk, with the plan of the audit asked for saved in a checkpoint)
+PROBE_FLOOR = 1.0
+
+
+def _probe(mech: Mechanism, data: Any, seed: int, deadline: Deadline) -> Any:
+    """:func:`probe`, cut at the time limit (or PROBE_FLOOR seconds, if later) when its first
+    draw has not returned; a later cut ends only its timing."""
+    floor = deadline.t0 + PROBE_FLOOR
+    try:
+        with cut_at(None if deadline.at is None else max(deadline.at, floor)):
+            return probe(mech, data, seed)
+    except OutOfTime:
+        raise InputError(
+            f"mechanism {mech.name} did not return its first 8 outputs in "
+            f"{max(float(deadline.limit or 0), PROBE_FLOOR):g} s (max_time={deadline.limit:g}, "
+            "counted from the audit's start); raise --max-time, or make the mechanism faster."
+        ) from None
+
+
+def _or_cut(when: float | None, check: Callable[..., Any], *args, **kw) -> Any:
+    """A check before sampling, cut at ``when``; None when cut (the audit then ends before
+    sampling: a cut check decides nothing)."""
+    try:
+        with cut_at(when):
+            return check(*args, **kw)
+    except OutOfTime:
+        return None
 
 
 def run(
@@ -595,7 +632,8 @@ def _run(
     validate(cfg)
     mech = as_mechanism(mechanism, name)
     seed = cfg.seed if cfg.seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
-    pr = probe(mech, pairs[0].a, seed)
+    deadline = Deadline(cfg.max_time, t0)
+    pr = _probe(mech, pairs[0].a, seed, deadline)
     cfg = replace(cfg, seed=seed)
     chosen_split = cfg.selection_samples is None
     if chosen_split:
@@ -605,47 +643,74 @@ def _run(
     plan = Plan.of(m, n, mech, pr, cfg.batch_size, len(pairs), sequential)
     ckpt = Checkpoint(cfg.checkpoint, _identity(mech, pairs, cfg, plan)) if cfg.checkpoint else None
     a, b = pairs[0].a, pairs[0].b
-    # (the checks may take up to 1% of the projected work, between 1 s and a minute)
-    budget = min(60.0, max(1.0, 0.01 * plan.serial_seconds(pr.rate)))
+    # (the checks may take up to 1% of the projected work, between 1 s and a minute, and
+    # CHECK_SHARE of a time limit's seconds left, but never less than CHECK_FLOOR)
+    work = plan.serial_seconds(pr.rate)
+    budget = max(CHECK_FLOOR, min(60.0, 0.01 * work, CHECK_SHARE * deadline.left()))
+    # the checks in this process are cut at the limit; with a checkpoint (an audit run in
+    # slices, whose limit counts from a slice's first chunk) only when they hang. Each draws
+    # 64 outputs at least. (processes_repeat waits for its processes a bounded time itself)
+    cut = deadline.at if ckpt is None or deadline.at is None else hung_after(budget, 64, pr.rate)
     # do two draws from one stream differ? Then the outputs depend on more than the rng the
     # mechanism is given, and the same seed need not give the same result. Asked on every
     # audit, whatever executes it, so that the draws it takes move a mechanism's hidden state
     # alike on one worker or many
-    moved = moves_beyond_stream(mech, a, seed, budget / 4, other=b)
-    if ckpt is not None and ckpt.state and processes_repeat(mech, a, seed, other=b, first=moved):
+    moved = _or_cut(cut, moves_beyond_stream, mech, a, seed, budget / 4, other=b)
+    if (
+        moved is not None
+        and ckpt is not None
+        and ckpt.state
+        and processes_repeat(mech, a, seed, other=b, first=moved)
+    ):
         raise InputError(
             f"checkpoint {cfg.checkpoint!r} cannot be resumed: the mechanism's random draws "
             "restart from one state in every new process (randomness dpaudit cannot reseed), "
             "so a resumed audit would reuse the noise it chose its events on; delete the "
             "checkpoint to start over, or let the mechanism take an `rng` argument."
         )
-    runner = open_runner(cfg.executor, cfg.workers, cfg.scheduler, plan.serial_seconds(pr.rate))
+    runner = (
+        open_runner(cfg.executor, cfg.workers, cfg.scheduler, work)
+        if moved is not None
+        else Runner(None, 1, "inline")
+    )
     notes = list(notes)
     # copies from one pickle stand for workers sent the mechanism by value; modules it uses by
     # name are imported afresh in each worker, which only new processes show (started only
     # when something besides the stream moves its outputs here)
-    if not runner.inline and (
-        copies_repeat(mech, a, seed, budget / 2, other=b)
-        or processes_repeat(mech, a, seed, budget / 2, other=b, first=moved)
-    ):
-        runner.close()
-        runner = Runner(None, 1, "inline")
+    if moved is not None and not runner.inline:
+        repeats = _or_cut(cut, copies_repeat, mech, a, seed, budget / 2, other=b)
+        if repeats is None:
+            moved = None
+        elif repeats or processes_repeat(mech, a, seed, budget / 2, other=b, first=moved):
+            runner.close()
+            runner = Runner(None, 1, "inline")
+            notes.append(
+                "run in this process: copies of the mechanism repeat one another's random "
+                "draws (its randomness is in state dpaudit cannot reseed), so a worker pool "
+                "would reuse noise between selection and certification"
+            )
+    if moved is None:
         notes.append(
-            "run in this process: copies of the mechanism repeat one another's random draws "
-            "(its randomness is in state dpaudit cannot reseed), so a worker pool would reuse "
-            "noise between selection and certification"
+            "the time limit ended the audit in its checks of the mechanism, before sampling "
+            "(nothing new was drawn): whether the same seed repeats its draws was not checked"
         )
     # (sized once the runner is final: the checks above may leave one worker of several)
-    fitted = _fit_to_time(cfg, pr, plan, runner.workers, chosen_split)
+    fitted = (
+        None
+        if moved is None
+        else _fit_to_time(cfg, pr, plan, runner.workers, chosen_split, deadline.left())
+    )
     if fitted is not None:
         cfg, sized = fitted
         plan = Plan.of(
             *cfg.split(pr.scalar, len(pairs)), mech, pr, cfg.batch_size, len(pairs), True
         )
         notes += sized
-    session = Session(mech, pairs, cfg, plan, pr, runner, ckpt)
+    if ckpt is not None:  # (a slice's limit counts from its first chunk)
+        deadline = Deadline(cfg.max_time, time.perf_counter())
+    session = Session(mech, pairs, cfg, plan, pr, runner, ckpt, deadline)
     try:
-        out = session.run()
+        out = session.run() if moved is not None else session.ended()
     except KeyboardInterrupt:
         session.save()
         runner.abort()
@@ -658,7 +723,7 @@ def _run(
             "more than the rng the mechanism is given (randomness of its own, a counter); a "
             "rerun with the same seed may differ"
         )
-    seeded = not moved and fitted is None  # (a sized audit's size is the machine's speed's)
+    seeded = moved == 0 and fitted is None  # (a sized audit's size is the machine's speed's)
     return _conclude(mech, pairs, out, cfg, session.selection_used, t0, notes, seeded, pr.distinct)
 
 
@@ -721,7 +786,8 @@ def audit(
     ``checkpoint`` names a file that saves progress (every ``checkpoint_every`` seconds and at
     exit) and resumes it when the same audit is run again. Certification looks at its counts on
     a schedule declared before sampling; ``early_stop`` ends it at the first look that certifies
-    a violation, and ``max_time`` (seconds) ends it with the result of the last look completed.
+    a violation, and ``max_time`` (seconds from the start) ends it with the result of the last
+    look completed, cutting a call of the mechanism then under way (:mod:`.deadline`).
     With neither, it looks once, at the end, and spends the whole failure probability there.
 
     ``semantics="ideal"`` audits the idealised mechanism: the floating-point events (the bit

@@ -27,7 +27,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -37,6 +37,7 @@ from auditor.engine.adapter import Mechanism
 from auditor.engine.checkpoint import Checkpoint
 from auditor.engine.choice import Outcome, Power, choose, partner, pooled_pairs, shares, simplest
 from auditor.engine.crossfit import count_keys, crossfit
+from auditor.engine.deadline import Deadline, OutOfTime, cut_at, hung_after
 from auditor.engine.events import Difference
 from auditor.engine.executors import CountTally, Runner, Tally, Task
 from auditor.engine.pairs import Pair
@@ -83,9 +84,7 @@ ROUND_PHASES = 8  # round r > 0 of selection draws from phases 8r + BUILD, JUDGE
 WARN_SECONDS = 3600.0
 SAY_SECONDS = 10.0
 
-
-class _OutOfTime(Exception):
-    pass
+_END = object()
 
 
 class Session:
@@ -100,9 +99,14 @@ class Session:
         pr: Probe,
         runner: Runner,
         checkpoint: Checkpoint | None,
+        deadline: Deadline,
     ):
         self.mech, self.pairs, self.cfg, self.plan, self.probe = mech, pairs, cfg, plan, pr
         self.runner, self.checkpoint = runner, checkpoint
+        # the time limit: from the audit's start, or with a checkpoint (an audit run in
+        # slices) from this slice's first chunk; it stops no slice before its state moved
+        self.deadline = deadline
+        self._moved = self._cut = False  # (_moved: this run changed the state it saves)
         self.datas = tuple(d for p in pairs for d in (p.a, p.b))  # dataset 2i + side
         self.entropy = int(cfg.seed)
         self.misc_seed = int(
@@ -159,6 +163,7 @@ class Session:
         self._critical = True
         try:
             yield
+            self._moved = True
         finally:
             self._critical = False
         if self._pending:
@@ -198,11 +203,37 @@ class Session:
 
     def _tick(self) -> None:
         self.save(force=False)
-        limit = self.cfg.max_time
-        if limit is not None and time.perf_counter() - self.t0 >= limit:
-            raise _OutOfTime
+        # (with a checkpoint, not before the state moved: a slice ended earlier would lose
+        # its work, as the held outputs of a selection round, and the next slice the same)
+        if self.deadline.passed() and (self.checkpoint is None or self._moved):
+            raise OutOfTime
 
     # -- chunks -------------------------------------------------------------------------------
+
+    def _results(self, events: Any, tasks: Iterable[Task]) -> Iterator[Any]:
+        """The runner's results of ``tasks``, each awaited under the time limit (cut when it
+        passes: the chunk is then discarded whole, and nothing of ours is cut). With a
+        checkpoint, chunks run whole unless they hang (hung_after) until the slice has changed
+        the state it saves, so that every slice makes progress whatever its limit."""
+        results = self.runner.results(self.mech, events, self.datas, tasks)
+        try:
+            while True:
+                when = self.deadline.at
+                if when is not None and self.checkpoint is not None and not self._moved:
+                    when = max(when, hung_after(0.0, self.plan.certify.cap, self.probe.rate))
+                if when is not None and time.perf_counter() >= when:
+                    raise OutOfTime  # (between chunks: those under way finish as they are)
+                try:
+                    with cut_at(when):
+                        got = next(results, _END)
+                except OutOfTime:
+                    self._cut = True
+                    raise
+                if got is _END:
+                    return
+                yield got
+        finally:
+            results.close()  # (a pool's chunks still pending are cancelled)
 
     def _task(self, phase: int, pair: int, side: int, plan: ChunkPlan, j: int) -> Task:
         return Task(2 * pair + side, self.entropy, (phase, pair, side), j, plan.size(j))
@@ -240,7 +271,7 @@ class Session:
         phase = self._phase(BUILD, r)
         tasks = [self._task(phase, i, s, plan, j) for j in range(plan.count) for s in (0, 1)]
         parts: list[list[np.ndarray]] = [[], []]
-        for g, (shape, y) in enumerate(self.runner.results(self.mech, None, self.datas, tasks)):
+        for g, (shape, y) in enumerate(self._results(None, tasks)):
             self._check(shape, i, g % 2)
             parts[g % 2].append(y)
             bar.update(len(y))
@@ -315,7 +346,7 @@ class Session:
         phase = self._phase(KEYS, r)
         tasks = [self._task(phase, i, s, plan, j) for j in range(plan.count) for s in (0, 1)]
         work = Tally(tuple(keys))
-        for g, (shape, parts) in enumerate(self.runner.results(self.mech, work, self.datas, tasks)):
+        for g, (shape, parts) in enumerate(self._results(work, tasks)):
             self._check(shape, i, g % 2)
             size = plan.size(g // 2)
             for k, part in zip(keys, parts):
@@ -351,9 +382,7 @@ class Session:
             if folds is not None:  # the judging sample is tallied too, for cross-fitting
                 events = CountTally(events, folds["keys"])
             tasks = (self._task(phase, i, g % 2, plan, g // 2) for g in range(start, end))
-            for g, (shape, got) in enumerate(
-                self.runner.results(self.mech, events, self.datas, tasks), start
-            ):
+            for g, (shape, got) in enumerate(self._results(events, tasks), start):
                 self._check(shape, i, g % 2)
                 counts, parts = got if folds is not None else (got, None)
                 with self._atomic():  # the count, the progress and the rules on them together
@@ -687,7 +716,7 @@ class Session:
 
         try:
             tasks = (task(g) for g in range(start, total))
-            results = self.runner.results(self.mech, events, self.datas, tasks)
+            results = self._results(events, tasks)
             for g, (shape, got) in enumerate(results, start):
                 j, r = divmod(g, per)
                 self._check(shape, pair_ids[r // 2], r % 2)
@@ -755,10 +784,19 @@ class Session:
                     self._select()
                 if self.cert is not None and self.cert["stop"] is None:
                     self._certify()
-        except _OutOfTime:
-            stop = "max-time"
+        except OutOfTime:
+            if self.cert is None or self.cert["stop"] is None:  # (not once the last look is in)
+                stop = "max-time"
+            if self._cut:  # a wait was cut: stop the workers still drawing for it
+                self.runner.abort()
         self.save()
         return self._outcome(stop)
+
+    def ended(self) -> Outcome:
+        """The outcome when the time limit ended the audit before this run drew anything (the
+        checkpoint's state, if any, as it is)."""
+        done = self.cert is not None and self.cert["stop"] is not None
+        return self._outcome(None if done else "max-time")
 
     def _simple(self, c: Candidate) -> Candidate | None:
         """:func:`simplest` among the judged events of the last round that judged c's pair."""

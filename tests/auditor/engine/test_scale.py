@@ -801,8 +801,8 @@ def test_an_audit_too_big_for_its_time_limit_is_sized_to_it():
         return float(sum(data)) + float(rng.laplace())  # a float-representation leak
 
     r = audit(slow, [([1], [0])], epsilon=1.0, samples=10**6, max_time=3.0, seed=0, workers=1)
-    # (the limit counts from the first chunk: the probe and the checks before it took 1.7-2.3 s
-    # here alone, and a full suite's load made the whole 6.5 s; 15 s still tells a run that
+    # (the limit counts from the audit's start, the probe and the checks included; 15 s
+    # leaves room for the summing up under a full suite's load and still tells a run that
     # drew its 1e6 samples, which would take over 30 minutes)
     assert r.samples < 10**4 and r.certification_samples > 0 and r.seconds < 15
     assert any(n.startswith("sized to the time limit") for n in r.notes)

@@ -1,0 +1,224 @@
+"""The time limit counts from the audit's start and cuts a slow or hanging mechanism.
+
+Before, the limit was compared with the clock between chunks only, counted from the first
+chunk: a mechanism taking 0.5 s per call ran 47 s under a 5 s limit (the probe and the checks
+before sampling drew 80 calls), and a call that never returned was never stopped.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from auditor import audit
+from auditor.cli.main import main
+from auditor.engine import deadline, executors
+from auditor.engine import run as run_module
+from auditor.engine.checkpoint import Checkpoint
+from auditor.engine.deadline import OutOfTime, cut_at
+from proofs.errors import InputError
+
+
+def _spin(seconds: float) -> None:
+    """Python-level work (signals are handled between bytecodes, not in a C sleep's middle)."""
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+def test_work_is_cut_when_the_time_passes_and_refused_after_it():
+    when = time.perf_counter() + 0.2
+    with pytest.raises(OutOfTime):
+        with cut_at(when):
+            _spin(5.0)
+    assert time.perf_counter() - when < 1.5
+    with pytest.raises(OutOfTime):  # passed: refused at the start, nothing runs
+        with cut_at(when):
+            raise AssertionError("ran after the deadline")
+    assert signal.getsignal(signal.SIGALRM) == signal.SIG_DFL  # the handler is given back
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    with cut_at(None):  # no time: nothing is cut
+        _spin(0.05)
+    with cut_at(time.perf_counter() + 5.0):  # work that ends in time leaves no timer behind
+        _spin(0.05)
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    _spin(0.1)
+
+
+def test_a_timer_of_someone_else_is_left_alone():
+    """Where another handler owns SIGALRM (a test runner's timeout, the caller's own alarm),
+    the limit is only checked between chunks: neither its handler nor its timer is changed."""
+    rang = []
+    old = signal.signal(signal.SIGALRM, lambda *_: rang.append(1))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        with cut_at(time.perf_counter() + 0.05):
+            _spin(0.5)  # not cut: the timer is theirs
+        assert rang == [1]
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def test_a_handler_set_in_c_is_not_taken_for_a_free_timer(monkeypatch):
+    """signal.getsignal gives None for a handler not set from Python: not ours to replace."""
+    monkeypatch.setattr(deadline.signal, "getsignal", lambda sig: None)
+    assert not deadline._timer_free()
+
+
+def _slow_after(calls: int, seconds: float):
+    """A Laplace mechanism whose every call after the first ``calls`` takes ``seconds``."""
+    made = [0]
+
+    def mech(data, rng):
+        made[0] += 1
+        if made[0] > calls:
+            time.sleep(seconds)
+        return float(sum(data)) + float(rng.laplace())
+
+    return mech
+
+
+def test_a_mechanism_that_turns_slow_mid_audit_is_cut_at_the_limit():
+    """Fast for the probe and the checks, then 60 s per call: the limit (counted from the
+    start) ends the audit in the call, with the valid result of what came before."""
+    t = time.perf_counter()
+    r = audit(
+        _slow_after(100_000, 60.0), [([1], [0])], epsilon=1.0, samples=10**6, max_time=3.0,
+        seed=0, workers=1, progress=False,
+    )  # fmt: skip
+    took = time.perf_counter() - t
+    assert took < 20.0, took  # (the old check waited for the call: over 60 s)
+    assert r.stop == "max-time" and r.seconds < 20.0
+    assert r.epsilon_lower_bound <= 1.0 + 0.05 or r.violation_kind == "float-representation"
+
+
+def test_slow_calls_before_sampling_count_against_the_limit():
+    """0.2 s per call: the probe draws 8 (1.6 s), the checks 32 more; the limit of 2.5 s
+    ends it all (it counted from the first chunk, after 8 s of those)."""
+    t = time.perf_counter()
+    r = audit(
+        _slow_after(0, 0.2), [([1], [0])], epsilon=1.0, samples=10**6, max_time=2.5, seed=0,
+        workers=1, progress=False,
+    )  # fmt: skip
+    took = time.perf_counter() - t
+    assert took < 7.0, took
+    assert r.stop == "max-time" and r.certification_samples == 0 and not r.violation
+    # a check the limit cut decides nothing: not that the seed repeats the draws
+    assert not r.reproducible and any("before sampling" in n for n in r.notes)
+
+
+def test_workers_stuck_in_a_call_are_stopped_at_the_limit_and_the_pool_recovers():
+    main_pid = os.getpid()
+
+    def stuck_in_workers(data, rng):
+        if os.getpid() != main_pid:
+            time.sleep(120.0)
+        return float(sum(data)) + float(rng.laplace())
+
+    t = time.perf_counter()
+    r = audit(
+        stuck_in_workers, [([1], [0])], epsilon=1.0, samples=10**6, max_time=3.0, seed=0,
+        workers=2, progress=False,
+    )  # fmt: skip
+    assert time.perf_counter() - t < 20.0
+    assert r.stop == "max-time" and r.certification_samples == 0
+    stuck = set(executors._POOLS)
+    # the stuck workers were stopped; the next audit runs on a new pool as ever
+    again = audit(
+        _slow_after(10**9, 0.0), [([1], [0])], epsilon=1.0, samples=10**6, seed=0,
+        workers=2, progress=False,
+    )  # fmt: skip
+    assert again.stop != "max-time" and again.certification_samples > 0
+    assert set(executors._POOLS) - stuck
+
+
+def test_a_first_call_that_never_returns_is_an_input_error_naming_the_limit(tmp_path, capsys):
+    f = tmp_path / "hangs.py"
+    f.write_text("import time\n\ndef mech(data, rng):\n    time.sleep(600)\n    return 0.0\n")
+    t = time.perf_counter()
+    code = main(["audit", f"{f}:mech", "--epsilon", "1", "--pair", "0", "1", "--max-time", "1.5"])
+    assert code == 2 and time.perf_counter() - t < 15.0
+    err = capsys.readouterr().err.strip()
+    assert "did not return its first 8 outputs in 1.5 s (max_time=1.5" in err
+    assert "raise --max-time" in err and len(err.splitlines()) == 1
+    with pytest.raises(InputError, match=r"first 8 outputs in 1 s \(max_time=0,"):
+        audit(_slow_after(0, 600.0), [(0, 1)], epsilon=1.0, max_time=0, workers=1)
+
+
+def test_a_checkpoint_save_past_the_limit_runs_whole(tmp_path, monkeypatch):
+    """Only waits for the mechanism are cut, never the audit's own steps: a save running when
+    the limit passes finishes (a save cut midway left temp files, umask 0 and signal handlers
+    behind), and the next wait is refused instead."""
+    real = Checkpoint.save
+    began, ended = [], []
+
+    def slow_save(self, state):
+        began.append(1)
+        _spin(0.3)  # the limit passes in here
+        real(self, state)
+        ended.append(1)
+
+    monkeypatch.setattr(Checkpoint, "save", slow_save)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    handlers = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    r = audit(
+        _slow_after(10**9, 0.0), [([1], [0])], epsilon=1.0, samples=10**6, max_time=0.5,
+        checkpoint=str(tmp_path / "c.ckpt"), checkpoint_every=1e-9, seed=0, workers=1,
+        progress=False,
+    )  # fmt: skip
+    assert r.stop == "max-time" and len(began) >= 2 and began == ended
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == handlers
+    assert os.umask(mask) == mask
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.ckpt"]
+
+
+def _series(path, max_time: float, runs: int, **kw):
+    """An audit run in slices of ``max_time`` on one checkpoint, at most ``runs`` of them."""
+    for i in range(1, runs + 1):
+        r = audit(checkpoint=str(path), max_time=max_time, **kw)
+        if r.stop != "max-time":
+            return i, r
+    return runs, r
+
+
+def test_a_checkpointed_audit_in_slices_of_no_time_finishes_as_one_run(tmp_path):
+    """A slice's limit counts from its first chunk, and a slice runs until its saved state
+    has moved (a selection round's outputs are held, not saved) unless it hangs: slices of
+    max_time=0 progress to the result of the audit run in one go, and a completed series run
+    again reports itself complete, not stopped by the limit."""
+    kw = dict(
+        mechanism=lambda data, rng: float(sum(data)) + float(rng.laplace()),
+        pairs=[([1], [0])], epsilon=1.0, samples=100_000, seed=5, workers=1, progress=False,
+    )  # fmt: skip
+    whole = audit(checkpoint=str(tmp_path / "whole.ckpt"), max_time=600.0, **kw)
+    runs, sliced = _series(tmp_path / "sliced.ckpt", 0.0, 200, **kw)
+    assert sliced.stop == whole.stop != "max-time" and runs > 2
+    a, b = whole.to_dict(), sliced.to_dict()
+    for d in (a, b):
+        d.pop("seconds")
+    assert a == b
+    again = audit(checkpoint=str(tmp_path / "sliced.ckpt"), max_time=0.0, **kw)
+    assert again.stop == whole.stop and again.epsilon_lower_bound == whole.epsilon_lower_bound
+
+
+def test_the_checks_keep_their_least_budget_under_a_tight_limit(monkeypatch):
+    """The check for draws that depend on more than the stream gets its 1 s whatever the
+    limit leaves (less let a pool reuse the noise of a mechanism with hidden state)."""
+    budgets = []
+    real = run_module.moves_beyond_stream
+
+    def spy(mech, data, seed, budget, other):
+        budgets.append(budget)
+        return real(mech, data, seed, budget, other=other)
+
+    monkeypatch.setattr(run_module, "moves_beyond_stream", spy)
+    audit(
+        _slow_after(10**9, 0.0), [([1], [0])], epsilon=1.0, samples=10**6, max_time=0.5,
+        seed=0, workers=1, progress=False,
+    )  # fmt: skip
+    assert budgets == [run_module.CHECK_FLOOR / 4]
