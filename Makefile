@@ -21,7 +21,7 @@ demo: install
 test: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto
 	$(VENV)/bin/dpaudit prove --quiet --baseline reports/proofs.json
 
 # The bench also audits third-party libraries and an Opacus DP-SGD step: it installs the
