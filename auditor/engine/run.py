@@ -579,21 +579,25 @@ def _fit_to_time(
 CHECK_SHARE, CHECK_FLOOR = 0.2, 1.0
 
 # the probe's least time: its first outputs are drawn whatever the limit (a limit of 0 ends
-# the audit at its first chunk, with the plan of the audit asked for saved in a checkpoint)
-PROBE_FLOOR = 1.0
+# the audit at its first chunk, with the plan of the audit asked for saved in a checkpoint).
+# With a checkpoint a slice's limit counts from its first chunk: the probe is then only cut
+# when it hangs, after SLICE_PROBE_FLOOR seconds
+PROBE_FLOOR, SLICE_PROBE_FLOOR = 1.0, 60.0
 
 
-def _probe(mech: Mechanism, data: Any, seed: int, deadline: Deadline) -> Any:
-    """:func:`probe`, cut at the time limit (or PROBE_FLOOR seconds, if later) when its first
-    draw has not returned; a later cut ends only its timing."""
-    floor = deadline.t0 + PROBE_FLOOR
+def _probe(mech: Mechanism, data: Any, seed: int, deadline: Deadline, sliced: bool) -> Any:
+    """:func:`probe`, cut at the time limit (or its floor, if later) when its first draw has
+    not returned; a later cut ends only its timing."""
+    if deadline.at is None:
+        return probe(mech, data, seed)
+    floor = SLICE_PROBE_FLOOR if sliced else PROBE_FLOOR
     try:
-        with cut_at(None if deadline.at is None else max(deadline.at, floor)):
+        with cut_at(max(deadline.at, deadline.t0 + floor)):
             return probe(mech, data, seed)
     except OutOfTime:
         raise InputError(
             f"mechanism {mech.name} did not return its first 8 outputs in "
-            f"{max(float(deadline.limit or 0), PROBE_FLOOR):g} s (max_time={deadline.limit:g}, "
+            f"{max(float(deadline.limit or 0), floor):g} s (max_time={deadline.limit:g}, "
             "counted from the audit's start); raise --max-time, or make the mechanism faster."
         ) from None
 
@@ -633,7 +637,7 @@ def _run(
     mech = as_mechanism(mechanism, name)
     seed = cfg.seed if cfg.seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
     deadline = Deadline(cfg.max_time, t0)
-    pr = _probe(mech, pairs[0].a, seed, deadline)
+    pr = _probe(mech, pairs[0].a, seed, deadline, cfg.checkpoint is not None)
     cfg = replace(cfg, seed=seed)
     chosen_split = cfg.selection_samples is None
     if chosen_split:

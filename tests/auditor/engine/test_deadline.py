@@ -17,8 +17,9 @@ from auditor import audit
 from auditor.cli.main import main
 from auditor.engine import deadline, executors
 from auditor.engine import run as run_module
+from auditor.engine.adapter import as_mechanism
 from auditor.engine.checkpoint import Checkpoint
-from auditor.engine.deadline import OutOfTime, cut_at
+from auditor.engine.deadline import Deadline, OutOfTime, cut_at
 from proofs.errors import InputError
 
 
@@ -222,3 +223,14 @@ def test_the_checks_keep_their_least_budget_under_a_tight_limit(monkeypatch):
         seed=0, workers=1, progress=False,
     )  # fmt: skip
     assert budgets == [run_module.CHECK_FLOOR / 4]
+
+
+def test_a_slice_s_probe_is_cut_only_when_it_hangs():
+    """With a checkpoint a slice's limit counts from its first chunk: a probe slower than the
+    limit is not refused (it was as bad input, and a series of short slices never started);
+    without one the limit counts from the start and the probe has PROBE_FLOOR seconds."""
+    mech = as_mechanism(_slow_after(0, 0.15), "slow")  # 8 calls: 1.2 s
+    pr = run_module._probe(mech, [1], 0, Deadline(0.1, time.perf_counter()), sliced=True)
+    assert pr.rate < 10
+    with pytest.raises(InputError, match=r"first 8 outputs in 1 s \(max_time=0.1,"):
+        run_module._probe(mech, [1], 0, Deadline(0.1, time.perf_counter()), sliced=False)
