@@ -787,8 +787,8 @@ class Session:
         except OutOfTime:
             if self.cert is None or self.cert["stop"] is None:  # (not once the last look is in)
                 stop = "max-time"
-            if self._cut:  # a wait was cut: stop the workers still drawing for it
-                self.runner.abort()
+            if self._cut or not self.runner.inline:  # stop workers still drawing (a hung
+                self.runner.abort()  # call among them would keep the process from exiting)
         self.save()
         return self._outcome(stop)
 
