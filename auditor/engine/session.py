@@ -106,7 +106,7 @@ class Session:
         # the time limit: from the audit's start, or with a checkpoint (an audit run in
         # slices) from this slice's first chunk; it stops no slice before its state moved
         self.deadline = deadline
-        self._moved = self._cut = False  # (_moved: this run changed the state it saves)
+        self._moved = False  # this run changed the state it saves
         self.datas = tuple(d for p in pairs for d in (p.a, p.b))  # dataset 2i + side
         self.entropy = int(cfg.seed)
         self.misc_seed = int(
@@ -223,12 +223,8 @@ class Session:
                     when = max(when, hung_after(0.0, self.plan.certify.cap, self.probe.rate))
                 if when is not None and time.perf_counter() >= when:
                     raise OutOfTime  # (between chunks: those under way finish as they are)
-                try:
-                    with cut_at(when):
-                        got = next(results, _END)
-                except OutOfTime:
-                    self._cut = True
-                    raise
+                with cut_at(when):
+                    got = next(results, _END)
                 if got is _END:
                     return
                 yield got
@@ -787,8 +783,9 @@ class Session:
         except OutOfTime:
             if self.cert is None or self.cert["stop"] is None:  # (not once the last look is in)
                 stop = "max-time"
-            if self._cut or not self.runner.inline:  # stop workers still drawing (a hung
-                self.runner.abort()  # call among them would keep the process from exiting)
+            # stop the workers still drawing (a hung call among them would keep the process
+            # from exiting); nothing to stop in this process
+            self.runner.abort()
         self.save()
         return self._outcome(stop)
 
