@@ -4,8 +4,9 @@ Between chunks the session compares the clock with the limit. That alone lets a 
 mechanism run far past it: a chunk, the probe or the checks before the first chunk may call
 the mechanism for minutes, and a call that never returns is never stopped. So each wait for the
 mechanism (a call of it here, or a wait for a worker running it) runs under :func:`cut_at`: in
-the main thread, where POSIX delivers signals to Python, a one-shot interval timer rings at the
-given time and raises :class:`OutOfTime` there.
+the main thread, where POSIX delivers signals to Python, an interval timer rings at the given
+time and raises :class:`OutOfTime` there, and rings again every REPEAT_SECONDS until the work
+ends: a mechanism that swallows the first ring (a bare ``except:`` in a loop) gets the next.
 
 Only those waits are cut, never the audit's own steps between them (adding a chunk's counts,
 saving a checkpoint, building events): the work cut is the chunk's, which is then discarded
@@ -14,7 +15,8 @@ extension's loop) is cut when it returns; a sleep or a wait on a lock is cut at 
 
 The timer is set only where no one else uses SIGALRM (the default handler, set from Python,
 and no timer pending): elsewhere, and outside the main thread, the clock between chunks is the
-only check.
+only check. A ring that lands while the work is raising an error of its own replaces the
+error (the audit then ends at its time limit, not on the error): the two happened together.
 """
 
 from __future__ import annotations
@@ -61,12 +63,22 @@ def hung_after(seconds: float, outputs: int, rate: float) -> float:
 
 _armed = threading.local()
 
+# a ring the work swallows (a mechanism's bare ``except:``) comes again after REPEAT_SECONDS
+REPEAT_SECONDS = 0.5
+
+
+def _ring(signum, frame):
+    if getattr(_armed, "on", False):  # (a ring handled after the work ended is dropped)
+        raise OutOfTime
+
 
 @contextlib.contextmanager
 def cut_at(when: float | None) -> Iterator[None]:
     """Work that is cut at ``when`` (a :func:`time.perf_counter` reading; None: never):
-    OutOfTime is raised at once when it has passed, and inside the work when it passes, where
-    the timer can be set. Not nested: an inner cut leaves the outer one in charge."""
+    OutOfTime is raised at once when it has passed, and inside the work when it passes (and
+    every REPEAT_SECONDS after, until the work ends), where the timer can be set. Not nested:
+    an inner cut leaves the outer one in charge. Work that goes on after the OutOfTime is
+    caught leaves the cut first (a catch inside it gets the next ring)."""
     if when is None:
         yield
         return
@@ -76,28 +88,38 @@ def cut_at(when: float | None) -> Iterator[None]:
     if getattr(_armed, "on", False) or not _timer_free():
         yield
         return
-
-    def ring(signum, frame):
-        if _armed.on:  # (a ring handled after the work ended is dropped)
-            raise OutOfTime
-
-    old = signal.signal(signal.SIGALRM, ring)
-    _armed.on = True
     try:
-        signal.setitimer(signal.ITIMER_REAL, wait)
+        _armed.on = True
+        signal.signal(signal.SIGALRM, _ring)
+        signal.setitimer(signal.ITIMER_REAL, wait, REPEAT_SECONDS)
         yield
     finally:
+        # inline, with no call before each step's try: CPython runs signal handlers at calls
+        # and loops, so a ring is dropped from here on, and a Ctrl-C (which signal.signal
+        # may raise before it sets the handler) cannot leave the restore half done: it is
+        # finished, then the KeyboardInterrupt raised
         _armed.on = False
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+        held = None
+        while True:
+            try:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, signal.SIG_DFL)
+                break
+            except BaseException as exc:  # (raised below, once restored)
+                held = exc
+        if held is not None:
+            raise held
 
 
 def _timer_free() -> bool:
     """Can this audit use SIGALRM: main thread, the default handler (not a C-level one, which
-    :func:`signal.getsignal` shows as None), no timer pending?"""
+    :func:`signal.getsignal` shows as None), no timer pending? Our own handler, left by a cut
+    whose restore a signal broke off (a Ctrl-C caught by the caller), counts as free."""
     if not hasattr(signal, "setitimer"):
         return False
     if threading.current_thread() is not threading.main_thread():
         return False
-    free = signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
-    return free and signal.getsignal(signal.SIGALRM) is signal.SIG_DFL
+    handler = signal.getsignal(signal.SIGALRM)
+    if handler is _ring:
+        return True
+    return handler is signal.SIG_DFL and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)

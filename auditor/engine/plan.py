@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from auditor.engine.adapter import Mechanism, draw, kind_of
-from auditor.engine.deadline import OutOfTime
+from auditor.engine.deadline import OutOfTime, cut_at
 from auditor.engine.schedule import ChunkPlan, looks
 
 __all__ = [
@@ -61,18 +61,24 @@ class Probe:
 DISTINCT_PROBE = 64  # fewest probe outputs, all different, that say outputs never repeat
 
 
-def probe(mech: Mechanism, data: Any, seed: int, budget: float = 0.05) -> Probe:
-    """Draw a few outputs (never used by the audit) to learn their shape and the speed."""
+def probe(
+    mech: Mechanism, data: Any, seed: int, budget: float = 0.05, until: float | None = None
+) -> Probe:
+    """Draw a few outputs (never used by the audit) to learn their shape and the speed. The
+    draws are cut at ``until`` (a :func:`time.perf_counter` reading): OutOfTime when the first
+    8 have not returned by then; later draws only end the timing."""
     gen = np.random.default_rng(np.random.SeedSequence([seed, 0x5CA1]))
     t0 = time.perf_counter()
-    y = last = draw(mech, data, 8, gen)
+    with cut_at(until):
+        y = last = draw(mech, data, 8, gen)
     total, size, elapsed = 8, 16, time.perf_counter() - t0
     try:
-        while elapsed < budget and total < 16_384:  # a slow mechanism is timed on its first 8
-            last = draw(mech, data, size, gen)
-            total += size
-            elapsed = time.perf_counter() - t0
-            size *= 4
+        with cut_at(until):
+            while elapsed < budget and total < 16_384:  # a slow one is timed on its first 8
+                last = draw(mech, data, size, gen)
+                total += size
+                elapsed = time.perf_counter() - t0
+                size *= 4
     except OutOfTime:  # the time limit cut the timing: the draws done time it
         pass
     kind = kind_of(y)

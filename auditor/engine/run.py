@@ -592,8 +592,7 @@ def _probe(mech: Mechanism, data: Any, seed: int, deadline: Deadline, sliced: bo
         return probe(mech, data, seed)
     floor = SLICE_PROBE_FLOOR if sliced else PROBE_FLOOR
     try:
-        with cut_at(max(deadline.at, deadline.t0 + floor)):
-            return probe(mech, data, seed)
+        return probe(mech, data, seed, until=max(deadline.at, deadline.t0 + floor))
     except OutOfTime:
         raise InputError(
             f"mechanism {mech.name} did not return its first 8 outputs in "

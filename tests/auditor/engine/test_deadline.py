@@ -234,3 +234,95 @@ def test_a_slice_s_probe_is_cut_only_when_it_hangs():
     assert pr.rate < 10
     with pytest.raises(InputError, match=r"first 8 outputs in 1 s \(max_time=0.1,"):
         run_module._probe(mech, [1], 0, Deadline(0.1, time.perf_counter()), sliced=False)
+
+
+def test_a_ring_the_work_swallows_comes_again():
+    """A mechanism's bare ``except:`` caught the one ring there was, and the work went on
+    past the limit; the timer now rings every REPEAT_SECONDS until the work ends."""
+    swallowed = []
+    t = time.perf_counter()
+    with pytest.raises(OutOfTime):
+        with cut_at(t + 0.1):
+            try:
+                _spin(5.0)
+            except BaseException:  # (the mechanism's, as written)
+                swallowed.append(1)
+            _spin(5.0)
+    assert swallowed == [1] and time.perf_counter() - t < 0.1 + 4 * deadline.REPEAT_SECONDS
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    _spin(2 * deadline.REPEAT_SECONDS)  # (and no ring comes after the cut)
+
+
+def test_a_ctrl_c_during_set_up_or_restore_leaves_no_handler_or_timer_behind():
+    """One KeyboardInterrupt at a random moment of a cut (raised from a CPU-time timer every
+    0.1 ms of CPU) must never leave SIGALRM's handler, a timer or the arming behind: it left
+    the handler in about one interrupt in six, and no later audit could set its timer."""
+    active = [False]
+
+    def interrupt(*_):
+        if active[0]:
+            active[0] = False  # (one per cut, as one Ctrl-C)
+            raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGPROF, interrupt)
+    signal.setitimer(signal.ITIMER_PROF, 1e-4, 1e-4)
+    interrupted, left = 0, []
+    try:
+        end = time.perf_counter() + 3.0
+        while time.perf_counter() < end:
+            try:
+                active[0] = True
+                with cut_at(time.perf_counter() + 30.0):
+                    pass
+                active[0] = False
+            except KeyboardInterrupt:
+                active[0] = False
+                interrupted += 1
+            state = (
+                signal.getsignal(signal.SIGALRM),
+                signal.getitimer(signal.ITIMER_REAL),
+                getattr(deadline._armed, "on", False),
+            )
+            if state != (signal.SIG_DFL, (0.0, 0.0), False):
+                left.append(state)
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, signal.SIG_DFL)
+                deadline._armed.on = False
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, old)
+    assert interrupted >= 50, interrupted  # (the interrupts did land, in cuts)
+    assert left == []
+
+
+def test_a_handler_left_by_an_interrupted_cut_is_taken_back():
+    """Our own handler, left installed (a restore broken off before this fix, or by a signal
+    we cannot see), does not stop later audits from setting their timer."""
+    signal.signal(signal.SIGALRM, deadline._ring)
+    try:
+        assert deadline._timer_free()
+        with pytest.raises(OutOfTime):
+            with cut_at(time.perf_counter() + 0.1):
+                _spin(3.0)
+        assert signal.getsignal(signal.SIGALRM) == signal.SIG_DFL
+    finally:
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+
+
+def test_the_probe_s_own_steps_after_its_draws_are_not_cut(monkeypatch):
+    """A ring after the probe's draws (here: its look at their kind, made slow) was taken for
+    a first draw that never returned, and the audit refused as bad input (exit 2)."""
+    from auditor.engine import plan
+
+    real = plan.kind_of
+
+    def slow_kind_of(y):
+        _spin(1.5)  # (past the limit and the probe's floor of 1 s)
+        return real(y)
+
+    monkeypatch.setattr(plan, "kind_of", slow_kind_of)
+    r = audit(
+        _slow_after(10**9, 0.0), [([1], [0])], epsilon=1.0, samples=10**6, max_time=0.5,
+        seed=0, workers=1, progress=False,
+    )  # fmt: skip
+    assert r.stop == "max-time" and r.certification_samples == 0 and not r.violation
