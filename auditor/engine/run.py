@@ -73,7 +73,10 @@ def _as_pairs(
     search: str = "patterns",
     mechanism: Any = None,
     records: Any = None,
-) -> list[Pair]:
+    until: float | None = None,
+) -> tuple[list[Pair], list[str]]:
+    """The pairs to audit, and notes on them (a search cut at ``until``): the caller's,
+    checked, or generated under ``relation`` (by ``search``: :func:`_searched_pairs`)."""
     rel = normalise_relation(relation)
     sens = check_number("sensitivity", sensitivity)
     if rel == "sensitivity" and not (0 < sens < math.inf):
@@ -90,8 +93,9 @@ def _as_pairs(
         check_size(size)
         span = check_records(records, rel)
         if search == "hypothesis":
-            return _searched_pairs(mechanism, rel, sensitivity, size, seed, span)
-        return generate_pairs(rel, size=size, sensitivity=sensitivity, seed=seed, records=span)
+            return _searched_pairs(mechanism, rel, sensitivity, size, seed, span, until)
+        pairs = generate_pairs(rel, size=size, sensitivity=sensitivity, seed=seed, records=span)
+        return pairs, []
     if records is not None:
         raise InputError(
             f"records={records!r} sets the records of generated datasets; with pairs of your "
@@ -128,7 +132,7 @@ def _as_pairs(
             "no event tells a dataset from itself, so the audit could find nothing; give two "
             "datasets that differ."
         )
-    return out
+    return out, []
 
 
 def _finite_data(x: Any) -> bool:
@@ -154,13 +158,15 @@ def _searched_pairs(
     size: int,
     seed: int,
     records: tuple[float, float] | None = None,
-) -> list[Pair]:
+    until: float | None = None,
+) -> tuple[list[Pair], list[str]]:
     """Hypothesis-driven search (`hypothesis.target` on the estimated loss), with the
     pattern pairs as a floor so the search can only add candidates. Records are 32-bit floats
-    in SEARCHED_RECORDS, or doubles in ``records``."""
+    in SEARCHED_RECORDS, or doubles in ``records``. The search ends at ``until`` with what it
+    has found; the notes then say so (and that the audit is not reproducible)."""
     from hypothesis import strategies as st
 
-    from auditor.testing.strategies import search_pairs
+    from auditor.testing.strategies import searched
 
     if rel == "any":
         raise InputError(
@@ -173,7 +179,7 @@ def _searched_pairs(
         elements = st.floats(*SEARCHED_RECORDS, allow_nan=False, width=32)
     else:
         elements = st.floats(*records, allow_nan=False)
-    found = search_pairs(
+    search = searched(
         mechanism,
         rel,
         elements,
@@ -183,11 +189,21 @@ def _searched_pairs(
         max_size=size,
         sensitivity=sensitivity,
         seed=seed,
+        until=until,
     )
-    for p in found:
+    for p in search.pairs:
         check_pair(p, rel, sensitivity)
     floor = generate_pairs(rel, size=size, sensitivity=sensitivity, seed=seed, records=records)
-    return found + floor[:3]
+    pairs = search.pairs + floor[:3]
+    if not search.cut:
+        return pairs, []
+    return pairs, [
+        f"the time limit ended the pair search after {search.tried} of its "
+        f"{search.max_examples} pairs (its share, {SEARCH_SHARE:.0%}, of the limit): "
+        + ("the best it found and " if search.pairs else "")
+        + "three pattern pairs were audited. Not reproducible as asked: which pairs were "
+        "found depends on this machine's speed"
+    ]
 
 
 def _tuple_pair(p: Any) -> Pair:
@@ -617,11 +633,15 @@ def run(
     cfg: AuditConfig,
     name: str | None = None,
     notes: Sequence[str] = (),
+    t0: float | None = None,
+    timed: bool = False,
 ) -> AuditResult:
     """Audit an adapted mechanism on validated pairs (the engine behind :func:`audit`);
-    ``notes`` go into the result's."""
+    ``notes`` go into the result's. The time limit counts from ``t0`` (a
+    :func:`time.perf_counter` reading; default now); ``timed`` pairs depend on the machine's
+    speed (a pair search the limit cut), so the result is not reproducible."""
     with exits_guarded():
-        return _run(mechanism, pairs, cfg, name, notes)
+        return _run(mechanism, pairs, cfg, name, notes, t0, timed)
 
 
 def _run(
@@ -630,8 +650,10 @@ def _run(
     cfg: AuditConfig,
     name: str | None,
     notes: Sequence[str],
+    t0: float | None,
+    timed: bool,
 ) -> AuditResult:
-    t0 = time.perf_counter()
+    t0 = time.perf_counter() if t0 is None else t0
     validate(cfg)
     mech = as_mechanism(mechanism, name)
     seed = cfg.seed if cfg.seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
@@ -726,7 +748,8 @@ def _run(
             "more than the rng the mechanism is given (randomness of its own, a counter); a "
             "rerun with the same seed may differ"
         )
-    seeded = moved == 0 and fitted is None  # (a sized audit's size is the machine's speed's)
+    # (a sized audit's size is the machine's speed's, as are timed pairs)
+    seeded = moved == 0 and fitted is None and not timed
     return _conclude(mech, pairs, out, cfg, session.selection_used, t0, notes, seeded, pr.distinct)
 
 
@@ -803,6 +826,7 @@ def audit(
     probability 1/2) exceeds ``inconclusive_factor`` times the claimed epsilon (0.01 for a
     claim of 0).
     """
+    t0 = time.perf_counter()  # (the time limit counts from here: a pair search counts)
     if semantics not in SEMANTICS:
         raise InputError(f"semantics={semantics!r} must be one of {', '.join(SEMANTICS)}.")
     if (epsilon is None) == (profile is None):
@@ -841,7 +865,7 @@ def audit(
         profile=prof,
     )
     validate(cfg)
-    pair_list = _as_pairs(
+    pair_list, searched = _as_pairs(
         pairs,
         relation,
         sensitivity,
@@ -850,9 +874,34 @@ def audit(
         pair_search,
         mechanism,
         records,
+        _search_until(cfg, t0),
     )
+    if searched and cfg.checkpoint is not None:
+        raise InputError(
+            f"the pair search did not end in {max(cfg.max_time, SLICE_SEARCH_FLOOR):g} s: with "
+            "--checkpoint every "
+            "slice must find the same pairs, so the search is not cut short; pass the pairs "
+            "(--pairs FILE.json, pairs=), or audit without --checkpoint (the search then takes "
+            f"{SEARCH_SHARE:.0%} of --max-time)."
+        )
     notes = _generated_note(relation, pair_search, records) if pairs is None else []
-    return run(mechanism, pair_list, cfg, name=name, notes=notes)
+    return run(
+        mechanism, pair_list, cfg, name=name, notes=notes + searched, t0=t0, timed=bool(searched)
+    )
+
+
+# of a time limit, the share a pair search may take. With a checkpoint (whose slices must all
+# find the same pairs) a search is only cut when it hangs, after SLICE_SEARCH_FLOOR seconds
+SEARCH_SHARE, SLICE_SEARCH_FLOOR = 0.25, 300.0
+
+
+def _search_until(cfg: AuditConfig, t0: float) -> float | None:
+    """When a pair search started at ``t0`` is cut (a :func:`time.perf_counter` reading)."""
+    if cfg.max_time is None:
+        return None
+    if cfg.checkpoint is not None:
+        return t0 + max(float(cfg.max_time), SLICE_SEARCH_FLOOR)
+    return t0 + SEARCH_SHARE * float(cfg.max_time)
 
 
 def _generated_note(relation: str | None, search: str, records: Any) -> list[str]:

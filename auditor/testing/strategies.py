@@ -18,6 +18,8 @@ from __future__ import annotations
 import json
 import math
 import numbers
+import time
+from dataclasses import dataclass
 
 import numpy as np
 from hypothesis import assume
@@ -188,16 +190,53 @@ def search_pairs(
     max_examples: int = 200,
     keep: int = 3,
     seed: int = 0,
+    until: float | None = None,
 ):
     """Search neighbouring pairs with Hypothesis, steering by `hypothesis.target` on the
     estimated privacy loss; return the `keep` most promising pairs.
 
     The search draws its own samples (seeded by `seed`); an audit then selects events and
-    certifies on fresh samples, so using the pairs it returns keeps the audit sound.
+    certifies on fresh samples, so using the pairs it returns keeps the audit sound. With
+    `until` (a `time.perf_counter` reading) the search ends then, with the pairs found so far,
+    a mechanism's call under way cut (see `auditor.engine.deadline`).
     """
+    return searched(
+        mechanism, relation, elements, min_size=min_size, max_size=max_size,
+        sensitivity=sensitivity, samples=samples, max_examples=max_examples, keep=keep,
+        seed=seed, until=until,
+    ).pairs  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Searched:
+    """What :func:`search_pairs` found: the pairs, after how many of ``max_examples`` pairs
+    tried, and whether its time (``until``) cut it short."""
+
+    pairs: list
+    tried: int
+    max_examples: int
+    cut: bool
+
+
+def searched(
+    mechanism,
+    relation: str,
+    elements,
+    *,
+    min_size: int,
+    max_size: int,
+    sensitivity: float,
+    samples: int = 1000,
+    max_examples: int = 200,
+    keep: int = 3,
+    seed: int = 0,
+    until: float | None = None,
+) -> Searched:
+    """:func:`search_pairs`, with what the search did."""
     from hypothesis import HealthCheck, Phase, given, settings, target
 
     from auditor.engine.adapter import as_mechanism, draw
+    from auditor.engine.deadline import OutOfTime, cut_at
     from auditor.engine.pairs import Pair
 
     if not (isinstance(samples, int) and samples >= 50):
@@ -207,6 +246,7 @@ def search_pairs(
     mech = as_mechanism(mechanism)
     rng = np.random.default_rng(np.random.SeedSequence([int(seed) & 0xFFFFFFFF, 0x5EA2]))
     found: dict[str, tuple[float, object, object]] = {}
+    tried, skipped = [0], [0]
 
     @settings(
         max_examples=max_examples,
@@ -222,13 +262,22 @@ def search_pairs(
         )
     )
     def probe(pair):
+        if until is not None and time.perf_counter() >= until:
+            skipped[0] += 1  # (the rest of the examples are drawn and skipped: a few ms)
+            return
         a, b = pair
         loss = estimated_loss(draw(mech, a, samples, rng), draw(mech, b, samples, rng))
         target(loss if math.isfinite(loss) else 1e9, label="estimated privacy loss")
         key = json.dumps([a, b], default=str)
         if loss > found.get(key, (-1.0,))[0]:
             found[key] = (loss, a, b)
+        tried[0] += 1
 
-    probe()
+    try:
+        with cut_at(until):
+            probe()
+    except OutOfTime:
+        skipped[0] += 1
     best = sorted(found.values(), key=lambda t: -t[0])[:keep]
-    return [Pair(a, b, f"hypothesis search (estimated loss {loss:.3g})") for loss, a, b in best]
+    pairs = [Pair(a, b, f"hypothesis search (estimated loss {loss:.3g})") for loss, a, b in best]
+    return Searched(pairs, tried[0], max_examples, skipped[0] > 0)

@@ -11,6 +11,7 @@ import os
 import signal
 import time
 
+import numpy as np
 import pytest
 
 from auditor import audit
@@ -326,3 +327,47 @@ def test_the_probe_s_own_steps_after_its_draws_are_not_cut(monkeypatch):
         seed=0, workers=1, progress=False,
     )  # fmt: skip
     assert r.stop == "max-time" and r.certification_samples == 0 and not r.violation
+
+
+def _slow_sum(data, rng):
+    """0.002 s per call, one call per output: a search's two draws of 1,000 take 4 s."""
+    time.sleep(0.002)
+    return float(sum(data)) + float(rng.laplace())
+
+
+def test_a_pair_search_counts_against_the_limit_and_is_cut_at_its_share():
+    """The Hypothesis pair search ran before the clock started, uncut: 200 pairs of 4 s each
+    under a limit of 4 s. It now takes SEARCH_SHARE of the limit and ends with what it found
+    (here nothing yet: the pattern pairs are audited), and the audit says so."""
+    t = time.perf_counter()
+    r = audit(
+        _slow_sum, relation="replace-one", pair_search="hypothesis", epsilon=1.0,
+        samples=10**6, max_time=4.0, seed=0, workers=1, progress=False,
+    )  # fmt: skip
+    took = time.perf_counter() - t
+    assert took < 4.0 + 5.0, took  # (the rest of the audit was sized to the time left)
+    assert r.seconds >= run_module.SEARCH_SHARE * 4.0 and not r.reproducible
+    assert any("ended the pair search after 0 of its 200 pairs" in n for n in r.notes)
+
+
+def test_a_pair_search_that_ends_in_time_is_whole_and_reproducible():
+    kw = dict(
+        relation="replace-one", pair_search="hypothesis", epsilon=1.0, samples=20_000,
+        seed=3, workers=1, progress=False,
+    )  # fmt: skip
+    fast = lambda data, rng, size: np.sum(data) + rng.laplace(size=size)
+    timed, untimed = audit(fast, max_time=600.0, **kw), audit(fast, **kw)
+    assert not any("pair search" in n for n in timed.notes)
+    assert timed.witness.pair == untimed.witness.pair
+    assert timed.epsilon_lower_bound == untimed.epsilon_lower_bound
+
+
+def test_with_a_checkpoint_a_pair_search_is_never_cut_short(tmp_path, monkeypatch):
+    """Every slice must find the same pairs: a search past its floor is refused, not cut."""
+    monkeypatch.setattr(run_module, "SLICE_SEARCH_FLOOR", 0.5)
+    with pytest.raises(InputError, match=r"pair search did not end in 0\.5 s: with --checkpoint"):
+        audit(
+            _slow_sum, relation="replace-one", pair_search="hypothesis", epsilon=1.0,
+            max_time=0.1, checkpoint=str(tmp_path / "c.ckpt"), workers=1, progress=False,
+        )  # fmt: skip
+    assert not (tmp_path / "c.ckpt").exists()
