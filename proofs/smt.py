@@ -11,10 +11,11 @@ Translation (sound by construction):
   variable `X_s = exp(s/q)`. The link between `s` and `X_s` is relaxed to the true facts
   `X_s > 0`, `X_s >= 1 + s/q` (and `X_s > 1` when `s > 0`). A proof over the relaxation is a
   proof of the original (it quantifies over more); a model may be spurious, hence the re-check.
-- closed exponentials `exp(r)` with rational `r` (and `E`) become powers `U**(r*q)` of one
-  variable `U` held in an arb enclosure of `exp(1/q)`, so identities such as
-  `exp(1/2)**2 = E` survive the translation (separate enclosures would lose them); other closed
-  transcendental constants become variables inside their own arb enclosures;
+- closed exponentials `exp(r)` with rational `r` (and `E`) become powers `U**(r/u)` of one
+  variable `U` held in an arb enclosure of `exp(u)`, `u` the largest rational of which every
+  such `r` is a whole multiple, so identities such as `exp(1/2)**2 = E` and
+  `exp(150)**2 = exp(300)` survive the translation (separate enclosures would lose them);
+  other closed transcendental constants become variables inside their own arb enclosures;
 - a rational power `b**(p/q)` (sqrt among them) becomes a fresh `r >= 0` with `r**q = b**|p|`
   (its inverse for p < 0): exact once `b >= 0` (`b > 0`) is proved on the whole domain, which
   is checked first (elsewhere the root is not real and nothing is proved), within the one time
@@ -68,7 +69,7 @@ class Translator:
         self.exp_vars: dict[sp.Symbol, tuple[z3.ArithRef, int]] = {}
         self.side: list[z3.BoolRef] = []
         self.exp_denominators: dict[sp.Symbol, int] = {}
-        self.unit_denominator = 1  # q: closed exp(r) is written as exp(1/q)**(r q)
+        self.unit_exponent = sp.Integer(0)  # u: closed exp(r) is written as exp(u)**(r/u)
         self.unit: z3.ArithRef | None = None
         self.roots: list[z3.BoolRef] = []  # r >= 0 and r**q = b**|p| for each b**(p/q)
         self.root_domains: list[z3.BoolRef] = []  # b >= 0 (b > 0): where those are exact
@@ -93,16 +94,18 @@ class Translator:
         return self.vars[s]
 
     def plan_exponentials(self, exprs) -> None:
-        """Find exp(c*s) terms and choose q so that every c*q is an integer; likewise one q for
-        the closed exponentials exp(r), r rational."""
+        """Find exp(c*s) terms and choose q so that every c*q is an integer; for the closed
+        exponentials exp(r), r rational (E among them), the unit u, the largest rational of
+        which every r is a whole multiple (exp(150) and exp(300) are exp(150)**1 and **2)."""
         for e in exprs:
             for node in sp.preorder_traversal(e):
+                if node is sp.E:
+                    self.unit_exponent = sp.gcd(self.unit_exponent, sp.Integer(1))
                 if isinstance(node, sp.exp):
                     for term in sp.Add.make_args(sp.expand(node.args[0])):
                         if not term.free_symbols:
                             if term.is_Rational:
-                                q = self.unit_denominator
-                                self.unit_denominator = q * term.q // math.gcd(q, term.q)
+                                self.unit_exponent = sp.gcd(self.unit_exponent, term)
                             continue
                         sym, coeff = self._exp_parts(term)
                         q = self.exp_denominators.get(sym, 1)
@@ -129,14 +132,15 @@ class Translator:
         return self.exp_vars[sym]
 
     def constant(self, e: sp.Expr) -> z3.ArithRef:
-        """A closed transcendental constant: a power of the shared unit exp(1/q) when it is
+        """A closed transcendental constant: a power of the shared unit exp(u) when it is
         exp(rational) and the power is small, else a fresh variable inside its arb enclosure."""
         r = sp.Integer(1) if e is sp.E else e.args[0] if isinstance(e, sp.exp) else None
-        if r is not None and r.is_Rational:
-            k = r * self.unit_denominator
-            if k.is_Integer and abs(int(k)) <= _MAX_UNIT_POWER and self.unit_denominator <= 1000:
+        u = self.unit_exponent
+        if r is not None and r.is_Rational and u != 0:
+            k = r / u
+            if k.is_Integer and abs(int(k)) <= _MAX_UNIT_POWER:
                 if self.unit is None:
-                    self.unit = self._enclosed(sp.exp(sp.Rational(1, self.unit_denominator)))
+                    self.unit = self._enclosed(sp.exp(u))
                 k = int(k)
                 return self.unit**k if k >= 0 else 1 / self.unit ** (-k)
         return self._enclosed(e)
@@ -148,11 +152,12 @@ class Translator:
             ball = to_ball(e)
         except (NotNumeric, ZeroDivisionError, ValueError) as exc:
             raise Unsupported(f"constant {e}") from exc
-        lo_f, hi_f = float(ball.lower()), float(ball.upper())
-        if not (math.isfinite(lo_f) and math.isfinite(hi_f)):
-            raise Unsupported(f"constant {e} is too large for the SMT encoding")
-        lo = Fraction(math.nextafter(lo_f, -math.inf))
-        hi = Fraction(math.nextafter(hi_f, math.inf))
+        if not ball.is_finite():
+            raise Unsupported(f"constant {e} has no finite enclosure")
+        try:  # (exact: exp(710) overflows a float)
+            lo, hi = _exact(ball.lower()), _exact(ball.upper())
+        except ValueError as exc:
+            raise Unsupported(f"constant {e}: no exact enclosure") from exc
         c = z3.FreshReal("c")
         self.side += [
             c >= z3.RealVal(f"{lo.numerator}/{lo.denominator}"),
@@ -270,6 +275,12 @@ class Translator:
             if isinstance(c, kind):
                 return op(self.term(c.lhs), self.term(c.rhs))
         raise Unsupported(f"condition {c}")
+
+
+def _exact(bound) -> Fraction:
+    """An exact arb endpoint (mantissa times a power of two) as a fraction."""
+    man, exp = (int(v) for v in bound.man_exp())
+    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
 
 
 def _model_value(v: z3.ArithRef, model: z3.ModelRef) -> sp.Rational | None:

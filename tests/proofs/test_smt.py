@@ -75,3 +75,33 @@ def test_a_root_of_high_degree_is_outside_the_fragment():
     """a^(1/1000) <= 1 + a became r^1000 = a, and z3 overran a 5 s limit to 21 s."""
     found = prove_forall(A ** sp.Rational(1, 1000), 1 + A, timeout_ms=5000)
     assert found.status == "unknown" and "root of degree 1000" in found.reason
+
+
+def test_closed_exponentials_keep_their_identities_at_any_scale():
+    """exp(r) for rationals r is one unit exp(u) to whole powers, u the largest rational of
+    which each r is a multiple. The unit was exp(1/q), q the lcm of the denominators, and
+    powers above 64 (exp(150) and exp(300)) or a q above 1000 (exp(1/3000)) each took an
+    enclosure of their own: exp(150)**2 = exp(300) was lost, and exp(710) overflowed a float."""
+    for r in (sp.Integer(150), sp.Integer(710), sp.Rational(1, 3000), sp.Rational(301, 2)):
+        assert prove_forall(sp.exp(2 * r), sp.exp(r) ** 2).status == "proved"
+        assert prove_forall(sp.exp(r) ** 2, sp.exp(2 * r)).status == "proved"
+        # false by a relative 1e-30, far inside any enclosure's width: never proved
+        tight = sp.exp(r) ** 2 * (1 - sp.Rational(1, 10**30))
+        assert prove_forall(sp.exp(2 * r), tight).status != "proved"
+    assert prove_forall(sp.E**3, sp.exp(3)).status == "proved"
+    assert prove_forall(sp.exp(sp.Rational(3, 2)) ** 2, sp.E**3).status == "proved"
+
+
+def test_the_exponential_mechanism_is_proved_at_large_and_small_epsilon():
+    """At eps 300 to 1000 (and one-bit telemetry likewise) the check said unknown: its model
+    broke exp(eps/2)**2 = exp(eps) and was rejected on the re-check. A claim 0.1% too small is
+    still refuted at each."""
+    from proofs.claims.privacy import PureDP
+    from proofs.dispatch import check
+    from proofs.mechanisms.local import OneBitTelemetry
+    from proofs.mechanisms.selection import ExponentialMechanism
+
+    for eps in (sp.Integer(300), sp.Integer(1000), sp.Rational(1, 3000)):
+        for mech in (ExponentialMechanism(epsilon=eps, sensitivity=1), OneBitTelemetry(eps, 1)):
+            assert check(PureDP(mech, eps)).verdict.value == "proved"
+            assert check(PureDP(mech, eps * sp.Rational(999, 1000))).verdict.value == "refuted"
