@@ -20,6 +20,10 @@ Translation (sound by construction):
   (its inverse for p < 0): exact once `b >= 0` (`b > 0`) is proved on the whole domain, which
   is checked first (elsewhere the root is not real and nothing is proved), within the one time
   limit; a root of degree q|p| above 64 is refused (z3 overran its limit on such powers);
+- `log(b)` with a symbolic `b` becomes a fresh `l` (one per `b`) held by the true facts
+  `l <= b - 1` and `l b >= b - 1`, once `b > 0` is proved on the whole domain (as a root's
+  domain is): a relaxation, so identities between equal logarithms survive and models are
+  re-checked;
 - integer-valued symbols are quantified over the reals (a superset: proofs stay sound), a
   positive one from 1 and a negative one up to -1 (true bounds that the reals would lose: a
   dimension k >= 1 makes Delta/b <= k Delta/b hold);
@@ -73,6 +77,9 @@ class Translator:
         self.unit: z3.ArithRef | None = None
         self.roots: list[z3.BoolRef] = []  # r >= 0 and r**q = b**|p| for each b**(p/q)
         self.root_domains: list[z3.BoolRef] = []  # b >= 0 (b > 0): where those are exact
+        self.logs: dict[sp.Expr, z3.ArithRef] = {}  # log(b), one variable per argument b
+        self.constants: dict[sp.Expr, z3.ArithRef] = {}  # enclosed closed constants
+        self.log_facts: list[z3.BoolRef] = []  # b > 0 implies l <= b - 1 and l b >= b - 1
 
     def var(self, s: sp.Symbol) -> z3.ArithRef:
         if s not in self.vars:
@@ -146,6 +153,13 @@ class Translator:
         return self._enclosed(e)
 
     def _enclosed(self, e: sp.Expr) -> z3.ArithRef:
+        """A closed constant as a variable inside its arb enclosure: one per constant (two
+        occurrences of sqrt(2) taken apart could differ, and sqrt(2) x <= sqrt(2) x failed)."""
+        if e not in self.constants:
+            self.constants[e] = self._enclose(e)
+        return self.constants[e]
+
+    def _enclose(self, e: sp.Expr) -> z3.ArithRef:
         from proofs.numeric import NotNumeric, to_ball
 
         try:
@@ -193,6 +207,8 @@ class Translator:
             return self._extreme(e)
         if isinstance(e, sp.Piecewise):
             return self._piecewise(e)
+        if isinstance(e, sp.log):
+            return self._log(e)
         if isinstance(e, sp.exp):
             # exp(c1 s1 + c2 s2 + k) = exp(c1 s1) exp(c2 s2) exp(k)
             factors = []
@@ -235,6 +251,26 @@ class Translator:
         self.roots.append(z3.And(r >= 0, r**q == base ** abs(p)))
         self.root_domains.append(base > 0 if p < 0 else base >= 0)
         return r if p > 0 else 1 / r
+
+    def _log(self, e: sp.log) -> z3.ArithRef:
+        """log(b) as one fresh l per argument b, held by the true facts l <= b - 1 and
+        l b >= b - 1 where b > 0 (a relaxation, as for exp: proofs hold, models are
+        re-checked); :func:`prove_forall` proves b > 0 of the whole domain first (with those
+        facts: a root of a logarithm needs its sign). An argument with a
+        root or a logarithm inside is not taken (its domain would be checked without them)."""
+        (arg,) = e.args
+        if any(
+            isinstance(a, sp.log) or (isinstance(a, sp.Pow) and not a.exp.is_Integer)
+            for a in sp.preorder_traversal(arg)
+        ):
+            raise Unsupported(f"nested root or logarithm {e}")
+        if arg not in self.logs:
+            b = self.term(arg)
+            l = z3.FreshReal("log")
+            self.log_facts.append(z3.Implies(b > 0, z3.And(l <= b - 1, l * b >= b - 1)))
+            self.root_domains.append(b > 0)
+            self.logs[arg] = l
+        return self.logs[arg]
 
     def _extreme(self, e) -> z3.ArithRef:
         terms = [self.term(a) for a in e.args]
@@ -329,17 +365,18 @@ def prove_forall(
         start = time.monotonic()
         domain = z3.Solver()
         domain.set("timeout", timeout_ms)
-        domain.add(*tr.side, *cons, z3.Not(z3.And(tr.root_domains)))
+        domain.add(*tr.side, *tr.log_facts, *cons, z3.Not(z3.And(tr.root_domains)))
         answer = domain.check()
         timeout_ms = max(1, timeout_ms - int(1000 * (time.monotonic() - start)))
         if answer != z3.unsat:
             return ForAllResult(
                 "unknown",
-                reason="outside the SMT fragment: a root's argument not shown >= 0 on the domain",
+                reason="outside the SMT fragment: a root's or a logarithm's argument not shown "
+                "to be in its domain (>= 0, > 0) on the whole domain",
             )
     solver = z3.Solver()
     solver.set("timeout", timeout_ms)
-    solver.add(*tr.side, *tr.roots, *cons, goal_violated)
+    solver.add(*tr.side, *tr.roots, *tr.log_facts, *cons, goal_violated)
     answer = solver.check()
     if answer == z3.unsat:
         return ForAllResult("proved")

@@ -65,6 +65,7 @@ _DRV10 = "Dwork, Rothblum, Vadhan (2010), Boosting and differential privacy, Thm
 _M17 = "Mironov (2017), Renyi differential privacy"
 _BS16 = "Bun and Steinke (2016), Concentrated differential privacy"
 _RHO, _DL = sp.Symbol("rho", positive=True), sp.Symbol("delta", positive=True)
+_DP = sp.Symbol("delta_prime", positive=True)  # advanced composition's extra delta
 _DKY17 = "Ding, Kulkarni, Yekhanin (2017), Collecting telemetry data privately, Sec. 2.1"
 
 
@@ -334,6 +335,21 @@ def _composition() -> list[Theorem]:
             ComposedDP(R(1, 2), 100, sp.sqrt(2 * 100 * sp.log(1000)) / 2, R(1, 1000)),
             f"a common misquote of {_DRV10} (the k eps (e^eps - 1) term dropped)",
             "100-fold composition of 0.5-DP mechanisms is (sqrt(2k ln(1/delta')) eps, 1e-3)-DP",
+            expect="refuted",
+        ),
+        Theorem(
+            "composition.advanced_drv.symbolic",
+            ComposedDP(EPS, K, drv_epsilon(EPS, K, _DP), K * DEL + _DP, DEL),
+            f"{_DRV10}; {_DR14}, Thm 3.20",
+            "k-fold composition of (eps, delta)-DP mechanisms is (sqrt(2k ln(1/delta')) eps + "
+            "k eps (e^eps - 1), k delta + delta')-DP, for every k, eps, delta and delta' > 0",
+        ),
+        Theorem(
+            "composition.advanced_no_drift.symbolic",
+            ComposedDP(EPS, K, sp.sqrt(2 * K * sp.log(1 / _DP)) * EPS, _DP),
+            f"a common misquote of {_DRV10} (the k eps (e^eps - 1) term dropped)",
+            "k-fold composition of eps-DP mechanisms is (sqrt(2k ln(1/delta')) eps, delta')-DP, "
+            "for every k, eps and delta' > 0",
             expect="refuted",
         ),
         Theorem(

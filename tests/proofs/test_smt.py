@@ -105,3 +105,41 @@ def test_the_exponential_mechanism_is_proved_at_large_and_small_epsilon():
         for mech in (ExponentialMechanism(epsilon=eps, sensitivity=1), OneBitTelemetry(eps, 1)):
             assert check(PureDP(mech, eps)).verdict.value == "proved"
             assert check(PureDP(mech, eps * sp.Rational(999, 1000))).verdict.value == "refuted"
+
+
+def test_one_closed_constant_is_one_variable():
+    """sqrt(2) x <= sqrt(2) x failed: each occurrence of sqrt(2) had an enclosure of its own,
+    and z3 took one above the other."""
+    x = sp.Symbol("x", positive=True)
+    assert prove_forall(sp.sqrt(2) * x, sp.sqrt(2) * x).status == "proved"
+    assert prove_forall(sp.sqrt(3) * x, sp.sqrt(2) * x).status == "model"
+
+
+D_ = sp.Symbol("d", positive=True)
+Y = sp.Symbol("y", real=True)
+
+
+def test_logarithms_are_relaxed_soundly():
+    """log(b) is one variable per b with l <= b - 1 and l b >= b - 1, where b > 0 is proved of
+    the whole domain first: identities between equal logarithms survive, and nothing false
+    is proved (models are candidates, re-checked by the callers)."""
+    assert prove_forall(sp.log(X), X - 1, [X > 0]).status == "proved"
+    assert prove_forall(sp.log(X), X - 2, [X > 0]).status == "model"
+    assert prove_forall(sp.log(Y), Y, [Y < 1]).status == "unknown"  # (y <= 0 allowed)
+    drv = sp.sqrt(2 * A * sp.log(1 / D_)) * B + A * B * (sp.exp(B) - 1)
+    assert prove_forall(drv, drv + B**2, [D_ < 1]).status == "proved"
+    assert prove_forall(drv, sp.sqrt(2 * A * sp.log(1 / D_)) * B, [D_ < 1]).status != "proved"
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    c=st.tuples(_coefficients, _coefficients, _coefficients),
+    points=st.lists(st.fractions(1, 50, max_denominator=50), min_size=1, max_size=30),
+)
+def test_a_proved_inequality_with_a_logarithm_holds_at_every_point(c, points):
+    """c0 + c1 log(x) <= c2 x on x >= 1, whenever proved, holds at sampled points."""
+    x = sp.Symbol("x", positive=True)
+    found = prove_forall(c[0] + c[1] * sp.log(x), c[2] * x, [x >= 1])
+    value = lambda t: c[0] + c[1] * math.log(float(t)) - c[2] * float(t)
+    if found.status == "proved":
+        assert all(value(t) <= 1e-9 for t in points)

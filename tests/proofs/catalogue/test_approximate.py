@@ -46,6 +46,8 @@ EXPECTED = {
     "composition.advanced_drv": "certified",
     "composition.advanced_drv.k_1000": "certified",
     "composition.advanced_no_drift": "refuted",
+    "composition.advanced_drv.symbolic": "proved",
+    "composition.advanced_no_drift.symbolic": "refuted",
     "composition.kov_optimal": "certified",
     "composition.kov_optimal.below": "refuted",
     "composition.gaussian_exact": "certified",

@@ -75,6 +75,7 @@ R = sp.Rational
 a, s_, D_ = sym("alpha"), sym("sigma"), sym("Delta")
 b_ = sym("b")
 d5 = R(1, 10**5)
+DP = sp.Symbol("delta_prime", positive=True)  # advanced composition's extra delta
 _D = sp.Symbol("d", integer=True, positive=True)  # a dimension: every d
 rho, dl = sp.Symbol("rho", positive=True), sp.Symbol("delta", positive=True)
 rdp = sp.Symbol("rdp", positive=True)
@@ -188,6 +189,10 @@ APPROXIMATE_MUTANTS = {
             R(1, 10), 1000, R(7, 10) * drv_epsilon(R(1, 10), 1000, R(1, 10**6)), R(1, 10**6)
         ),
         ComposedDP(R(1, 10), 1000, drv_epsilon(R(1, 10), 1000, R(1, 10**6)), R(1, 10**13)),
+    ],
+    "composition.advanced_drv.symbolic": [
+        ComposedDP(EPS, K, R(7, 10) * drv_epsilon(EPS, K, DP), K * DEL + DP, DEL),
+        ComposedDP(EPS, K, drv_epsilon(EPS, K, DP), DP, DEL),
     ],
     "composition.kov_optimal": [
         ComposedDP(R(1, 10), 100, R(21, 5), d5),
