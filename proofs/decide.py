@@ -122,20 +122,38 @@ def closed_compare(lhs: sp.Expr, rhs: sp.Expr) -> Outcome:
 def algebraically_equal(a: sp.Expr, b: sp.Expr, thorough: bool = False) -> bool:
     """a == b identically, by SymPy simplification.
 
-    Logarithms are expanded with force=True. That is valid here because privacy losses and
-    claimed epsilons are real (logarithms of positive probabilities on the domain): forced
-    expansion can only be off by an imaginary multiple of 2 pi i, so a real difference that
-    simplifies to 0 is 0.
+    Logarithms are expanded with force=True where they enter the difference linearly (sums
+    and products of them with factors free of logarithms, none inside another). That is valid
+    because privacy losses and claimed epsilons are real (logarithms of positive
+    probabilities on the domain): forced expansion moves each logarithm by a multiple of
+    2 pi i only, so it moves a real linear combination of them by an imaginary amount, and a
+    real difference that simplifies to 0 is 0. Inside anything else the move is not
+    imaginary: |log(y^2) - 2 log(y)| is 2 pi at y < 0, and forced expansion made it 0.
     """
     diff = a - b
     if diff == 0 or sp.expand(diff) == 0:
         return True
     thorough = thorough and not differs_somewhere(diff)  # (simplify can take minutes)
-    if diff.has(sp.log):
+    if diff.has(sp.log) and _logs_linear(diff):
         logs = sp.expand_log(sp.expand(diff, deep=False), force=True)
         if sp.expand(logs) == 0 or (thorough and sp.simplify(logs) == 0):
             return True
     return thorough and sp.simplify(diff) == 0
+
+
+def _logs_linear(e: sp.Expr) -> bool:
+    """Is ``e`` linear in its logarithms: built from them by sums and by products with
+    factors free of logarithms, with no logarithm inside another?"""
+    if not e.has(sp.log):
+        return True
+    if isinstance(e, sp.log):
+        return not e.args[0].has(sp.log)
+    if e.is_Add:
+        return all(_logs_linear(a) for a in e.args)
+    if e.is_Mul:
+        logs = [f for f in e.args if f.has(sp.log)]
+        return len(logs) == 1 and _logs_linear(logs[0])
+    return False
 
 
 # functions analytic where defined: a difference of them that vanishes on an open set of

@@ -106,8 +106,11 @@ class Translator:
         which every r is a whole multiple (exp(150) and exp(300) are exp(150)**1 and **2)."""
         for e in exprs:
             for node in sp.preorder_traversal(e):
-                if node is sp.E:
-                    self.unit_exponent = sp.gcd(self.unit_exponent, sp.Integer(1))
+                if node is sp.E or (node.is_Pow and node.base is sp.E):  # E, E**r unevaluated
+                    r = _power_of_e(node)
+                    if r.is_Rational:
+                        self.unit_exponent = sp.gcd(self.unit_exponent, r)
+                    continue
                 if isinstance(node, sp.exp):
                     for term in sp.Add.make_args(sp.expand(node.args[0])):
                         if not term.free_symbols:
@@ -140,14 +143,20 @@ class Translator:
 
     def constant(self, e: sp.Expr) -> z3.ArithRef:
         """A closed transcendental constant: a power of the shared unit exp(u) when it is
-        exp(rational) and the power is small, else a fresh variable inside its arb enclosure."""
-        r = sp.Integer(1) if e is sp.E else e.args[0] if isinstance(e, sp.exp) else None
+        exp(rational) and the power is small, else a fresh variable inside its arb enclosure
+        (also when the unit has none z3 can take: exp(-10000) is enclosed near 0, its unit
+        exp(10000) beyond a double)."""
+        r = _power_of_e(e)
         u = self.unit_exponent
         if r is not None and r.is_Rational and u != 0:
             k = r / u
             if k.is_Integer and abs(int(k)) <= _MAX_UNIT_POWER:
                 if self.unit is None:
-                    self.unit = self._enclosed(sp.exp(u))
+                    try:
+                        self.unit = self._enclosed(sp.exp(u))
+                    except Unsupported:
+                        self.unit_exponent = sp.Integer(0)  # (no unit: each its own)
+                        return self._enclosed(e)
                 k = int(k)
                 return self.unit**k if k >= 0 else 1 / self.unit ** (-k)
         return self._enclosed(e)
@@ -168,10 +177,10 @@ class Translator:
             raise Unsupported(f"constant {e}") from exc
         if not ball.is_finite():
             raise Unsupported(f"constant {e} has no finite enclosure")
-        try:  # (exact: exp(710) overflows a float)
-            lo, hi = _exact(ball.lower()), _exact(ball.upper())
-        except ValueError as exc:
-            raise Unsupported(f"constant {e}: no exact enclosure") from exc
+        try:
+            lo, hi = _endpoint(ball.lower(), -math.inf), _endpoint(ball.upper(), math.inf)
+        except (ValueError, OverflowError) as exc:
+            raise Unsupported(f"constant {e}: no enclosure z3 can take") from exc
         c = z3.FreshReal("c")
         self.side += [
             c >= z3.RealVal(f"{lo.numerator}/{lo.denominator}"),
@@ -313,19 +322,46 @@ class Translator:
         raise Unsupported(f"condition {c}")
 
 
-def _exact(bound) -> Fraction:
-    """An exact arb endpoint (mantissa times a power of two) as a fraction."""
+# an enclosure's endpoint is exact up to this many bits (exp(r) for |r| up to about 2,700):
+# beyond, its digits pass what Python converts to text (4,300), and z3 takes numbers as text
+_EXACT_BITS = 4000
+
+
+def _endpoint(bound, outward: float) -> Fraction:
+    """An arb endpoint (exact: mantissa times a power of two) as a fraction: exactly (exp(710)
+    overflows a double), or, when that is too long, the next double beyond it (``outward``:
+    -inf below, +inf above). OverflowError when no double is beyond it."""
     man, exp = (int(v) for v in bound.man_exp())
-    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
+    if man.bit_length() + abs(exp) <= _EXACT_BITS:
+        return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
+    f = math.nextafter(float(bound), outward)
+    if not math.isfinite(f):
+        raise OverflowError(f"{bound} is beyond a double's range")
+    return Fraction(f)
+
+
+def _power_of_e(e: sp.Expr) -> sp.Expr | None:
+    """r when ``e`` is E**r: E, exp(r) or an unevaluated Pow(E, r) (which SymPy also counts as
+    an instance of exp, with E as its first argument); else None."""
+    if e is sp.E:
+        return sp.Integer(1)
+    if e.is_Pow and e.base is sp.E:
+        return e.exp
+    return e.args[0] if isinstance(e, sp.exp) else None
 
 
 def _model_value(v: z3.ArithRef, model: z3.ModelRef) -> sp.Rational | None:
+    """A model's value as a rational; None when it has none (or one too long for Python to
+    read: more than 4,300 digits)."""
     val = model.eval(v, model_completion=True)
-    if z3.is_rational_value(val):
-        return sp.Rational(val.numerator_as_long(), val.denominator_as_long())
-    if z3.is_algebraic_value(val):
-        approx = val.approx(30)
-        return sp.Rational(approx.numerator_as_long(), approx.denominator_as_long())
+    try:
+        if z3.is_rational_value(val):
+            return sp.Rational(val.numerator_as_long(), val.denominator_as_long())
+        if z3.is_algebraic_value(val):
+            approx = val.approx(30)
+            return sp.Rational(approx.numerator_as_long(), approx.denominator_as_long())
+    except ValueError:
+        return None
     return None
 
 

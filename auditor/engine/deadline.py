@@ -3,7 +3,7 @@
 Between chunks the session compares the clock with the limit. That alone lets a slow
 mechanism run far past it: a chunk, the probe or the checks before the first chunk may call
 the mechanism for minutes, and a call that never returns is never stopped. So each wait for the
-mechanism (a call of it here, or a wait for a worker running it) runs under :func:`cut_at`: in
+mechanism (a call of it here, or a wait for a worker running it) is made by :func:`cut_at`: in
 the main thread, where POSIX delivers signals to Python, an interval timer rings at the given
 time and raises :class:`OutOfTime` there, and rings again every REPEAT_SECONDS until the work
 ends: a mechanism that swallows the first ring (a bare ``except:`` in a loop) gets the next.
@@ -21,11 +21,11 @@ error (the audit then ends at its time limit, not on the error): the two happene
 
 from __future__ import annotations
 
-import contextlib
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 __all__ = ["Deadline", "OutOfTime", "cut_at", "hung_after"]
 
@@ -62,6 +62,7 @@ def hung_after(seconds: float, outputs: int, rate: float) -> float:
 
 
 _armed = threading.local()
+T = TypeVar("T")
 
 # a ring the work swallows (a mechanism's bare ``except:``) comes again after REPEAT_SECONDS
 REPEAT_SECONDS = 0.5
@@ -72,27 +73,26 @@ def _ring(signum, frame):
         raise OutOfTime
 
 
-@contextlib.contextmanager
-def cut_at(when: float | None) -> Iterator[None]:
-    """Work that is cut at ``when`` (a :func:`time.perf_counter` reading; None: never):
-    OutOfTime is raised at once when it has passed, and inside the work when it passes (and
-    every REPEAT_SECONDS after, until the work ends), where the timer can be set. Not nested:
-    an inner cut leaves the outer one in charge. Work that goes on after the OutOfTime is
-    caught leaves the cut first (a catch inside it gets the next ring)."""
+def cut_at(when: float | None, work: Callable[..., T], *args: Any, **kw: Any) -> T:
+    """``work(*args, **kw)``, cut at ``when`` (a :func:`time.perf_counter` reading; None:
+    never): OutOfTime is raised at once when it has passed, and inside the work when it passes
+    (and every REPEAT_SECONDS after, until the work ends), where the timer can be set. Not
+    nested: an inner cut leaves the outer one in charge. A call, not a ``with`` block: the
+    work returns into the frame whose ``finally`` disarms the timer, with no call between (a
+    ``with`` block's exit is a call, where a ring could land after the work and before the
+    disarming, and leave the timer running)."""
     if when is None:
-        yield
-        return
+        return work(*args, **kw)
     wait = when - time.perf_counter()
     if wait <= 0:
         raise OutOfTime
     if getattr(_armed, "on", False) or not _timer_free():
-        yield
-        return
+        return work(*args, **kw)
     try:
         _armed.on = True
         signal.signal(signal.SIGALRM, _ring)
         signal.setitimer(signal.ITIMER_REAL, wait, REPEAT_SECONDS)
-        yield
+        return work(*args, **kw)
     finally:
         # inline, with no call before each step's try: CPython runs signal handlers at calls
         # and loops, so a ring is dropped from here on, and a Ctrl-C (which signal.signal

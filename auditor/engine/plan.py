@@ -69,17 +69,15 @@ def probe(
     8 have not returned by then; later draws only end the timing."""
     gen = np.random.default_rng(np.random.SeedSequence([seed, 0x5CA1]))
     t0 = time.perf_counter()
-    with cut_at(until):
-        y = last = draw(mech, data, 8, gen)
+    y = last = cut_at(until, draw, mech, data, 8, gen)
     elapsed = took = time.perf_counter() - t0
     total, size = 8, 16
     try:
-        with cut_at(until):
-            while elapsed < budget and total < 16_384:  # a slow one is timed on its first 8
-                t = time.perf_counter()
-                last = draw(mech, data, size, gen)
-                took, total, size = time.perf_counter() - t, total + size, size * 4
-                elapsed = time.perf_counter() - t0
+        while elapsed < budget and total < 16_384:  # a slow one is timed on its first 8
+            t = time.perf_counter()
+            last = cut_at(until, draw, mech, data, size, gen)
+            took, total, size = time.perf_counter() - t, total + size, size * 4
+            elapsed = time.perf_counter() - t0
     except OutOfTime:  # the time limit cut the timing: the draws done time it
         pass
     kind = kind_of(y)

@@ -198,11 +198,11 @@ def _searched_pairs(
     if not search.cut:
         return pairs, []
     return pairs, [
-        f"the time limit ended the pair search after {search.tried} of its "
-        f"{search.max_examples} pairs (its share, {SEARCH_SHARE:.0%}, of the limit): "
+        "not reproducible as asked: the time limit ended the pair search after "
+        f"{search.tried} of its {search.max_examples} pairs (its share, {SEARCH_SHARE:.0%}, "
+        "of the limit), so which pairs were found depends on this machine's speed; "
         + ("the best it found and " if search.pairs else "")
-        + "three pattern pairs were audited. Not reproducible as asked: which pairs were "
-        "found depends on this machine's speed"
+        + "three pattern pairs were audited"
     ]
 
 
@@ -613,7 +613,8 @@ def _probe(mech: Mechanism, data: Any, seed: int, deadline: Deadline, sliced: bo
         raise InputError(
             f"mechanism {mech.name} did not return its first 8 outputs in "
             f"{max(float(deadline.limit or 0), floor):g} s (max_time={deadline.limit:g}, "
-            "counted from the audit's start); raise --max-time, or make the mechanism faster."
+            f"counted from the {'probe' if sliced else 'audit'}'s start); raise --max-time, "
+            "or make the mechanism faster."
         ) from None
 
 
@@ -621,8 +622,7 @@ def _or_cut(when: float | None, check: Callable[..., Any], *args, **kw) -> Any:
     """A check before sampling, cut at ``when``; None when cut (the audit then ends before
     sampling: a cut check decides nothing)."""
     try:
-        with cut_at(when):
-            return check(*args, **kw)
+        return cut_at(when, check, *args, **kw)
     except OutOfTime:
         return None
 
@@ -657,7 +657,9 @@ def _run(
     validate(cfg)
     mech = as_mechanism(mechanism, name)
     seed = cfg.seed if cfg.seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
-    deadline = Deadline(cfg.max_time, t0)
+    # (with a checkpoint a slice's limit counts from its first chunk, and the probe's floor
+    # from the probe's start, not from a pair search before it)
+    deadline = Deadline(cfg.max_time, t0 if cfg.checkpoint is None else time.perf_counter())
     pr = _probe(mech, pairs[0].a, seed, deadline, cfg.checkpoint is not None)
     cfg = replace(cfg, seed=seed)
     chosen_split = cfg.selection_samples is None

@@ -223,8 +223,7 @@ class Session:
                     when = max(when, hung_after(0.0, self.plan.certify.cap, self.probe.rate))
                 if when is not None and time.perf_counter() >= when:
                     raise OutOfTime  # (between chunks: those under way finish as they are)
-                with cut_at(when):
-                    got = next(results, _END)
+                got = cut_at(when, next, results, _END)
                 if got is _END:
                     return
                 yield got

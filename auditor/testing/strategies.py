@@ -207,6 +207,11 @@ def search_pairs(
     ).pairs  # fmt: skip
 
 
+class _Ended(BaseException):
+    """The search's time has passed (raised through Hypothesis, which lets a BaseException
+    other than SystemExit and GeneratorExit through at once, as KeyboardInterrupt)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Searched:
     """What :func:`search_pairs` found: the pairs, after how many of ``max_examples`` pairs
@@ -246,7 +251,10 @@ def searched(
     mech = as_mechanism(mechanism)
     rng = np.random.default_rng(np.random.SeedSequence([int(seed) & 0xFFFFFFFF, 0x5EA2]))
     found: dict[str, tuple[float, object, object]] = {}
-    tried, skipped = [0], [0]
+    tried, cut = [0], [False]
+
+    def both(a, b):
+        return draw(mech, a, samples, rng), draw(mech, b, samples, rng)
 
     @settings(
         max_examples=max_examples,
@@ -262,11 +270,17 @@ def searched(
         )
     )
     def probe(pair):
+        # only the mechanism's draws are cut, never Hypothesis's own steps (a cut there was
+        # taken for a failing example, replayed, and ended as a FlakyStrategyDefinition);
+        # then _Ended, a BaseException Hypothesis does not take for a failure, ends the run
         if until is not None and time.perf_counter() >= until:
-            skipped[0] += 1  # (the rest of the examples are drawn and skipped: a few ms)
-            return
+            raise _Ended
         a, b = pair
-        loss = estimated_loss(draw(mech, a, samples, rng), draw(mech, b, samples, rng))
+        try:
+            ya, yb = cut_at(until, both, a, b)
+        except OutOfTime:
+            raise _Ended from None
+        loss = estimated_loss(ya, yb)
         target(loss if math.isfinite(loss) else 1e9, label="estimated privacy loss")
         key = json.dumps([a, b], default=str)
         if loss > found.get(key, (-1.0,))[0]:
@@ -274,10 +288,9 @@ def searched(
         tried[0] += 1
 
     try:
-        with cut_at(until):
-            probe()
-    except OutOfTime:
-        skipped[0] += 1
+        probe()
+    except _Ended:
+        cut[0] = True
     best = sorted(found.values(), key=lambda t: -t[0])[:keep]
     pairs = [Pair(a, b, f"hypothesis search (estimated loss {loss:.3g})") for loss, a, b in best]
-    return Searched(pairs, tried[0], max_examples, skipped[0] > 0)
+    return Searched(pairs, tried[0], max_examples, cut[0])

@@ -34,18 +34,15 @@ def _spin(seconds: float) -> None:
 def test_work_is_cut_when_the_time_passes_and_refused_after_it():
     when = time.perf_counter() + 0.2
     with pytest.raises(OutOfTime):
-        with cut_at(when):
-            _spin(5.0)
+        cut_at(when, _spin, 5.0)
     assert time.perf_counter() - when < 1.5
     with pytest.raises(OutOfTime):  # passed: refused at the start, nothing runs
-        with cut_at(when):
-            raise AssertionError("ran after the deadline")
+        cut_at(when, pytest.fail, "ran after the deadline")
     assert signal.getsignal(signal.SIGALRM) == signal.SIG_DFL  # the handler is given back
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
-    with cut_at(None):  # no time: nothing is cut
-        _spin(0.05)
-    with cut_at(time.perf_counter() + 5.0):  # work that ends in time leaves no timer behind
-        _spin(0.05)
+    assert cut_at(None, sum, [1, 2]) == 3  # no time: nothing is cut
+    # work that ends in time gives its value and leaves no timer behind
+    assert cut_at(time.perf_counter() + 5.0, max, 1, 2, key=lambda v: -v) == 1
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
     _spin(0.1)
 
@@ -57,8 +54,7 @@ def test_a_timer_of_someone_else_is_left_alone():
     old = signal.signal(signal.SIGALRM, lambda *_: rang.append(1))
     try:
         signal.setitimer(signal.ITIMER_REAL, 0.3)
-        with cut_at(time.perf_counter() + 0.05):
-            _spin(0.5)  # not cut: the timer is theirs
+        cut_at(time.perf_counter() + 0.05, _spin, 0.5)  # not cut: the timer is theirs
         assert rang == [1]
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -241,14 +237,17 @@ def test_a_ring_the_work_swallows_comes_again():
     """A mechanism's bare ``except:`` caught the one ring there was, and the work went on
     past the limit; the timer now rings every REPEAT_SECONDS until the work ends."""
     swallowed = []
+
+    def stubborn():
+        try:
+            _spin(5.0)
+        except BaseException:  # (the mechanism's, as written)
+            swallowed.append(1)
+        _spin(5.0)
+
     t = time.perf_counter()
     with pytest.raises(OutOfTime):
-        with cut_at(t + 0.1):
-            try:
-                _spin(5.0)
-            except BaseException:  # (the mechanism's, as written)
-                swallowed.append(1)
-            _spin(5.0)
+        cut_at(t + 0.1, stubborn)
     assert swallowed == [1] and time.perf_counter() - t < 0.1 + 4 * deadline.REPEAT_SECONDS
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
     _spin(2 * deadline.REPEAT_SECONDS)  # (and no ring comes after the cut)
@@ -273,27 +272,49 @@ def test_a_ctrl_c_during_set_up_or_restore_leaves_no_handler_or_timer_behind():
         while time.perf_counter() < end:
             try:
                 active[0] = True
-                with cut_at(time.perf_counter() + 30.0):
-                    pass
+                cut_at(time.perf_counter() + 30.0, int)
                 active[0] = False
             except KeyboardInterrupt:
                 active[0] = False
                 interrupted += 1
-            state = (
-                signal.getsignal(signal.SIGALRM),
-                signal.getitimer(signal.ITIMER_REAL),
-                getattr(deadline._armed, "on", False),
-            )
-            if state != (signal.SIG_DFL, (0.0, 0.0), False):
-                left.append(state)
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                signal.signal(signal.SIGALRM, signal.SIG_DFL)
-                deadline._armed.on = False
+                left += _left_armed()  # (while the exception is alive, and after)
+            left += _left_armed()
     finally:
         signal.setitimer(signal.ITIMER_PROF, 0)
         signal.signal(signal.SIGPROF, old)
     assert interrupted >= 50, interrupted  # (the interrupts did land, in cuts)
     assert left == []
+
+
+def _left_armed() -> list:
+    """SIGALRM's handler, timer and arming, when any is left behind (then cleared)."""
+    state = (
+        signal.getsignal(signal.SIGALRM),
+        signal.getitimer(signal.ITIMER_REAL),
+        getattr(deadline._armed, "on", False),
+    )
+    if state == (signal.SIG_DFL, (0.0, 0.0), False):
+        return []
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    deadline._armed.on = False
+    return [state]
+
+
+def test_a_ring_in_the_work_s_last_c_call_leaves_nothing_armed():
+    """A ring that lands in a C call at the end of the work is raised when the call returns.
+    With a ``with`` block that was in its exit call, before the disarming: the timer went on
+    ringing every 0.5 s while the exception lived, and the next cut took itself for nested."""
+    big = np.ones(20_000_000)
+    with pytest.raises(OutOfTime):
+        try:
+            cut_at(time.perf_counter() + 0.01, np.power, big, 1.5)
+        except OutOfTime:
+            assert _left_armed() == []
+            _spin(2 * deadline.REPEAT_SECONDS)  # (no ring comes while the exception lives)
+            raise
+    with pytest.raises(OutOfTime):  # the next cut is one of its own, not taken as nested
+        cut_at(time.perf_counter() + 0.1, _spin, 3.0)
 
 
 def test_a_handler_left_by_an_interrupted_cut_is_taken_back():
@@ -303,8 +324,7 @@ def test_a_handler_left_by_an_interrupted_cut_is_taken_back():
     try:
         assert deadline._timer_free()
         with pytest.raises(OutOfTime):
-            with cut_at(time.perf_counter() + 0.1):
-                _spin(3.0)
+            cut_at(time.perf_counter() + 0.1, _spin, 3.0)
         assert signal.getsignal(signal.SIGALRM) == signal.SIG_DFL
     finally:
         signal.signal(signal.SIGALRM, signal.SIG_DFL)
@@ -385,3 +405,22 @@ def test_the_probe_times_a_cost_per_call_as_chunks_pay_it():
         return float(sum(data)) + rng.laplace(size=size)
 
     assert probe(as_mechanism(per_call, "per_call"), [1], 0).rate >= 16_384 / 0.02
+
+
+def test_a_search_cut_mid_hypothesis_ends_with_what_it_found():
+    """The whole Hypothesis run was under the timer: a ring in Hypothesis's own steps was
+    taken for a failing example, replayed, and ended the audit with FlakyStrategyDefinition
+    (5 runs in 13 at a 1.3 s limit). Only the mechanism's draws are cut now: every run here
+    ends cut, with pairs."""
+    from auditor.testing.strategies import searched
+
+    def fast(data, rng, size):
+        return float(sum(data)) + rng.laplace(size=size)
+
+    for seed in range(8):
+        found = searched(
+            fast, "replace-one", None, min_size=1, max_size=3, sensitivity=1.0, samples=200,
+            max_examples=2000, seed=seed, until=time.perf_counter() + 0.3,
+        )  # fmt: skip
+        assert found.cut and found.pairs and 0 < found.tried < 2000
+        assert _left_armed() == []

@@ -749,3 +749,17 @@ def test_adaptive_composition_stays_within_the_optimal_delta(m1, m2, r1, r2):
     joint = [[a1[x][y] * a2[y][x][z] for y in range(3) for z in range(3)] for x in (0, 1)]
     composed = max(_delta(joint[x], joint[1 - x], r1 * r2) for x in (0, 1))
     assert composed <= d1 + d2 - d1 * d2
+
+
+def test_a_logarithm_under_a_kink_is_not_expanded_by_force():
+    """|log(y^2) - 2 log(y)| is 2 pi at y < 0 (real everywhere), and forced log expansion made
+    it 0: k eps - |...| was 'proved' an epsilon_total by basic composition, equal to k eps.
+    Forced expansion moves a logarithm by 2 pi i, which only a linear combination keeps
+    imaginary; the claim is now refuted at y = -1."""
+    from proofs.decide import algebraically_equal
+
+    y = sp.Symbol("y", real=True)
+    kink = sp.Abs(sp.log(y**2) - 2 * sp.log(y))
+    assert not algebraically_equal(kink, 0)
+    found = check(ComposedDP(EPS, K, K * EPS - kink, K * DEL, DEL))
+    assert found.verdict is Verdict.REFUTED, found.summary()
