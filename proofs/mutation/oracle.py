@@ -66,7 +66,11 @@ _POOLS = {
 
 
 def samples_pool(s: sp.Symbol) -> tuple:
-    """The small pool of values tried for a parameter, by its name."""
+    """The small pool of values tried for a parameter, by its name (a delta's, with 1e-5,
+    for delta_prime and other names that start with delta: 1/2 and 2 made advanced
+    composition's log(1/delta') negative or its claims easy)."""
+    if s.name not in _POOLS and s.name.startswith("delta"):
+        return (sp.Rational(1, 10**5), *_POOLS["delta"])
     return _POOLS.get(s.name, (sp.Rational(1, 2), 2))
 
 
@@ -285,6 +289,8 @@ def _oracle_composed(c) -> bool | None:
     exprs = [c.epsilon, c.k, c.epsilon_total, c.delta_total, c.delta]
     for v in samples(free(*exprs)):
         eps, k, total, dt, d = (num(x, v) for x in exprs)
+        if not all(mp.isfinite(x) for x in (eps, k, total, dt, d)):
+            return None  # (not real there: nothing is known)
         if k > 2000 or total < 0 or not 0 <= d < 1:
             return None
         if beats(kov_delta(eps, int(k), total, d), dt):

@@ -69,6 +69,13 @@ def test_the_oracle_agrees_with_known_answers():
     assert oracle(ApproxDP(Laplace(10, 1), sp.Rational(1, 20), sp.Rational(246, 10**4))) is False
     assert oracle(ComposedDP(sp.Rational(1, 10), 100, sp.Rational(22, 5), 10**-5)) is True
     assert oracle(ComposedDP(sp.Rational(1, 10), 100, sp.Rational(21, 5), 10**-5)) is False
+    # symbolic advanced composition with 99% of its delta: false at k = 2 and delta = 1/10
+    # (k delta is needed); delta' was tried at 1/2 and 2 only, and it was judged true
+    k, d = sp.Symbol("k", integer=True, positive=True), sp.Symbol("delta")
+    dp = sp.Symbol("delta_prime", positive=True)
+    drv = sp.sqrt(2 * k * sp.log(1 / dp)) * eps + k * eps * (sp.exp(eps) - 1)
+    assert oracle(ComposedDP(eps, k, drv, k * d + dp, d)) is not False
+    assert oracle(ComposedDP(eps, k, drv, (k * d + dp) * sp.Rational(99, 100), d)) is False
 
 
 def test_mutants_cover_the_requested_perturbations():
