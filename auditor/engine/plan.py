@@ -95,7 +95,7 @@ RATE_DRAW_SECONDS = 0.002
 def _rate(total: int, elapsed: float, last: int, took: float) -> float:
     """Outputs per second in chunks: those of the largest draw, which time well enough (a cost
     per call, as a batched mechanism's set-up, weighs on small draws: counted over all of
-    them, it made a mechanism with 5 ms per call look ten times slower than its chunks are),
+    them, it made a mechanism with 5 ms per call look five times slower than its largest draw),
     else those of all the draws."""
     if took >= RATE_DRAW_SECONDS:
         return max(last / took, total / max(elapsed, 1e-9))
