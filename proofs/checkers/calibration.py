@@ -289,7 +289,8 @@ def _exp_neg(v: Fraction) -> str:
 
 
 def _gaussian_calibration_region_gap(claim):
-    sig = sp.expand_log(claim.sigma.subs(DELTA, sp.exp(-_V)), force=True)
+    # (not force=True: it moved logs of negative arguments, and changed a claimed sigma)
+    sig = sp.expand_log(claim.sigma.subs(DELTA, sp.exp(-_V)))
     mu = sp.cancel(SENSITIVITY / sig)
     positive = sig.is_positive or sp.logcombine(sig, force=True).is_positive
     if mu.free_symbols - {EPSILON, _V} or positive is not True:

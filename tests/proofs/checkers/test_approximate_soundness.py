@@ -763,3 +763,17 @@ def test_a_logarithm_under_a_kink_is_not_expanded_by_force():
     assert not algebraically_equal(kink, 0)
     found = check(ComposedDP(EPS, K, K * EPS - kink, K * DEL, DEL))
     assert found.verdict is Verdict.REFUTED, found.summary()
+
+
+def test_a_claimed_sigma_is_not_changed_by_forced_log_expansion():
+    """sigma = Delta (1 + 2 pi - |log((eps-2)^2) - 2 log(eps-2)|) is Delta for eps < 2 (its
+    delta at eps 1/2 is 0.238), and forced expansion read it as Delta (1 + 2 pi): the claim
+    that it gives delta <= 1/10 on eps in [1/2, 1] was certified."""
+    from proofs.symbols import EPSILON as e
+    from proofs.symbols import SENSITIVITY
+
+    sigma = SENSITIVITY * (1 + 2 * sp.pi - sp.Abs(sp.log((e - 2) ** 2) - 2 * sp.log(e - 2)))
+    claim = GaussianCalibrationRegion(
+        delta_min=R(1, 100), delta_max=R(1, 10), eps_min=R(1, 2), eps_max=1, sigma=sigma
+    )
+    assert not check(claim).verdict.holds
