@@ -14,6 +14,7 @@ import argparse
 import contextlib
 import errno
 import os
+import re
 import signal
 import sys
 import traceback
@@ -41,13 +42,21 @@ __all__ = [
 ]
 
 
+_NEGATIVE_NUMBER = re.compile(
+    r"^-(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$|^-(inf|infinity|nan)$", re.IGNORECASE
+)
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports bad arguments as an InputError instead of exiting itself, and
-    takes options only as spelled (``--sample 1000`` silently overrode ``--samples``)."""
+    """argparse that reports bad arguments as an InputError instead of exiting itself, takes
+    options only as spelled (``--sample 1000`` silently overrode ``--samples``), and reads
+    every negative number as a value (argparse's own pattern misses ``-1e-3`` and ``-inf``,
+    which it took for options: "expected one argument", naming no value)."""
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
+        self._negative_number_matcher = _NEGATIVE_NUMBER
 
     def error(self, message: str):  # type: ignore[override]
         command = self.prog.split()[-1]

@@ -40,6 +40,7 @@ __all__ = [
     "draw",
     "held_generators",
     "moves_beyond_stream",
+    "one_shape",
     "processes_repeat",
 ]
 
@@ -487,16 +488,39 @@ def _differ(x: np.ndarray, y: np.ndarray, size: int) -> np.ndarray:
     return np.asarray(x != y).reshape(size, -1).any(axis=1)
 
 
+def one_shape(mech: Mechanism, *draws: np.ndarray) -> None:
+    """Refuse draws of one mechanism whose outputs change shape, or change from numbers to
+    categories, between calls (integers and reals are one kind of number)."""
+    first = draws[0]
+    for y in draws[1:]:
+        if y.shape[1:] != first.shape[1:] or (kind_of(y) == "category") != (
+            kind_of(first) == "category"
+        ):
+            raise _bad_output(
+                mech,
+                0,
+                y[0],
+                f"its shape {y.shape[1:]} ({kind_of(y)}) differs from the shape "
+                f"{first.shape[1:]} ({kind_of(first)}) of another call's outputs",
+            )
+
+
 def _search(
-    round_: Callable[[int], tuple], judge: Callable[..., Any], budget: float, size: int = 16
+    mech: Mechanism,
+    round_: Callable[[int], tuple],
+    judge: Callable[..., Any],
+    budget: float,
+    size: int = 16,
 ) -> Any:
     """Draw rounds of ``size``, four times that, ... up to 4,096 outputs until ``judge``
     decides (not None), while a draw stays within an audit chunk's elements and the next
-    round, four times this one, fits in ``budget`` seconds; None when undecided."""
+    round, four times this one, fits in ``budget`` seconds; None when undecided. Draws whose
+    outputs change shape are bad input (:func:`one_shape`)."""
     t0 = time.perf_counter()
     while True:
         t = time.perf_counter()
         draws = round_(size)
+        one_shape(mech, *draws)
         verdict = judge(*draws, size)
         if verdict is not None:
             return verdict
@@ -547,7 +571,7 @@ def copies_repeat(
         d = _turn(data, other, size)
         return tuple(draw(m, d, size, g()) for m, g in ((one, s), (one, t), (two, t), (two, t)))
 
-    return bool(_search(round_, _restarts, budget))
+    return bool(_search(mech, round_, _restarts, budget))
 
 
 def moves_beyond_stream(
@@ -564,7 +588,7 @@ def moves_beyond_stream(
     def judge(x, y, size):
         return size if int(np.count_nonzero(_differ(x, y, size))) >= 16 else None
 
-    return _search(round_, judge, budget) or 0
+    return _search(mech, round_, judge, budget) or 0
 
 
 def _fresh_draws(blob: bytes, mech: Mechanism, data: Any, size: int, keys: list[list[int]]):
@@ -624,7 +648,7 @@ def processes_repeat(
                 pool.shutdown(wait=False, kill_workers=True)
 
     try:
-        return bool(_search(round_, _restarts, budget - (time.perf_counter() - t0), first))
+        return bool(_search(mech, round_, _restarts, budget - (time.perf_counter() - t0), first))
     except Exception:  # its module cannot be imported there (workers fail too), or slow
         return False
 

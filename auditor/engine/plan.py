@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from auditor.engine.adapter import Mechanism, draw, kind_of
+from auditor.engine.adapter import Mechanism, draw, kind_of, one_shape
 from auditor.engine.deadline import OutOfTime, cut_at
 from auditor.engine.schedule import ChunkPlan, looks
 
@@ -76,6 +76,7 @@ def probe(
         while elapsed < budget and total < 16_384:  # a slow one is timed on its first 8
             t = time.perf_counter()
             last = cut_at(until, draw, mech, data, size, gen)
+            one_shape(mech, y, last)
             took, total, size = time.perf_counter() - t, total + size, size * 4
             elapsed = time.perf_counter() - t0
     except OutOfTime:  # the time limit cut the timing: the draws done time it

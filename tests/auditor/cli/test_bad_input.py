@@ -43,6 +43,10 @@ def target(tmp_path):
         (["--pair", "0", "1", "--report", "/nonexistent-folder/r.html"], "does not exist"),
         (["--pair", "0", "1", "--json", "."], "is a folder"),
         (["--pair", "0", "1", "--semantics", "exact"], "--semantics"),
+        # argparse took these for options ("expected one argument", naming no value)
+        (["--pair", "0", "1", "--delta", "-1e-5"], "delta=-1e-05"),
+        (["--pair", "0", "1", "--delta", "-2E+0"], "delta=-2.0"),
+        (["--pair", "0", "1", "--max-time", "-inf"], "-inf"),
     ],
 )
 def test_bad_cli_input_is_one_line_before_sampling(target, extra, needle, capsys):

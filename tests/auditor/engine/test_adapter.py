@@ -7,7 +7,7 @@ import functools
 import numpy as np
 import pytest
 
-from auditor.engine.adapter import as_mechanism, draw, kind_of
+from auditor.engine.adapter import as_mechanism, draw, kind_of, one_shape
 from proofs.errors import InputError
 
 RNG = np.random.default_rng(0)
@@ -523,3 +523,22 @@ def test_integers_near_2_53_and_of_every_type_stay_exact():
     b = np.array([2**63, 5], np.uint64)
     t = merge_tally(merge_tally(None, tally(KeyFn(), a), 0, 3), tally(KeyFn(), b), 0, 2)
     assert count_keys(KeySet(KeyFn(), (2**60 + 1,), ("x",)), t).tolist() == [2, 0]
+
+
+def test_outputs_changing_width_between_calls_are_bad_input():
+    """The checks before the first chunk compared two draws of widths 2 and 3 element by
+    element: a traceback and exit 3 instead of a message naming the output."""
+    from auditor import audit
+
+    calls = [0]
+
+    def mech(data, size, rng):
+        calls[0] += 1
+        return rng.integers(0, 3, (size, 2 if calls[0] % 3 else 3))
+
+    with pytest.raises(InputError, match=r"shape \(3,\).*differs from the shape \(2,\)"):
+        audit(mech, [(1, 0)], epsilon=1.0, samples=20_000, seed=0, workers=1, progress=False)
+    x, y = np.zeros((4, 2)), np.zeros((4, 3))
+    with pytest.raises(InputError, match="differs from the shape"):
+        one_shape(as_mechanism(mech), x, y)
+    one_shape(as_mechanism(mech), x, x.astype(int))  # integers and reals are one kind
