@@ -85,7 +85,7 @@ def _first_failure(f, done: Fraction, bad: Fraction, bound: arb, tol: Fraction) 
     return done, bad
 
 
-_V = sp.Symbol("v", positive=True)  # delta = exp(-v)
+_V = sp.Dummy("v", positive=True)  # delta = exp(-v)
 
 
 @dataclass(frozen=True, slots=True)

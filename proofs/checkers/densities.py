@@ -318,7 +318,7 @@ def _noisy_mean_variance_domain(claim) -> list:
 
 
 def _check_noisy_mean_variance(claim) -> Finding:
-    xj, xpj = sp.symbols("x_j xp_j", real=True)
+    xj, xpj = sp.symbols("x_j xp_j", cls=sp.Dummy, real=True)
     n = claim.n
     box = [xj >= 0, xj <= 1, xpj >= 0, xpj <= 1, n >= 1]
     sens = holds_everywhere(sp.Abs(xj - xpj) / n, 1 / n, box)

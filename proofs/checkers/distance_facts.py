@@ -81,7 +81,7 @@ _N003 = 'notes 003, "Epsilon-closeness" (L2, L1, variational distance, KL)'
 
 def _fact_definitions() -> DistanceFact:
     pr = _Proof()
-    x = sp.Symbol("x", real=True)
+    x = sp.Dummy("x", real=True)
     pr.text(
         "definitions (auditor.closeness.distribution_distance, notes 003): d = P - Q, "
         "TV = (1/2) sum |d_i|, L1 = sum |d_i|, L2 = sqrt(sum d_i^2), EMD = (1/(m-1)) "
@@ -101,8 +101,8 @@ def _fact_definitions() -> DistanceFact:
 
 def _fact_l2_le_l1() -> DistanceFact:
     pr = _Proof()
-    A, B, a, u, w = sp.symbols("A B a u w", nonnegative=True)
-    x = sp.Symbol("x", real=True)
+    A, B, a, u, w = sp.symbols("A B a u w", cls=sp.Dummy, nonnegative=True)
+    x = sp.Dummy("x", real=True)
     pr.text("induction on m with A_m = sum_{i<=m} |d_i| (= L1), B_m = sum_{i<=m} d_i^2 (= L2^2)")
     pr.zero("base m = 1: B_1 = d_1^2 = |d_1|^2 = A_1^2", sp.Abs(x) ** 2 - x**2)
     pr.le(
@@ -123,9 +123,9 @@ def _fact_l2_le_l1() -> DistanceFact:
 
 def _fact_cauchy_schwarz() -> DistanceFact:
     pr = _Proof()
-    A, B, a = sp.symbols("A B a", nonnegative=True)
-    m = sp.Symbol("m", positive=True)
-    x = sp.Symbol("x", real=True)
+    A, B, a = sp.symbols("A B a", cls=sp.Dummy, nonnegative=True)
+    m = sp.Dummy("m", positive=True)
+    x = sp.Dummy("x", real=True)
     pr.text("induction on m with A_m = sum |d_i| (= L1), B_m = sum d_i^2 (= L2^2): A_m^2 <= m B_m")
     pr.zero("base m = 1: A_1^2 = |d_1|^2 = 1 * B_1", sp.Abs(x) ** 2 - x**2)
     pr.le(
@@ -146,7 +146,7 @@ def _fact_cauchy_schwarz() -> DistanceFact:
 
 def _fact_tv_le_1() -> DistanceFact:
     pr = _Proof()
-    p, q, l1 = sp.symbols("p q l1", nonnegative=True)
+    p, q, l1 = sp.symbols("p q l1", cls=sp.Dummy, nonnegative=True)
     pr.le("|p_i - q_i| <= p_i + q_i for p_i, q_i >= 0", sp.Abs(p - q), p + q)
     pr.text("summing: L1 <= sum p_i + sum q_i = 2")
     pr.le("L1 <= 2 gives TV = L1/2 <= 1", l1 / 2, 1, [l1 <= 2])
@@ -169,9 +169,9 @@ def _unimodal(pr: _Proof, label: str, f, x, x0, fprime, constraints) -> None:
 
 def _fact_gibbs() -> DistanceFact:
     pr = _Proof()
-    x = sp.Symbol("x", positive=True)
-    p, q = sp.symbols("p q", positive=True)
-    qs = sp.Symbol("Q_s", nonnegative=True)
+    x = sp.Dummy("x", positive=True)
+    p, q = sp.symbols("p q", cls=sp.Dummy, positive=True)
+    qs = sp.Dummy("Q_s", nonnegative=True)
     _unimodal(
         pr, "ln x <= x - 1 (g = x - 1 - ln x, x0 = 1)", x - 1 - sp.log(x), x, 1, 1 - 1 / x, []
     )
@@ -194,8 +194,8 @@ def _kl_bin(s, t):
 
 def _fact_pinsker() -> DistanceFact:
     pr = _Proof()
-    p, q = sp.symbols("p q", positive=True)
-    p0 = sp.Symbol("p", nonnegative=True)
+    p, q = sp.symbols("p q", cls=sp.Dummy, positive=True)
+    p0 = sp.Dummy("p", nonnegative=True)
     fprime = (q - p) * (1 / (q * (1 - q)) - 4)
     pr.text(
         "binary case: f(q) = p ln(p/q) + (1-p) ln((1-p)/(1-q)) - 2 (p - q)^2 >= 0 "
@@ -223,7 +223,7 @@ def _fact_pinsker() -> DistanceFact:
         f0.subs(q, 0) + f1.subs(q, 1),
     )
     pr.text("q in {0, 1} with KL finite forces p = q: both sides are 0")
-    a, b, c, d = sp.symbols("a b c d", positive=True)
+    a, b, c, d = sp.symbols("a b c d", cls=sp.Dummy, positive=True)
     s, t = a / (a + c), b / (b + d)
     pr.zero(
         "grouping two points: a ln(a/b) + c ln(c/d) = (a+c) ln((a+c)/(b+d)) + "
@@ -248,7 +248,7 @@ def _fact_pinsker() -> DistanceFact:
         "KL(P||Q) >= KLbin(P(A), Q(A)) (data processing for KL; log-sum inequality, "
         f"{_CT06}, Thm 2.7.1)"
     )
-    sa, sc, pa, qa = sp.symbols("S_A S_c P_A Q_A", real=True)
+    sa, sc, pa, qa = sp.symbols("S_A S_c P_A Q_A", cls=sp.Dummy, real=True)
     pr.eq(
         "TV is preserved: S_A = sum_A d_i >= 0, S_c = sum_{A^c} d_i <= 0, S_A + S_c = 0, "
         "L1 = S_A - S_c give TV = L1/2 = S_A = P(A) - Q(A)",
@@ -275,7 +275,7 @@ def _fact_pinsker() -> DistanceFact:
 
 def _fact_emd_ordered() -> DistanceFact:
     pr = _Proof()
-    u, v, t, pos, neg = sp.symbols("U V T Pos Neg", nonnegative=True)
+    u, v, t, pos, neg = sp.symbols("U V T Pos Neg", cls=sp.Dummy, nonnegative=True)
     pr.text("d = P - Q sums to 0; Pos = sum d_i^+, Neg = sum d_i^-")
     pr.eq(
         "Pos - Neg = 0 and TV = (Pos + Neg)/2 give Pos = Neg = TV",
@@ -305,8 +305,8 @@ def _fact_emd_ordered() -> DistanceFact:
 
 def _fact_emd_categorical() -> DistanceFact:
     pr = _Proof()
-    p, q = sp.symbols("p q", nonnegative=True)
-    x = sp.Symbol("x", real=True)
+    p, q = sp.symbols("p q", cls=sp.Dummy, nonnegative=True)
+    x = sp.Dummy("x", real=True)
     pr.text(
         "a transport plan F (F_ij >= 0, rows sum to p_i, columns to q_j) costs "
         "sum_{i != j} F_ij = 1 - sum_i F_ii with ground distance 1; F_ii <= min(p_i, q_i)"

@@ -178,7 +178,7 @@ def _(mech: m.HadamardResponse) -> Formulation:
 
 @formulate.register
 def _(mech: m.SubsetSelection) -> Formulation:
-    z = sp.Symbol("Z", positive=True)  # C(k-1, d-1) e^eps + C(k-1, d), the same for every value
+    z = sp.Dummy("Z", positive=True)  # C(k-1, d-1) e^eps + C(k-1, d), the same for every value
     e = sp.exp(mech.epsilon)
     return _two_level(e / z, 1 / z, mech.tight_epsilon, "S", "x in S, x' not in S (1 <= d < k)")
 
@@ -187,7 +187,7 @@ def _shift_case(mech, density: Callable, integer: bool, loss: Callable):
     """Scalar additive noise: f(x), f(x') within `sensitivity`, output y anywhere; `loss(fx,
     fxp, y)` is the closed log-ratio."""
     kind = dict(integer=True) if integer else _real
-    fx, fxp, y = sp.Symbol("fx", **kind), sp.Symbol("fxp", **kind), sp.Symbol("y", **kind)
+    fx, fxp, y = sp.Dummy("fx", **kind), sp.Dummy("fxp", **kind), sp.Dummy("y", **kind)
     log_ratio = loss(fx, fxp, y)
     d = mech.sensitivity
     case = Case(
@@ -246,7 +246,7 @@ def _(mech: m.GaussianVector) -> Formulation:
 
 def coordinate_lemmas(scale: sp.Expr, l1: sp.Expr, eps: sp.Expr) -> tuple[Lemma, ...]:
     """Per-coordinate Laplace loss is at most |f_j(x) - f_j(x')|/b; summed, at most l1/b."""
-    x, xp, y = sp.symbols("x_j xp_j y_j", real=True)
+    x, xp, y = sp.symbols("x_j xp_j y_j", cls=sp.Dummy, real=True)
     return (
         Lemma(
             "coordinate: (|y-f(x')| - |y-f(x)|)/b <= |f(x)-f(x')|/b",
@@ -266,7 +266,7 @@ _SEPARABLE = (
 
 def _laplace_pair_case(scale, shifts: tuple, label: str) -> tuple[Case, dict]:
     """A 1- or 2-coordinate instance: f(x) = 0, f(x') = shifts, output y."""
-    ys = sp.symbols(f"y1:{len(shifts) + 1}", real=True)
+    ys = sp.symbols(f"y1:{len(shifts) + 1}", cls=sp.Dummy, real=True)
     base = tuple(1 for _ in shifts)  # f(x) = (1, ..., 1): counts stay non-negative
     moved = tuple(c + s for c, s in zip(base, shifts))
     loss = sum(sp.Abs(yj - c) - sp.Abs(yj - b) for yj, b, c in zip(ys, base, moved)) / scale
@@ -314,7 +314,7 @@ def _(mech: m.Histogram) -> Formulation:
 
 @formulate.register
 def _(mech: m.OneBitTelemetry) -> Formulation:
-    x, xp = sp.symbols("x xp", real=True)
+    x, xp = sp.symbols("x xp", cls=sp.Dummy, real=True)
     cons = (x >= 0, x <= mech.m, xp >= 0, xp <= mech.m)
     grid = {x: [0, mech.m, mech.m / 2], xp: [0, mech.m, mech.m / 2]}
     cases = tuple(
@@ -345,8 +345,8 @@ def _(mech: m.ExponentialMechanism) -> Formulation:
     # B tB with tB a weighted mean of their factors, hence also in [1/T, T] (and >= 1 or <= 1
     # together with tA for monotone neighbours). Conversely every such (A, B, tA, tB) is
     # realised with two outcomes, so this one case is exact for any number of outcomes >= 2.
-    A, B = sp.Symbol("A", positive=True), sp.Symbol("B", nonnegative=True)
-    tA, tB = sp.Symbol("t_A", positive=True), sp.Symbol("t_B", positive=True)
+    A, B = sp.Dummy("A", positive=True), sp.Dummy("B", nonnegative=True)
+    tA, tB = sp.Dummy("t_A", positive=True), sp.Dummy("t_B", positive=True)
     T = sp.exp(mech.rate * mech.sensitivity)
     cons = [tA >= 1 / T, tA <= T, tB >= 1 / T, tB <= T]
     if mech.monotone:
@@ -378,7 +378,7 @@ def _(mech: m.ExponentialMechanism) -> Formulation:
 
 @formulate.register
 def _(mech: m.ReportNoisyMax) -> Formulation:
-    g = sp.Symbol("g", positive=True)
+    g = sp.Dummy("g", positive=True)
     win1 = mech.win_probability_two
     shift = 1 if mech.monotone else 2  # how far the winning threshold can move
     moved = "x adds a record to query 2" if mech.monotone else "query 2 gains 1 and query 1 loses 1"
@@ -393,12 +393,12 @@ def _(mech: m.ReportNoisyMax) -> Formulation:
     noise = "Exp" if mech.noise == "exponential" else "Laplace"
 
     def lemmas(eps):
-        z, E = sp.Symbol("z", positive=True), sp.Symbol("E", positive=True)
+        z, E = sp.Dummy("z", positive=True), sp.Dummy("E", positive=True)
         if mech.noise == "exponential":
             survival = lambda w: sp.Piecewise((1 / w, w >= 1), (1, True))
         else:
             survival = lambda w: sp.Piecewise((1 / (2 * w), w >= 1), (1 - w / 2, True))
-        c_i, r_i, c_j, d_i, d_j, M = sp.symbols("c_i r_i c_j d_i d_j M", real=True)
+        c_i, r_i, c_j, d_i, d_j, M = sp.symbols("c_i r_i c_j d_i d_j M", cls=sp.Dummy, real=True)
         lo = 0 if mech.monotone else -1
         box = (M >= c_i + r_i, d_i >= lo, d_i <= 1, d_j >= lo, d_j <= 1)
         shifts = (
@@ -454,7 +454,7 @@ def _(mech: m.ReportNoisyMax) -> Formulation:
 
 @formulate.register
 def _(mech: m.NoisyMaxValue) -> Formulation:
-    y = sp.Symbol("y", real=True)
+    y = sp.Dummy("y", real=True)
     moved = "every answer moves up by 1 (from 0 to 1)"
     case = Case(
         f"{moved}; the maximum is y",
@@ -535,7 +535,7 @@ def _(mech: m.Rappor) -> Formulation:
 def _(mech: m.RepeatedOneBit) -> Formulation:
     one = formulate(mech.single)
     T = sp.Integer(1) if mech.memoized else mech.reports
-    x, xp = sp.symbols("x xp", real=True)
+    x, xp = sp.symbols("x xp", cls=sp.Dummy, real=True)
     p1, p1p = mech.single.p_one(x), mech.single.p_one(xp)
     cons = (x >= 0, x <= mech.m, xp >= 0, xp <= mech.m)
     # Direct case: all T reports are 1 (memoized: the only other output is all 0).

@@ -36,10 +36,10 @@ __all__ = ["MAX_CHAIN", "chain_mechanism", "check", "supports"]
 MAX_CHAIN = 256  # larger chain mechanisms are too slow to build and check exactly
 
 
-_F = sp.Symbol("F", positive=True)  # e^{(k-1) eps}
+_F = sp.Dummy("F", positive=True)  # e^{(k-1) eps}
 
 
-_X = sp.Symbol("X", positive=True)  # e^{eps}
+_X = sp.Dummy("X", positive=True)  # e^{eps}
 
 
 class _Outside(Exception):

@@ -60,7 +60,7 @@ def _relaxed(symbols) -> tuple[dict, list]:
     swap, bounds = {}, []
     for s in sorted(symbols, key=str):
         if s.is_integer and s.is_positive:
-            swap[s] = sp.Symbol(s.name, positive=True)
+            swap[s] = sp.Dummy(s.name, positive=True)
             bounds.append(swap[s] >= 1)
     return swap, bounds
 

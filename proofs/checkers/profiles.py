@@ -59,10 +59,10 @@ __all__ = [
 ]
 
 
-_y = sp.Symbol("y", real=True)
+_y = sp.Dummy("y", real=True)
 
 
-_c = sp.Symbol("c", real=True)
+_c = sp.Dummy("c", real=True)
 
 
 @dataclass(frozen=True, slots=True)

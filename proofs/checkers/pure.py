@@ -309,7 +309,7 @@ def tight_epsilon(mech, domain: list | None = None) -> tuple[sp.Expr | None, str
     )
     if not attained:
         return None, f"candidate {value} not shown to be attained"
-    where = ", ".join(f"{k}={v}" for k, v in point.items()) or case.label
+    where = ", ".join(f"{getattr(k, 'name', k)}={v}" for k, v in point.items()) or case.label
     return value, f"upper bound {status}, attained at {where}"
 
 
@@ -322,7 +322,7 @@ def _unbounded(form: Formulation) -> tuple[sp.Expr | None, str]:
     positive = certainly_greater(p, 0) if not _free([p]) else sp.simplify(p).is_positive
     if sp.simplify(q) != 0 or positive is not True:  # symbols: by their assumptions
         return None, "the zero-probability output was not verified"
-    where = ", ".join(f"{k}={v}" for k, v in point.items())
+    where = ", ".join(f"{getattr(k, 'name', k)}={v}" for k, v in point.items())
     return sp.oo, "P[M(x')=y] = 0 < P[M(x)=y] at " + (
         f"{where} ({case.label})" if where else case.label
     )
@@ -355,7 +355,7 @@ def supremum_epsilon(mech, domain: list | None = None) -> tuple[sp.Expr | None, 
     if status not in ("proved", "certified"):
         return None, f"candidate {value} not verified as an upper bound"
     case = form.cases[index]
-    far = sp.Symbol("w", positive=True)
+    far = sp.Dummy("w", positive=True)
     loss = sp.log(case.p.subs(point) / case.q.subs(point)).subs(var, 2 + far)
     try:
         limit = sp.limit(loss, far, sp.oo)

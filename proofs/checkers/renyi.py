@@ -36,7 +36,7 @@ def gaussian_renyi_divergence() -> tuple[sp.Expr | None, tuple[str, ...]]:
     """D_alpha(N(Delta, sigma^2) || N(0, sigma^2)) = ln(integral p^alpha q^(1-alpha))/(alpha-1),
     derived with SymPy for alpha > 1 (Mironov 2017, Prop. 7 states alpha Delta^2/(2 sigma^2))."""
     s, D = sym("sigma"), sym("Delta")
-    y = sp.Symbol("y", real=True)
+    y = sp.Dummy("y", real=True)
     g = Gaussian(s, D)
     steps = []
     try:

@@ -33,7 +33,7 @@ __all__ = ["GeneralOutcome", "composition_rule", "postprocessing_rule"]
 
 
 # the proofs quantify over eps >= 0 (a constant mechanism has eps = 0)
-_E0n, _E1n, _E2n = (sp.Symbol(f"e{i}", nonnegative=True) for i in range(3))
+_E0n, _E1n, _E2n = (sp.Dummy(f"e{i}", nonnegative=True) for i in range(3))
 _RATIOS = (2, 3, sp.Rational(3, 2), 1, 5, 10, sp.Rational(11, 10))
 _DELTAS = (0, sp.Rational(1, 10), sp.Rational(1, 100), sp.Rational(1, 2))
 
@@ -88,8 +88,8 @@ _APPROX_ARGUMENT = (
 
 
 def _composition_proof(rule: sp.Expr, delta_rule: sp.Expr | None) -> tuple[list[str], bool]:
-    p1, q1, p2, q2, b, d = sp.symbols("p1 q1 p2 q2 b d", nonnegative=True)
-    x1, x2 = sp.symbols("X1 X2", positive=True)
+    p1, q1, p2, q2, b, d = sp.symbols("p1 q1 p2 q2 b d", cls=sp.Dummy, nonnegative=True)
+    x1, x2 = sp.symbols("X1 X2", cls=sp.Dummy, positive=True)
     steps, ok = [], True
     if delta_rule is None:
         step, good = _lemma(
@@ -194,9 +194,9 @@ _POST_ARGUMENT = (
 def postprocessing_rule(rule: sp.Expr) -> GeneralOutcome:
     """Prove or refute "post-processing an eps0-DP mechanism gives rule(eps0)-DP, and never
     increases delta(eps)" for every mechanism and every (randomised) map."""
-    p, q, k = sp.symbols("p q K", nonnegative=True)
-    a_r, b_r = sp.symbols("a_r b_r", real=True)
-    x = sp.Symbol("X", positive=True)
+    p, q, k = sp.symbols("p q K", cls=sp.Dummy, nonnegative=True)
+    a_r, b_r = sp.symbols("a_r b_r", cls=sp.Dummy, real=True)
+    x = sp.Dummy("X", positive=True)
     steps, ok = [], True
     for label, lhs, rhs, cons in (
         ("lemma 1: p K <= X q K when p <= X q, K >= 0", p * k, x * q * k, (p <= x * q,)),

@@ -178,8 +178,8 @@ def _unbounded_case(sv: m.SparseVector) -> Case:
 
 
 def _threshold_lemmas(sv: m.SparseVector, eps) -> tuple[Lemma, ...]:
-    z, q, qp, y = sp.symbols("z q_i qp_i y", real=True)
-    w1, w2, E = sp.symbols("w1 w2 E", positive=True)
+    z, q, qp, y = sp.symbols("z q_i qp_i y", cls=sp.Dummy, real=True)
+    w1, w2, E = sp.symbols("w1 w2 E", cls=sp.Dummy, positive=True)
     b_rho = sv.threshold_scale
     moved = (sp.Abs(q - qp) <= 1,)
     cdf = lambda w: sp.Piecewise((w / 2, w < 1), (1 - 1 / (2 * w), True))
