@@ -407,3 +407,48 @@ def test_a_cross_fitted_event_that_counts_the_first_ones_outputs_is_not_certifie
     assert choose([tail, other], 2) == [tail, other]
     elsewhere = replace(cell, pair_index=2)  # another pair's judging sample: another set
     assert choose([tail, elsewhere], 3) == [tail, elsewhere]
+
+
+def _geometric_with_sentinel(leak: float):
+    """The two-sided geometric at epsilon 1 on a count, plus a sentinel output -1,000,000
+    emitted with probability ``leak`` when the count is 1 (never when it is 0: true epsilon
+    infinite for any leak > 0)."""
+    p = 1 - np.exp(-1.0)
+
+    def release(data, size, rng):
+        s = int(sum(data))
+        y = s + rng.geometric(p, size) - rng.geometric(p, size)
+        return np.where((rng.random(size) < leak) & (s == 1), -1_000_000, y)
+
+    return release
+
+
+def test_a_rare_zero_probability_witness_is_certified_beside_the_leader():
+    """A sentinel of probability 1e-4 under one dataset shows about 5 times in 50,000 judged
+    outputs, and the judge's prediction (which lets the unseen probability be as large as the
+    sample could miss) put it below the noise's events: "no violation found" on 20 seeds in
+    20. As an atom never seen under the other dataset, it is certified beside the leader on a
+    tenth of the level (about 90 of 900,000 fresh outputs against none)."""
+    for seed in (0, 1, 2):
+        r = audit(_geometric_with_sentinel(1e-4), [([1], [0])], epsilon=1.0, samples=1_000_000,
+                  seed=seed, workers=1)  # fmt: skip
+        assert r.violation and r.witness.event == "y == -1000000", (seed, r.summary())
+        assert r.unbounded_witness and r.epsilon_lower_bound > 1.1
+    for seed in (0, 1, 2):  # no leak: the geometric at its exact claim stays clear
+        r = audit(_geometric_with_sentinel(0.0), [([1], [0])], epsilon=1.0, samples=1_000_000,
+                  seed=seed, workers=1)  # fmt: skip
+        assert not r.violation, (seed, r.summary())
+
+
+def test_a_zero_witness_joins_only_where_it_would_certify_more_than_the_chosen():
+    power = Power(900_000, 0.0125, PointClaim(1.0, 0.0))
+    leader = _cand(0, 0.45, 0.50)
+    unseen = replace(_cand(0, -0.6, 0.43, cut=-5.0), zero=2.5, share=(1e-4, 0.0))
+    chosen = choose([leader, unseen], 3, power)
+    assert chosen[0] == leader and chosen[-1].event == unseen.event
+    assert shares(chosen)[-1] == pytest.approx(len(chosen) * 0.1)  # a tenth of the level
+    assert unseen.event not in [c.event for c in choose([leader, unseen], 1, power)]
+    strong = _cand(0, 2.9, 3.0)  # the leader already predicts more: no split of the level
+    assert unseen.event not in [c.event for c in choose([strong, unseen], 3, power)]
+    weak = replace(unseen, zero=0.9)  # would not exceed the claim even if truly unseen
+    assert weak.event not in [c.event for c in choose([leader, weak], 3, power)]
