@@ -645,8 +645,8 @@ def keyset_recipes(
             names = tuple(label(int(c)) for c in chosen) if labelled else ()
             ev = KeySet(key, tuple(uniq[chosen].tolist()), names)
             built = None
-            if recipe[1] == "zero":  # (its building counts: no zero-probability fluke)
-                built = (int(cx[chosen].sum()), int(cy[chosen].sum()), int(m))
+            if chosen.size == 1 and b[chosen[0]] == 0:  # (a candidate zero-probability witness)
+                built = (int(cx[chosen[0]]), int(cy[chosen[0]]), int(m))
             out.append((recipe, Candidate(ev, forward, pred, built=built)))
     return out
 
@@ -728,16 +728,15 @@ def repeat_candidates(
     for forward, (a, b) in ((True, (cx, cy)), (False, (cy, cx))):
         pred = np.asarray(scorer(a, b), dtype=float)
         best = np.argsort(-pred, kind="stable")[:2]
-        picks = [(np.array([j]), None) for j in best]
+        picks = [np.array([j]) for j in best]
         favoured = np.flatnonzero(a > b)
         if 1 < favoured.size <= REPEAT_SET:
-            picks.append((favoured, None))
-        picks += [  # (its building counts: no zero-probability fluke)
-            (np.array([j]), (int(cx[j]), int(cy[j]), yx.shape[0]))
-            for j in zero_atoms(a, b)
-            if j not in best
-        ]
-        for chosen, built in picks:
+            picks.append(favoured)
+        picks += [np.array([j]) for j in zero_atoms(a, b) if j not in best]
+        for chosen in picks:
+            built = None
+            if chosen.size == 1 and b[chosen[0]] == 0:  # (a candidate zero-probability witness)
+                built = (int(cx[chosen[0]]), int(cy[chosen[0]]), yx.shape[0])
             p = float(np.asarray(scorer(a[chosen].sum(), b[chosen].sum())))
             labels = tuple(_label(shown(int(i))) for i in first[held[chosen]])
             ev = KeySet(key, tuple(values[held[chosen]].tolist()), labels)
@@ -1255,9 +1254,12 @@ UNRANKED = count_tails.MODELLED | {"score tails", MEDIAN}
 
 
 def _unseen(c: Candidate) -> bool:
-    """Was ``c`` built as a candidate zero-probability witness (:func:`zero_atoms`): an event
-    with building counts, none under its denominator?"""
-    return c.built is not None and c.built[1 if c.forward else 0] == 0
+    """Was ``c`` built as a candidate zero-probability witness (:func:`zero_atoms`): a set of
+    values with building counts, none under its denominator? (A threshold's tail never seen
+    under its denominator is the far end of the noise: no atom of a leak.)"""
+    return (
+        isinstance(c.event, KeySet) and c.built is not None and c.built[1 if c.forward else 0] == 0
+    )
 
 
 def build(
@@ -1342,17 +1344,16 @@ def judge(
 
 
 def _zero_values(cands: list[Candidate], num, den, m2: int, scorer: Scorer) -> list[float]:
-    """:attr:`Candidate.zero` of each candidate: where its denominator count is 0 on the
-    judging sample and on the building one (``built``), what certification gives if that
-    probability is 0 and the numerator's is its judged count one standard deviation down;
-    -inf elsewhere. What a zero-probability witness judged on a few outputs may be worth:
-    the judge's own prediction allows the unseen probability to be as large as the judging
-    sample could have missed, and a rare leak (5 of 50,000 judged outputs) predicts little."""
+    """:attr:`Candidate.zero` of each candidate: where it is a set of values whose denominator
+    count is 0 on the judging sample and on the building one (:func:`_unseen`), what
+    certification gives if that probability is 0 and the numerator's is its judged count one
+    standard deviation down; -inf elsewhere. What a zero-probability witness judged on a few
+    outputs may be worth: the judge's own prediction allows the unseen probability to be as
+    large as the judging sample could have missed, and a rare leak (5 of 50,000 judged
+    outputs) predicts little."""
     out = [-math.inf] * len(cands)
     for i, c in enumerate(cands):
-        if c.built is None or den[i] > 0 or num[i] < ZERO_LEAST:
-            continue
-        if c.built[1 if c.forward else 0] > 0:
+        if not _unseen(c) or den[i] > 0 or num[i] < ZERO_LEAST:
             continue
         p = (num[i] - math.sqrt(num[i])) / max(m2, 1)
         out[i] = float(np.asarray(scorer.expect(p, 0.0)))
