@@ -16,6 +16,7 @@ import contextlib
 import functools
 import inspect
 import itertools
+import math
 import os
 import random
 import sys
@@ -196,19 +197,50 @@ def _convert(mech: Mechanism, raw: Any, n: int) -> np.ndarray:
         if arr.dtype.kind == "f" and arr.size and not np.abs(arr).max() < 2**53:
             arr = _exact_array(mech, values, arr)
         if arr.dtype.kind == "U":  # rows of strings: numpy would have made text of numbers
-            kinds = lambda v: {isinstance(x, str) for x in np.ravel(np.asarray(v, object))}
-            # the first row unlike the first one (a row of numbers among rows of strings, or
-            # the other way round), or the first one when it mixes both itself
-            first = kinds(values[0])
-            i = _first_bad(values, lambda v: len(first) > 1 or kinds(v) != first)
-            if i >= 0:
-                raise _bad_output(mech, i, values[i], "it mixes strings and numbers")
+            return _validate_array(mech, _text_rows(mech, values))
     if arr.shape[:1] != (n,):
         raise InputError(
             f"mechanism {mech.name} returned an array of shape {arr.shape} for size={n}; "
             "a batched mechanism must return `size` outputs along the first axis."
         )
     return _validate_array(mech, arr)
+
+
+def _text_rows(mech: Mechanism, values: list[Any]) -> np.ndarray:
+    """Rows holding strings: rows of strings throughout as they are, and rows mixing strings
+    and numbers (a label with a count or a flag, ``("x", True)``) as one category each, the
+    row written with its numbers in one form (a bool or an integral float as the integer:
+    ``['x', 1]``), so that equal values are one category whatever their type. A row whose
+    strings and numbers sit elsewhere than in the first row's (a string where the first had a
+    number) is refused: such a mechanism's outputs change shape."""
+    items = lambda v: np.ravel(np.asarray(v, dtype=object)).tolist()
+    where = lambda v: tuple(isinstance(x, str) for x in items(v))
+    first = where(values[0])
+    i = _first_bad(values, lambda v: where(v) != first)
+    if i >= 0:
+        raise _bad_output(
+            mech, i, values[i], "its strings and numbers are not where the first output has them"
+        )
+    if all(first):
+        return np.asarray(values, dtype=str)
+    bad = lambda v: any(
+        isinstance(x, (float, np.floating)) and not math.isfinite(x) for x in items(v)
+    )
+    i = _first_bad(values, bad)
+    if i >= 0:
+        raise _bad_output(mech, i, values[i], "NaN or infinity is not an output")
+    return np.array([repr([_plain(x) for x in items(v)]) for v in values], dtype=str)
+
+
+def _plain(x: Any) -> Any:
+    """One form for a number inside a category: an integer for a bool or an integral value,
+    a Python float otherwise; a string as it is."""
+    if isinstance(x, str):
+        return x
+    if isinstance(x, (bool, int, np.bool_, np.integer)):
+        return int(x)
+    v = float(x)
+    return int(v) if v.is_integer() and abs(v) < 2**53 else v
 
 
 def _exact_array(mech: Mechanism, values: list[Any], arr: np.ndarray) -> np.ndarray:

@@ -104,8 +104,21 @@ def test_a_vector_of_strings_is_one_category_per_output():
         (draw(as_mechanism(lambda data: next(it)), None, 3, RNG), "['x', 'y']"),
     ):
         assert kind_of(out) == "category" and out.ndim == 1 and out[0] == first
-    with pytest.raises(InputError, match="mixes strings and numbers"):
-        draw(as_mechanism(lambda data: ["a", 1]), None, 2, RNG)
+    with pytest.raises(InputError, match="strings and numbers are not where"):
+        rows = iter([("a", 1), (1, "a")])
+        draw(as_mechanism(lambda data: next(rows)), None, 2, RNG)
+
+
+def test_a_row_mixing_strings_and_numbers_is_one_category():
+    """A label with a flag or a count, ``("x", True)``, was refused ("it mixes strings and
+    numbers"); it is one category, its numbers in one form, so equal values are one
+    category whatever their type."""
+    rows = iter([("x", True), ("x", 1.0), ("x", np.int64(1)), ("y", 2.5), ("x", False)])
+    out = draw(as_mechanism(lambda data: next(rows)), None, 5, RNG)
+    assert kind_of(out) == "category"
+    assert out.tolist() == ["['x', 1]"] * 3 + ["['y', 2.5]", "['x', 0]"]
+    with pytest.raises(InputError, match="NaN or infinity"):
+        draw(as_mechanism(lambda data: ("x", float("nan"))), None, 2, RNG)
 
 
 def test_string_vectors_count_each_output_once():
