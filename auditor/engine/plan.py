@@ -48,6 +48,8 @@ class Probe:
     # categories drawn in the probe's largest batch, when every one of them was different
     # (text that never repeats, as an id): no event on such outputs recurs; else 0
     distinct: int = 0
+    # every output of the probe was one and the same value (a constant mechanism?)
+    single: bool = False
 
     @property
     def scalar(self) -> bool:
@@ -84,8 +86,13 @@ def probe(
     kind = kind_of(y)
     rows = np.unique(last, axis=0).shape[0] if kind == "category" else 0  # (rows of a vector)
     unique = rows == last.shape[0] >= DISTINCT_PROBE
+    single = bool(np.unique(np.concatenate([y, last]), axis=0).shape[0] == 1)
     return Probe(
-        kind, tuple(y.shape[1:]), _rate(total, elapsed, last.shape[0], took), last.shape[0] * unique
+        kind,
+        tuple(y.shape[1:]),
+        _rate(total, elapsed, last.shape[0], took),
+        last.shape[0] * unique,
+        single,
     )
 
 

@@ -271,6 +271,7 @@ def _conclude(
     notes: Sequence[str] = (),
     seeded: bool = True,
     distinct: int = 0,
+    single: bool = False,
 ) -> AuditResult:
     chosen, counts, n, a = out.chosen, out.counts, out.samples, out.levels()
     eps, delta, claim = float(cfg.epsilon), float(cfg.delta), cfg.claim
@@ -333,7 +334,9 @@ def _conclude(
         }
     )
     apart = witness is not None and float(lo[best]) > float(hi[best])
-    verdict, hint = _verdict(violated, detect, judge, cfg, witness is not None, apart, distinct)
+    verdict, hint = _verdict(
+        violated, detect, judge, cfg, witness is not None, apart, distinct, single
+    )
     if verdict == "inconclusive" and out.stop == "max-time" and n == 0:
         hint = (
             "inconclusive: the time limit ran out before any certification sample was drawn; "
@@ -412,13 +415,14 @@ def _verdict(
     found: bool,
     apart: bool = False,
     distinct: int = 0,
+    single: bool = False,
 ) -> tuple[str, str]:
     """``violation``; ``inconclusive`` when the audit could only have certified a violation
     of a mechanism ``inconclusive_factor`` times leakier than claimed (its detectable epsilon
     is above that); else ``no violation found``. The hint says what to change. ``apart``: the
     witness's certified bounds tell the datasets apart (its lower bound under one is above
     its upper bound under the other). ``distinct``: the probe drew this many categories,
-    all different (0 if not)."""
+    all different (0 if not). ``single``: every output of the probe was one value."""
     if violation:
         return "violation", ""
     if conclusive(detect, judge, cfg.inconclusive_factor):
@@ -434,6 +438,12 @@ def _verdict(
             "the probe were different (text that never repeats, such as an id or a time), so "
             "no event on them recurs and more samples cannot help; map the outputs to fewer "
             "categories or to numbers."
+        )
+    if (not found or math.isinf(detect)) and single:
+        return "inconclusive", (
+            "inconclusive: no event told the datasets apart, and every output of the probe "
+            "was one and the same value: on these pairs the mechanism looks constant (epsilon "
+            f"0), and no event can tell its outputs apart; try {_PAIRS}."
         )
     if not found or math.isinf(detect):  # (an event seen alike under both datasets)
         return "inconclusive", (
@@ -752,7 +762,9 @@ def _run(
         )
     # (a sized audit's size is the machine's speed's, as are timed pairs)
     seeded = moved == 0 and fitted is None and not timed
-    return _conclude(mech, pairs, out, cfg, session.selection_used, t0, notes, seeded, pr.distinct)
+    return _conclude(
+        mech, pairs, out, cfg, session.selection_used, t0, notes, seeded, pr.distinct, pr.single
+    )
 
 
 def audit(
