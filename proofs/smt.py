@@ -70,6 +70,7 @@ class Translator:
     def __init__(self, integers: bool = False) -> None:
         self.integers = integers  # integer symbols as z3 integers (else over the reals)
         self.vars: dict[sp.Symbol, z3.ArithRef] = {}
+        self.names: set[str] = set()  # the z3 names of vars
         self.exp_vars: dict[sp.Symbol, tuple[z3.ArithRef, int]] = {}
         self.side: list[z3.BoolRef] = []
         self.exp_denominators: dict[sp.Symbol, int] = {}
@@ -84,11 +85,12 @@ class Translator:
     def var(self, s: sp.Symbol) -> z3.ArithRef:
         if s not in self.vars:
             # distinct SymPy symbols may share a name (other assumptions): never merge them
-            taken = {str(v) for v in self.vars.values()}
+            # (by the z3 names given, not by the terms: an integer's term reads ToReal(k))
             name, n = str(s), 1
-            while name in taken:
+            while name in self.names:
                 n += 1
                 name = f"{s}#{n}"
+            self.names.add(name)
             # an integer symbol stays real-sorted in the terms (1/k is never integer division)
             v = z3.ToReal(z3.Int(name)) if self.integers and s.is_integer else z3.Real(name)
             self.vars[s] = v

@@ -112,6 +112,13 @@ class NoiseDensity:
             raise InputError(f"domain={self.domain!r} must be SymPy relations such as b > 0.")
         object.__setattr__(self, "domain", tuple(self.domain))
         check_domain(self.domain, "NoiseDensity")
+        noise = [c for c in self.domain if {s.name for s in c.free_symbols} & {"y", "z"}]
+        if noise:
+            raise InputError(
+                f"domain entry {noise[0]} constrains the noise value; the domain is for "
+                "parameters only (the density is integrated over every value): write a "
+                "density that is 0 off its support, e.g. Piecewise((exp(-y), y > 0), (0, True))."
+            )
         if self.domain and holds_everywhere(1, 0, self.domain):
             raise InputError(
                 f"domain={self.domain} admits no parameter value; every claim "
@@ -143,7 +150,14 @@ def noise_law(law: Any) -> NoiseDensity:
         return law
     if isinstance(law, (Laplace, Gaussian, TwoSidedGeometric)):
         integer = isinstance(law, TwoSidedGeometric)
-        fx = sp.Symbol("f_x", integer=True) if integer else sp.Symbol("f_x", real=True)
+        named = sorted({"y", "z"} & set(symbols_of(law)))
+        if named:  # (NoiseDensity reads every symbol named y or z as the noise value)
+            raise InputError(
+                f"{type(law).__name__} has a parameter named {named[0]}, the name of the noise "
+                f"value in distribution claims; give the parameter another name, e.g. "
+                f"{named[0]}_0."
+            )
+        fx = sp.Dummy("f_x", integer=True) if integer else sp.Dummy("f_x", real=True)
         v = Z if integer else Y
         dens = law.pmf(fx, fx + v) if integer else law.pdf(fx, fx + v)
         dens = sp.sympify(dens)

@@ -50,6 +50,7 @@ class LinearEstimator:
     name: str = "estimator"
 
     def __post_init__(self):
+        reserve(self.mechanism, ESTIMATOR_NAMES, "an estimator's claims")
         table = {"n": N, "n_1": N1, **symbols_of(self.mechanism)}
         for f in ("slope", "intercept", "target"):
             object.__setattr__(self, f, by_name(as_expr(getattr(self, f), f, table), table))
@@ -112,6 +113,29 @@ class LinearEstimator:
                     * (1 - p0) ** (n - n1 - s0)
                 )
         return total
+
+
+# the names an estimator's claims give their own variables
+ESTIMATOR_NAMES = {
+    "n": "the number of reports",
+    "n_1": "the count of ones among the inputs",
+    "t": "the tail threshold (ChebyshevTail)",
+}
+REPORT_NAMES = {"b": "the report bit", "x": "the input"}
+
+
+def reserve(mechanism: Any, names: dict[str, str], where: str) -> None:
+    """Refuse a mechanism whose parameter is named like one of the claim's own variables:
+    the claim reads that name as its variable, and the two would be one symbol (a forced
+    response whose truth probability was named t made a Chebyshev bound in the threshold t
+    hold only where the threshold equals that probability, and a false bound was proved)."""
+    clash = sorted(set(symbols_of(mechanism)) & set(names))
+    if clash:
+        name = clash[0]
+        raise InputError(
+            f"{type(mechanism).__name__} has a parameter named {name}, which {where} use for "
+            f"{names[name]}; give the parameter another name, e.g. {name}_0."
+        )
 
 
 class NotRational(Exception):
@@ -338,6 +362,7 @@ class PerReportUnbiased(Claim):
                 "P[b=1 | x] linear in x; use OneBitTelemetry or ForcedResponse."
             )
         check_description(self.mechanism)
+        reserve(self.mechanism, REPORT_NAMES, "per-report claims")
         table = symbols_of(self.mechanism)
         term_names, target_names = {"b": REPORT_BIT, **table}, {"x": X, **table}
         object.__setattr__(

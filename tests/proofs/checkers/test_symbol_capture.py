@@ -16,7 +16,27 @@ import pathlib
 import pytest
 import sympy as sp
 
-from proofs import ExponentialMechanism, Gaussian, Laplace, PureDP, Theorem, TwoSidedGeometric
+from proofs import (
+    ChebyshevTail,
+    ExponentialMechanism,
+    FiniteMechanism,
+    ForcedResponse,
+    Gaussian,
+    InputError,
+    Laplace,
+    LinearEstimator,
+    Moment,
+    NoiseDensity,
+    Normalised,
+    OneBitTelemetry,
+    PerReportUnbiased,
+    PureDP,
+    Theorem,
+    TwoSidedGeometric,
+    Unbiased,
+    rr_estimator,
+    sym,
+)
 from proofs import check as check_claim
 
 CHECKERS = pathlib.Path(__file__).parents[3] / "proofs" / "checkers"
@@ -72,3 +92,74 @@ def test_the_checkers_bound_variables_are_dummies():
         for node, what in _symbol_calls(ast.parse(path.read_text()))
     ]
     assert not found, found
+
+
+def _false_or_refused(build) -> None:
+    """``build()`` makes a false claim: it must be refused at construction, or not pass."""
+    try:
+        claim = build()
+    except InputError as exc:
+        assert "another name" in str(exc) or "parameters only" in str(exc), str(exc)
+        return
+    assert _verdict(claim) not in ("proved", "certified")
+
+
+_HALF = sp.Rational(1, 2)
+_X = sp.Symbol("x", nonnegative=True)  # the one-bit input's own symbol, as the docs write it
+_Y = sp.Symbol("y", real=True)
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        # a coin named t: the Chebyshev bound held only where the threshold t equals the coin
+        lambda: ChebyshevTail(rr_estimator("t"), "1/(4*t^4*n)"),
+        lambda: ChebyshevTail(
+            LinearEstimator(
+                ForcedResponse(p_truth="t", p_yes=_HALF), "1/t", "-n*(1-t)/(2*t)", "n_1"
+            ),
+            "n/(4*t^4)",
+        ),
+        # one-bit telemetry's range named n: unbiased only where it equals the report count
+        lambda: Unbiased(
+            LinearEstimator(
+                OneBitTelemetry("epsilon", "n"),
+                "n*(exp(epsilon)+1)/(exp(epsilon)-1)",
+                "-n^2/(exp(epsilon)-1)",
+                "n_1",
+            )
+        ),
+        # the range, or the truth probability, is the input x itself
+        lambda: PerReportUnbiased(
+            OneBitTelemetry("epsilon", m=_X), "x*b*(exp(epsilon)+1)/exp(epsilon)"
+        ),
+        lambda: PerReportUnbiased(ForcedResponse(p_truth=_X, p_yes=_HALF), "2*b - 1"),
+        # a domain on the noise value only restricted the sign check: g(-2) < 0
+        lambda: Normalised(NoiseDensity("(1+y)*exp(-abs(y))/2", domain=(_Y > 0,))),
+        lambda: Moment(NoiseDensity("(1+y)*exp(-abs(y))/2", domain=(_Y > 0,)), "mean", 2),
+    ],
+    ids=["rr-t", "forced-t", "onebit-n", "onebit-x", "forced-x", "density-domain", "moment-domain"],
+)
+def test_an_estimator_or_law_naming_the_claims_own_variable_is_refused(build):
+    _false_or_refused(build)
+
+
+def test_a_law_whose_parameter_is_named_like_the_noise_value_is_refused():
+    """A Laplace of scale y was turned into exp(-|y|/y)/(2y), the scale merged with the noise
+    value, and the true claim that it is normalised was refuted."""
+    for law in (lambda: Laplace(scale=sym("y")), lambda: Gaussian(sigma=sym("z"))):
+        with pytest.raises(InputError, match="another name"):
+            Normalised(law())
+    assert _verdict(Normalised(Laplace(scale=sym("y_0")))) == "proved"
+
+
+def test_two_integer_symbols_of_one_name_are_two_z3_variables():
+    """z3's names were compared with the terms' text, ToReal(k) for an integer k: two integer
+    symbols named k were one z3 variable, and constraints k >= 2 on one and k <= 0 on the
+    other read as no parameter value at all (the claim refused)."""
+    p = sym("p")
+    k1, k2 = sp.Symbol("k", integer=True), sp.Symbol("k", integer=True, nonnegative=True)
+    mech = FiniteMechanism(
+        {0: {0: p, 1: 1 - p}, 1: {0: 1 - p, 1: p}}, assumptions=(p > _HALF, p < 1, k1 >= 2, k2 <= 0)
+    )
+    assert _verdict(PureDP(mech, sp.log(p / (1 - p)))) == "proved"
