@@ -155,8 +155,13 @@ def choose(cands: list[Candidate], k_max: int, power: Power | None = None) -> li
     predicts a violation, the most powerful event joins them if it could
     (:func:`_power_event`).
 
+    A candidate offered as a zero-probability witness only (``unseen``) takes no part in any
+    of this: it joins through :func:`_zero_witness` alone.
+
     K is decided on selection data only, so the union bound over 2K certified bounds is valid.
     """
+    offered = cands
+    cands = [c for c in cands if not c.unseen]
     chosen = _choose(cands, k_max, power)
     lucky = max((c for c in cands if c.fluke), key=lambda c: c.plain, default=None)
     if (
@@ -189,7 +194,7 @@ def choose(cands: list[Candidate], k_max: int, power: Power | None = None) -> li
         if extra is not None:
             chosen.append(extra)
     if power is not None and 0 < len(chosen) < k_max:
-        zero = _zero_witness(cands, chosen, power)
+        zero = _zero_witness(offered, chosen, power)
         if zero is not None:
             # certified on a small share of the level, as a fluke beside a real gain
             total = sum(c.weight for c in chosen)
@@ -515,6 +520,7 @@ def simplest(judged: list[Candidate], c: Candidate) -> Candidate | None:
         x
         for x in judged
         if x.pair_index == c.pair_index
+        and not x.unseen
         and x.family in SIMPLE_FAMILIES
         and x.plain >= SIMPLE_SHARE * c.plain
     ]

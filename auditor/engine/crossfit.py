@@ -138,7 +138,11 @@ def _crossed(
         if not all(family in o for o in orders.values()):
             continue
         built = {
-            name: dict(keyset_recipes(key, t, scorer, orders[name][family], labelled=False))
+            # (no zero atoms: a fold's most frequent value unseen under one dataset may be
+            # another in the other fold, and a grid's rarest cells are lucky draws)
+            name: dict(
+                keyset_recipes(key, t, scorer, orders[name][family], labelled=False, zero=False)
+            )
             for name, t in folds.items()
         }
         seen: set[tuple] = set()

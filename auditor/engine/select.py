@@ -133,8 +133,11 @@ class Candidate:
     # event's recipe built on half the outputs): the event's own probabilities on the judging
     # sample, in-sample (it was built on those outputs too), for telling events apart only
     own: tuple[float, float] | None = None
-    # a candidate never seen under its denominator, building or judging: the bound certified
-    # if that probability were 0, from the judged numerator count one sigma down (:func:`judge`)
+    # offered as a zero-probability witness only (:func:`zero_atoms`): it never leads, and is
+    # certified only by choice._zero_witness, on a share of the level
+    unseen: bool = False
+    # such a candidate never seen under its denominator, building or judging: the bound
+    # certified if that probability were 0, from the judged numerator count one sigma down
     zero: float = -math.inf
 
 
@@ -591,13 +594,15 @@ def keyset_recipes(
     scorer: Scorer,
     log_ratio: np.ndarray | None = None,
     labelled: bool = True,
+    zero: bool = True,
 ) -> list[tuple[tuple, Candidate]]:
     """:func:`keyset_candidates` of a tally, each with its recipe: ``(forward, "prefix", j)``,
     the prefix set first holding PREFIX_MASSES[j], or ``(forward, "atom", r)``, the r-th best
     atom. A recipe means the same on any tally of the key, so events built on one sample can
     be matched with those built on another (:mod:`auditor.engine.crossfit`). Without
     ``labelled`` the events carry no labels (events that are only counted, never shown: a
-    large prefix set's thousands of labels cost more than building it)."""
+    large prefix set's thousands of labels cost more than building it). With ``zero``, each
+    direction also offers ``(forward, "zero", r)``: the r-th of :func:`zero_atoms`."""
     if counted.overflow:
         return []
     uniq, rows, m = counted.keys, counted.rows, counted.m
@@ -636,18 +641,19 @@ def keyset_recipes(
             ((forward, "atom", r), order[j : j + 1], float(atom_pred[j]))
             for r, j in enumerate(best_atoms)
         ]
-        picks += [
-            ((forward, "zero", r), np.array([j]), float(scorer(a[j], b[j])))
-            for r, j in enumerate(zero_atoms(a, b))
-            if j not in order[best_atoms]
-        ]
+        if zero:
+            picks += [
+                ((forward, "zero", r), np.array([j]), float(scorer(a[j], b[j])))
+                for r, j in enumerate(zero_atoms(a, b))
+            ]
         for recipe, chosen, pred in picks:
             names = tuple(label(int(c)) for c in chosen) if labelled else ()
             ev = KeySet(key, tuple(uniq[chosen].tolist()), names)
-            built = None
-            if chosen.size == 1 and b[chosen[0]] == 0:  # (a candidate zero-probability witness)
-                built = (int(cx[chosen[0]]), int(cy[chosen[0]]), int(m))
-            out.append((recipe, Candidate(ev, forward, pred, built=built)))
+            c = Candidate(ev, forward, pred)
+            if recipe[1] == "zero":
+                j = int(chosen[0])
+                c = replace(c, unseen=True, built=(int(cx[j]), int(cy[j]), int(m)))
+            out.append((recipe, c))
     return out
 
 
@@ -727,20 +733,20 @@ def repeat_candidates(
     out = []
     for forward, (a, b) in ((True, (cx, cy)), (False, (cy, cx))):
         pred = np.asarray(scorer(a, b), dtype=float)
-        best = np.argsort(-pred, kind="stable")[:2]
-        picks = [np.array([j]) for j in best]
+        picks = [(np.array([j]), False) for j in np.argsort(-pred, kind="stable")[:2]]
         favoured = np.flatnonzero(a > b)
         if 1 < favoured.size <= REPEAT_SET:
-            picks.append(favoured)
-        picks += [np.array([j]) for j in zero_atoms(a, b) if j not in best]
-        for chosen in picks:
-            built = None
-            if chosen.size == 1 and b[chosen[0]] == 0:  # (a candidate zero-probability witness)
-                built = (int(cx[chosen[0]]), int(cy[chosen[0]]), yx.shape[0])
+            picks.append((favoured, False))
+        picks += [(np.array([j]), True) for j in zero_atoms(a, b)]
+        for chosen, unseen in picks:
             p = float(np.asarray(scorer(a[chosen].sum(), b[chosen].sum())))
             labels = tuple(_label(shown(int(i))) for i in first[held[chosen]])
             ev = KeySet(key, tuple(values[held[chosen]].tolist()), labels)
-            out.append(Candidate(ev, forward, p, built=built))
+            c = Candidate(ev, forward, p)
+            if unseen:
+                j = int(chosen[0])
+                c = replace(c, unseen=True, built=(int(cx[j]), int(cy[j]), yx.shape[0]))
+            out.append(c)
     return out
 
 
@@ -1253,15 +1259,6 @@ def _vector_score_family(score: Score) -> str:
 UNRANKED = count_tails.MODELLED | {"score tails", MEDIAN}
 
 
-def _unseen(c: Candidate) -> bool:
-    """Was ``c`` built as a candidate zero-probability witness (:func:`zero_atoms`): a set of
-    values with building counts, none under its denominator? (A threshold's tail never seen
-    under its denominator is the far end of the noise: no atom of a leak.)"""
-    return (
-        isinstance(c.event, KeySet) and c.built is not None and c.built[1 if c.forward else 0] == 0
-    )
-
-
 def build(
     kind: str,
     yx: np.ndarray,
@@ -1281,11 +1278,11 @@ def build(
     by_family: dict[str, list[Candidate]] = {}
     for c in sorted(raw, key=lambda c: -c.predicted):
         group = by_family.setdefault(c.family, [])
-        # (a candidate zero-probability witness predicts little on a few building outputs:
-        # the judging sample and its own rule decide it, choice._zero_witness)
+        # (an atom offered as a zero-probability witness predicts little on a few building
+        # outputs: the judging sample and its own rule decide it, choice._zero_witness)
         if (
             c.family in UNRANKED
-            or _unseen(c)
+            or c.unseen
             or len(group)
             < (
                 4 * per_family
@@ -1333,7 +1330,7 @@ def judge(
         if drop:
             continue
         c = replace(c, fitted=fitted.get(i), zero=zeros[i])
-        if shrunk > MIN_GAIN and not f:
+        if shrunk > MIN_GAIN and not f and not c.unseen:
             out.append(replace(c, predicted=shrunk, rank=shrunk, plain=plain, share=share))
         else:
             out.append(
@@ -1344,8 +1341,8 @@ def judge(
 
 
 def _zero_values(cands: list[Candidate], num, den, m2: int, scorer: Scorer) -> list[float]:
-    """:attr:`Candidate.zero` of each candidate: where it is a set of values whose denominator
-    count is 0 on the judging sample and on the building one (:func:`_unseen`), what
+    """:attr:`Candidate.zero` of each candidate offered as a zero-probability witness
+    (:attr:`Candidate.unseen`) whose denominator count is 0 on the judging sample too, what
     certification gives if that probability is 0 and the numerator's is its judged count one
     standard deviation down; -inf elsewhere. What a zero-probability witness judged on a few
     outputs may be worth: the judge's own prediction allows the unseen probability to be as
@@ -1353,7 +1350,7 @@ def _zero_values(cands: list[Candidate], num, den, m2: int, scorer: Scorer) -> l
     outputs) predicts little."""
     out = [-math.inf] * len(cands)
     for i, c in enumerate(cands):
-        if not _unseen(c) or den[i] > 0 or num[i] < ZERO_LEAST:
+        if not c.unseen or den[i] > 0 or num[i] < ZERO_LEAST:
             continue
         p = (num[i] - math.sqrt(num[i])) / max(m2, 1)
         out[i] = float(np.asarray(scorer.expect(p, 0.0)))

@@ -443,7 +443,7 @@ def test_a_rare_zero_probability_witness_is_certified_beside_the_leader():
 def test_a_zero_witness_joins_only_where_it_would_certify_more_than_the_chosen():
     power = Power(900_000, 0.0125, PointClaim(1.0, 0.0))
     leader = _cand(0, 0.45, 0.50)
-    unseen = replace(_cand(0, -0.6, 0.43, cut=-5.0), zero=2.5, share=(1e-4, 0.0))
+    unseen = replace(_cand(0, -0.6, 0.43, cut=-5.0), unseen=True, zero=2.5, share=(1e-4, 0.0))
     chosen = choose([leader, unseen], 3, power)
     assert chosen[0] == leader and chosen[-1].event == unseen.event
     assert shares(chosen)[-1] == pytest.approx(len(chosen) * 0.1)  # a tenth of the level
