@@ -36,9 +36,10 @@ __all__ = [
     "counts_state",
 ]
 
-# 2: certification counts Poisson prefixes too; 3: a threshold tail keeps its building counts.
+# 2: certification counts Poisson prefixes too; 3: a threshold tail keeps its building counts;
+# 4: an atom offered as a zero-probability witness says so, with its value if unseen.
 # A checkpoint of another format holds what another engine chose and counted: never resumed
-FORMAT = "dpaudit-checkpoint/3"
+FORMAT = "dpaudit-checkpoint/4"
 
 
 def candidate_state(c: Candidate) -> dict[str, Any]:
@@ -50,6 +51,8 @@ def candidate_state(c: Candidate) -> dict[str, Any]:
         "scores": event_state([c.predicted, c.rank, c.plain]),
         "built": None if c.built is None else [int(k) for k in c.built],
         "weight": event_state(c.weight),
+        "unseen": c.unseen,
+        "zero": event_state(c.zero),
     }
 
 
@@ -65,6 +68,8 @@ def candidate_from_state(d: dict[str, Any]) -> Candidate:
         plain=float(plain),
         built=None if d.get("built") is None else tuple(int(k) for k in d["built"]),
         weight=_weight(d.get("weight", 1.0)),
+        unseen=bool(d["unseen"]),
+        zero=float(event_from_state(d["zero"])),
     )
 
 

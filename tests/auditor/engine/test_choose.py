@@ -452,3 +452,26 @@ def test_a_zero_witness_joins_only_where_it_would_certify_more_than_the_chosen()
     assert unseen.event not in [c.event for c in choose([strong, unseen], 3, power)]
     weak = replace(unseen, zero=0.9)  # would not exceed the claim even if truly unseen
     assert weak.event not in [c.event for c in choose([leader, weak], 3, power)]
+
+
+def _patterns_with_sentinel(data, size, rng):
+    """Three noisy flags of a count (randomized response on each), and a sentinel row of
+    probability 1e-3 when the count is 1: key-set events, judged in screened rounds."""
+    s = int(sum(data))
+    flags = (rng.random((size, 3)) < np.where(s == 1, 0.6, 0.4)).astype(np.int64)
+    flags[rng.random(size) < 1e-3 * (s == 1)] = 9
+    return flags
+
+
+@pytest.mark.parametrize("stop_at", [6, 10, 14])
+def test_an_audit_offering_zero_witnesses_resumes_to_the_same_result(
+    tmp_path, monkeypatch, stop_at
+):
+    """The offered atoms are saved with the candidates (a checkpoint that lost the mark made
+    them ordinary candidates after a resume, and the choice, and the bound, moved)."""
+    from tests.auditor.engine.test_scale import _interrupt_then_resume
+
+    kw = dict(epsilon=0.5, samples=200_000, seed=1, workers=1, early_stop=False)
+    _interrupt_then_resume(
+        monkeypatch, tmp_path, stop_at, _patterns_with_sentinel, [([1], [0])], kw
+    )
