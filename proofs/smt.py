@@ -82,15 +82,23 @@ class Translator:
         self.constants: dict[sp.Expr, z3.ArithRef] = {}  # enclosed closed constants
         self.log_facts: list[z3.BoolRef] = []  # b > 0 implies l <= b - 1 and l b >= b - 1
 
+    def fresh(self, name: str) -> str:
+        """A z3 name no other variable of this translation has: ``name``, else ``name#2``,
+        ... A symbol's name may be anything (``exp(epsilon/2)``, ``c!0``); "!" is z3's mark of
+        its fresh constants (FreshReal("c") is the constant named c!0), so it is replaced."""
+        base = name.replace("!", "¡")
+        name, n = base, 1
+        while name in self.names:
+            n += 1
+            name = f"{base}#{n}"
+        self.names.add(name)
+        return name
+
     def var(self, s: sp.Symbol) -> z3.ArithRef:
         if s not in self.vars:
             # distinct SymPy symbols may share a name (other assumptions): never merge them
             # (by the z3 names given, not by the terms: an integer's term reads ToReal(k))
-            name, n = str(s), 1
-            while name in self.names:
-                n += 1
-                name = f"{s}#{n}"
-            self.names.add(name)
+            name = self.fresh(str(s))
             # an integer symbol stays real-sorted in the terms (1/k is never integer division)
             v = z3.ToReal(z3.Int(name)) if self.integers and s.is_integer else z3.Real(name)
             self.vars[s] = v
@@ -133,7 +141,7 @@ class Translator:
     def exp_var(self, sym: sp.Symbol) -> tuple[z3.ArithRef, int]:
         if sym not in self.exp_vars:
             q = self.exp_denominators.get(sym, 1)
-            x = z3.Real(f"exp({self.var(sym)}/{q})")
+            x = z3.Real(self.fresh(f"exp({self.var(sym)}/{q})"))
             s = self.var(sym)
             self.side += [x > 0, x >= 1 + s / q]
             if sym.is_positive:

@@ -223,24 +223,32 @@ def _text_rows(mech: Mechanism, values: list[Any]) -> np.ndarray:
         )
     if all(first):
         return np.asarray(values, dtype=str)
-    bad = lambda v: any(
-        isinstance(x, (float, np.floating)) and not math.isfinite(x) for x in items(v)
-    )
-    i = _first_bad(values, bad)
+    i = _first_bad(values, lambda v: not all(map(_plain_number, items(v))))
     if i >= 0:
-        raise _bad_output(mech, i, values[i], "NaN or infinity is not an output")
+        raise _bad_output(
+            mech, i, values[i], "beside a string, only finite real numbers and bools are outputs"
+        )
     return np.array([repr([_plain(x) for x in items(v)]) for v in values], dtype=str)
 
 
+def _plain_number(x: Any) -> bool:
+    """A string, or a number a category can hold: a bool, an integer, a finite real (no bytes,
+    no complex number, no NaN)."""
+    if isinstance(x, (str, bool, int, np.bool_, np.integer)):
+        return True
+    return isinstance(x, (float, np.floating)) and math.isfinite(x)
+
+
 def _plain(x: Any) -> Any:
-    """One form for a number inside a category: an integer for a bool or an integral value,
-    a Python float otherwise; a string as it is."""
+    """One form for an item of a category: a Python str for a string (NumPy's string scalar
+    writes itself otherwise), an integer for a bool or an integral value, a Python float
+    otherwise, so equal values are one category whatever their type."""
     if isinstance(x, str):
-        return x
+        return str(x)
     if isinstance(x, (bool, int, np.bool_, np.integer)):
         return int(x)
     v = float(x)
-    return int(v) if v.is_integer() and abs(v) < 2**53 else v
+    return int(v) if v.is_integer() else v
 
 
 def _exact_array(mech: Mechanism, values: list[Any], arr: np.ndarray) -> np.ndarray:

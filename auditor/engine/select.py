@@ -1276,22 +1276,18 @@ def build(
     ``keys``, the vector key functions already fixed on this building sample."""
     raw = _family_candidates(kind, yx, yy, scorer, seed, set(families), tallies, keys)
     by_family: dict[str, list[Candidate]] = {}
-    for c in sorted(raw, key=lambda c: -c.predicted):
+    # (an atom offered as a zero-probability witness predicts little on a few building outputs:
+    # the judging sample and its own rule decide it, choice._zero_witness; it takes no slot)
+    offered = [c for c in raw if c.unseen]
+    for c in sorted((c for c in raw if not c.unseen), key=lambda c: -c.predicted):
         group = by_family.setdefault(c.family, [])
-        # (an atom offered as a zero-probability witness predicts little on a few building
-        # outputs: the judging sample and its own rule decide it, choice._zero_witness)
-        if (
-            c.family in UNRANKED
-            or c.unseen
-            or len(group)
-            < (
-                4 * per_family
-                if c.family in ("atoms", "histogram", MONOTONE, *GRID_FAMILIES, "threshold tails")
-                else per_family
-            )
+        if c.family in UNRANKED or len(group) < (
+            4 * per_family
+            if c.family in ("atoms", "histogram", MONOTONE, *GRID_FAMILIES, "threshold tails")
+            else per_family
         ):
             group.append(c)
-    return [c for group in by_family.values() for c in group]
+    return [c for group in by_family.values() for c in group] + offered
 
 
 def judge(
@@ -1454,12 +1450,16 @@ def survivors(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Score
     # a real output's value tails count only through their model, fitted at the end: on their
     # own counts they neither lead nor rank a family (a lucky rare one would drop good events)
     rank[value_tails(cands)] = -np.inf
+    # an atom offered as a zero-probability witness neither leads nor ranks a family (it joins
+    # through choice._zero_witness only), and is counted to the end
+    unseen = np.array([c.unseen for c in cands], dtype=bool)
+    rank[unseen] = -np.inf
     leader = float(np.max(rank))
     if not leader > MIN_GAIN:
         return keep
     best: dict[str, int] = {}
     for i, c in enumerate(cands):
-        if c.family in count_tails.VALUE_FAMILIES:
+        if c.family in count_tails.VALUE_FAMILIES or c.unseen:
             continue
         if c.family not in best or rank[i] > rank[best[c.family]]:
             best[c.family] = i
@@ -1483,6 +1483,7 @@ def survivors(cands: list[Candidate], counts: np.ndarray, m2: int, scorer: Score
     keep[[i for i, c in enumerate(cands) if c.family in count_tails.MODELLED]] = True
     # and so are the balanced cuts (median_candidates): chosen should no gain hold up at the end
     keep[[i for i, c in enumerate(cands) if c.family == MEDIAN]] = True
+    keep[unseen] = True
     return keep
 
 

@@ -419,6 +419,7 @@ class Session:
         a = self.levels[0] / (2 * self.cfg.max_certified)
         sc = Scorer(m2, m2, a, self.cfg.claim, shrink=JUDGE_SHRINK, joint=self.joint)
         own = ~value_tails(cands)  # value tails count through their model only (select.judge)
+        own &= np.array([not c.unseen for c in cands], dtype=bool)  # (joins on a tenth only)
         if not own.any():
             return False
         scores = np.asarray(sc(*oriented(cands, counts)), dtype=float)

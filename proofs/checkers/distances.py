@@ -45,7 +45,7 @@ class _DistanceZ3(Translator):
         # a distance is one quantity whatever assumptions its symbol carries in a claim or a
         # fact: symbols are matched by name (the facts state the signs themselves)
         if s.name not in self.by_name:
-            self.by_name[s.name] = z3.Real(s.name)
+            self.by_name[s.name] = z3.Real(self.fresh(s.name))  # (a name no other var has)
         return self.by_name[s.name]
 
     def term(self, e):

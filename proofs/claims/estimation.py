@@ -129,7 +129,10 @@ def reserve(mechanism: Any, names: dict[str, str], where: str) -> None:
     the claim reads that name as its variable, and the two would be one symbol (a forced
     response whose truth probability was named t made a Chebyshev bound in the threshold t
     hold only where the threshold equals that probability, and a false bound was proved)."""
-    clash = sorted(set(symbols_of(mechanism)) & set(names))
+    # (a frequency oracle's report keeps only p* and q*: its oracle's parameters live on in
+    # the oracle and in the domain, K >= 4 for Hadamard response)
+    parts = [mechanism, getattr(mechanism, "oracle", None), *mechanism.domain()]
+    clash = sorted(set(symbols_of(*(p for p in parts if p is not None))) & set(names))
     if clash:
         name = clash[0]
         raise InputError(

@@ -117,7 +117,7 @@ def test_a_row_mixing_strings_and_numbers_is_one_category():
     out = draw(as_mechanism(lambda data: next(rows)), None, 5, RNG)
     assert kind_of(out) == "category"
     assert out.tolist() == ["['x', 1]"] * 3 + ["['y', 2.5]", "['x', 0]"]
-    with pytest.raises(InputError, match="NaN or infinity"):
+    with pytest.raises(InputError, match="only finite real numbers"):
         draw(as_mechanism(lambda data: ("x", float("nan"))), None, 2, RNG)
 
 
@@ -555,3 +555,14 @@ def test_outputs_changing_width_between_calls_are_bad_input():
     with pytest.raises(InputError, match="differs from the shape"):
         one_shape(as_mechanism(mech), x, y)
     one_shape(as_mechanism(mech), x, x.astype(int))  # integers and reals are one kind
+
+
+def test_a_mixed_row_holds_strings_and_plain_numbers_only():
+    """Bytes or a complex number beside a string crashed the conversion (a traceback); a
+    NumPy string wrote itself as np.str_('x'), another category than 'x'."""
+    for bad in (("x", b"y"), ("x", 1j)):
+        with pytest.raises(InputError, match="only finite real numbers and bools"):
+            draw(as_mechanism(lambda data, bad=bad: bad), None, 2, RNG)
+    rows = iter([(np.str_("x"), 1), ("x", 1.0), ("x", 2.0**60), ("x", 2**60)])
+    out = draw(as_mechanism(lambda data: next(rows)), None, 4, RNG)
+    assert out[0] == out[1] == "['x', 1]" and out[2] == out[3]

@@ -475,3 +475,37 @@ def test_an_audit_offering_zero_witnesses_resumes_to_the_same_result(
     _interrupt_then_resume(
         monkeypatch, tmp_path, stop_at, _patterns_with_sentinel, [([1], [0])], kw
     )
+
+
+def test_offered_atoms_take_no_slot_and_lead_no_screening():
+    """An atom offered as a zero-probability witness took a slot of its family's ordinary
+    candidates, and could lead the halving screen and drop candidates near the real leader."""
+    from auditor.engine import select as S
+
+    rng = np.random.default_rng(1)
+    m = 20_000
+    ya = rng.geometric(0.3, m) - rng.geometric(0.3, m)
+    yb = rng.geometric(0.3, m) - rng.geometric(0.3, m)
+    ya[rng.choice(m, 300, replace=False)] = 1000  # a value under the first dataset only
+    sc = S.Scorer(m, 10**6, 0.05 / 6, PointClaim(1.0))
+    out = S.build("discrete", ya, yb, sc, 0, families=("atoms",))
+    offered = [c for c in out if c.unseen]
+    assert (True, (1000,)) in {(c.forward, c.event.keys) for c in offered}
+    assert all(c.built[1 if c.forward else 0] == 0 for c in offered)  # never under the other
+    ordinary = {repr(c.event) for c in out if not c.unseen}
+    saved, S.ZERO_ATOMS = S.ZERO_ATOMS, 0
+    try:
+        assert ordinary == {
+            repr(c.event) for c in S.build("discrete", ya, yb, sc, 0, families=("atoms",))
+        }
+    finally:
+        S.ZERO_ATOMS = saved
+    # in the screen, an offered atom of huge counts neither leads nor drops anything
+    lead, near = _cand(0, 0.5, 0.6), _cand(0, 0.49, 0.59, cut=1.0)
+    lead, near = (replace(c, family="threshold") for c in (lead, near))
+    atom = replace(offered[0], pair_index=0)
+    counts = np.array([[6000, 2200], [5900, 2200], [300, 0]], dtype=float)
+    keep = S.survivors([lead, near, atom], counts, 20_000, sc)
+    assert keep[2] and keep.tolist() == S.survivors(
+        [lead, near], counts[:2], 20_000, sc
+    ).tolist() + [True]

@@ -163,3 +163,28 @@ def test_two_integer_symbols_of_one_name_are_two_z3_variables():
         {0: {0: p, 1: 1 - p}, 1: {0: 1 - p, 1: p}}, assumptions=(p > _HALF, p < 1, k1 >= 2, k2 <= 0)
     )
     assert _verdict(PureDP(mech, sp.log(p / (1 - p)))) == "proved"
+
+
+def test_a_frequency_oracles_parameter_named_like_an_estimator_variable_is_refused():
+    """A report of a frequency oracle keeps only p* and q*: Hadamard response's K lived on in
+    the domain (K >= 4) alone, so a K named t restricted the tail threshold to t >= 4, and a
+    false Chebyshev bound was proved."""
+    from proofs.claims.estimation import frequency_estimator
+    from proofs.mechanisms.oracles import HadamardResponse, UnaryEncoding
+
+    eps = sp.Symbol("epsilon", positive=True)
+    with pytest.raises(InputError, match="named t"):
+        frequency_estimator(HadamardResponse(eps, sp.Symbol("t", positive=True)))
+    with pytest.raises(InputError, match="named n"):
+        frequency_estimator(UnaryEncoding(eps, sp.Symbol("n", integer=True, positive=True)))
+
+
+def test_a_parameter_named_like_a_z3_term_is_its_own_variable():
+    """The z3 variable standing for exp(epsilon/2) was named so, and a claim's symbol of that
+    very name was the same variable: exp(epsilon/2) <= s was proved."""
+    from proofs import Inequality
+
+    eps = sp.Symbol("epsilon", positive=True)
+    for name in ("exp(epsilon/1)", "exp(epsilon/2)", "c!0"):
+        s = sp.Symbol(name, positive=True)
+        assert _verdict(Inequality(sp.exp(eps / 2), s)) == "refuted", name
