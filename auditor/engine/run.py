@@ -441,9 +441,10 @@ def _verdict(
         )
     if (not found or math.isinf(detect)) and single:
         return "inconclusive", (
-            "inconclusive: no event told the datasets apart, and every output of the probe "
-            "was one and the same value: on these pairs the mechanism looks constant (epsilon "
-            f"0), and no event can tell its outputs apart; try {_PAIRS}."
+            "inconclusive: no event told the datasets apart, and the probe's outputs were all "
+            "one value: on these pairs the mechanism may be constant (epsilon 0), which no "
+            f"audit can tell from private; try {_PAIRS}, or {_SAMPLES} if it rarely returns "
+            "anything else."
         )
     if not found or math.isinf(detect):  # (an event seen alike under both datasets)
         return "inconclusive", (
