@@ -120,8 +120,8 @@ def test_outputs_that_never_repeat_say_so():
 
 
 def test_a_constant_mechanism_says_so():
-    """One output under both datasets: "try more samples" could never help; say it looks
-    constant. A mechanism that is constant under one dataset only is no such case."""
+    """One output under both datasets: the hint says the mechanism may be constant (it only
+    advised other pairs or more samples). One constant under one dataset only is no such case."""
     r = audit(lambda data: 42, [([1], [0])], epsilon=1.0, samples=4_000, seed=0, workers=1)
     assert r.verdict == "inconclusive" and "may be constant" in r.hint, r.hint
     moved = audit(lambda data: 42 + (sum(data) == 0), [([1], [0])], epsilon=1.0, samples=4_000,
