@@ -193,16 +193,17 @@ def choose(cands: list[Candidate], k_max: int, power: Power | None = None) -> li
         extra = _power_event(cands, chosen, power)
         if extra is not None:
             chosen.append(extra)
+    if chosen and all(c.family == "float" for c in chosen):
+        real = [c for c in cands if c.family != "float" and c.rank > c.plain - 1e2]
+        if real:
+            chosen.append(max(real, key=lambda c: c.rank))
+    # (after the float rule: an offered atom is no distributional event of the choice)
     if power is not None and 0 < len(chosen) < k_max:
         zero = _zero_witness(offered, chosen, power)
         if zero is not None:
             # certified on a small share of the level, as a fluke beside a real gain
             total = sum(c.weight for c in chosen)
             chosen.append(replace(zero, weight=total * FLUKE_SHARE / (1 - FLUKE_SHARE)))
-    if chosen and all(c.family == "float" for c in chosen):
-        real = [c for c in cands if c.family != "float" and c.rank > c.plain - 1e2]
-        if real:
-            chosen.append(max(real, key=lambda c: c.rank))
     return chosen
 
 

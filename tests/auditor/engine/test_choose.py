@@ -509,3 +509,12 @@ def test_offered_atoms_take_no_slot_and_lead_no_screening():
     assert keep[2] and keep.tolist() == S.survivors(
         [lead, near], counts[:2], 20_000, sc
     ).tolist() + [True]
+
+
+def test_an_offered_atom_leaves_the_float_rule_its_distributional_event():
+    power = Power(900_000, 0.0125, PointClaim(1.0, 0.0))
+    bits = replace(_cand(0, 0.45, 0.50), family="float")
+    real = replace(_cand(0, 0.30, 0.35, cut=2.0), family="threshold")
+    atom = replace(_cand(0, -0.6, 0.43, cut=-5.0), unseen=True, zero=2.5, share=(1e-4, 0.0))
+    families = [c.family for c in choose([bits, real, atom], 3, power)]
+    assert families[:2] == ["float", "threshold"]
