@@ -46,6 +46,7 @@ __all__ = [
     "one_per_name",
     "parse",
     "rationalize",
+    "reserve",
     "rule_expr",
     "symbols_of",
     "to_fraction",
@@ -364,6 +365,24 @@ def rationalize(expr: Any) -> sp.Expr:
     if not floats:
         return e
     return e.xreplace({f: float_value(f) for f in floats})
+
+
+def reserve(mechanism: Any, names: dict[str, str], where: str) -> None:
+    """Refuse a mechanism whose parameter is named like one of the claim's own variables:
+    the claim reads that name as its variable, and the two would be one symbol (a forced
+    response whose truth probability was named t made a Chebyshev bound in the threshold t
+    hold only where the threshold equals that probability, and a false bound was proved)."""
+    # (a frequency oracle's report keeps only p* and q*: its oracle's parameters live on in
+    # the oracle and in the domain, K >= 4 for Hadamard response)
+    domain = mechanism.domain() if hasattr(mechanism, "domain") else ()
+    parts = [mechanism, getattr(mechanism, "oracle", None), *domain]
+    clash = sorted(set(symbols_of(*(p for p in parts if p is not None))) & set(names))
+    if clash:
+        name = clash[0]
+        raise InputError(
+            f"{type(mechanism).__name__} has a parameter named {name}, which {where} use for "
+            f"{names[name]}; give the parameter another name, e.g. {name}_0."
+        )
 
 
 def symbols_of(*objects: Any) -> dict[str, sp.Symbol]:

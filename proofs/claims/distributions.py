@@ -12,7 +12,7 @@ import sympy as sp
 
 from proofs.claims.base import Claim
 from proofs.errors import InputError
-from proofs.expr import as_expr, by_name, parse, symbols_of
+from proofs.expr import as_expr, by_name, parse, reserve, symbols_of
 from proofs.mechanisms import (
     AlphaCoinRR,
     ExponentialMechanism,
@@ -143,6 +143,9 @@ class NoiseDensity:
         return (self.expr.free_symbols | extra) - {self.variable}
 
 
+NOISE_NAMES = {"y": "the noise value (reals)", "z": "the noise value (integers)"}
+
+
 def noise_law(law: Any) -> NoiseDensity:
     """The noise of an additive mechanism, pdf(f(x), f(x) + y) (it does not depend on f(x):
     y = f(x) + t is a translation, a bijection that preserves Lebesgue/counting measure)."""
@@ -150,13 +153,8 @@ def noise_law(law: Any) -> NoiseDensity:
         return law
     if isinstance(law, (Laplace, Gaussian, TwoSidedGeometric)):
         integer = isinstance(law, TwoSidedGeometric)
-        named = sorted({"y", "z"} & set(symbols_of(law)))
-        if named:  # (NoiseDensity reads every symbol named y or z as the noise value)
-            raise InputError(
-                f"{type(law).__name__} has a parameter named {named[0]}, the name of the noise "
-                f"value in distribution claims; give the parameter another name, e.g. "
-                f"{named[0]}_0."
-            )
+        # (NoiseDensity reads every symbol named y or z as the noise value)
+        reserve(law, NOISE_NAMES, "distribution claims")
         fx = sp.Dummy("f_x", integer=True) if integer else sp.Dummy("f_x", real=True)
         v = Z if integer else Y
         dens = law.pmf(fx, fx + v) if integer else law.pdf(fx, fx + v)

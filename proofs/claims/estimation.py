@@ -14,7 +14,7 @@ import sympy as sp
 
 from proofs.claims.base import Claim
 from proofs.errors import InputError
-from proofs.expr import as_expr, by_name, rationalize, symbols_of
+from proofs.expr import as_expr, by_name, rationalize, reserve, symbols_of
 from proofs.mechanisms import AlphaCoinRR, ForcedResponse, OneBitTelemetry, SupportReport, sym
 from proofs.symbols import N1, REPORT_BIT, N, T, X
 from proofs.validate import allowed, check_description
@@ -122,23 +122,6 @@ ESTIMATOR_NAMES = {
     "t": "the tail threshold (ChebyshevTail)",
 }
 REPORT_NAMES = {"b": "the report bit", "x": "the input"}
-
-
-def reserve(mechanism: Any, names: dict[str, str], where: str) -> None:
-    """Refuse a mechanism whose parameter is named like one of the claim's own variables:
-    the claim reads that name as its variable, and the two would be one symbol (a forced
-    response whose truth probability was named t made a Chebyshev bound in the threshold t
-    hold only where the threshold equals that probability, and a false bound was proved)."""
-    # (a frequency oracle's report keeps only p* and q*: its oracle's parameters live on in
-    # the oracle and in the domain, K >= 4 for Hadamard response)
-    parts = [mechanism, getattr(mechanism, "oracle", None), *mechanism.domain()]
-    clash = sorted(set(symbols_of(*(p for p in parts if p is not None))) & set(names))
-    if clash:
-        name = clash[0]
-        raise InputError(
-            f"{type(mechanism).__name__} has a parameter named {name}, which {where} use for "
-            f"{names[name]}; give the parameter another name, e.g. {name}_0."
-        )
 
 
 class NotRational(Exception):
