@@ -17,6 +17,7 @@ from typing import Any
 
 from proofs.claims import Theorem
 from proofs.errors import InputError
+from proofs.io import long_integers
 from proofs.results import ProofResult, ProofRun, Verdict
 
 __all__ = ["CHECKERS", "check", "check_isolated", "checker_for", "error_result", "run_theorems"]
@@ -56,6 +57,11 @@ def checker_for(claim: Any):
 def check(item: Theorem | Any) -> ProofResult:
     """Check a theorem or a bare claim and return its result (never `proved` on doubt)."""
     theorem = item if isinstance(item, Theorem) else Theorem("claim", item, "")
+    with long_integers():
+        return _check(theorem)
+
+
+def _check(theorem: Theorem) -> ProofResult:
     checker = checker_for(theorem.claim)
     start = time.perf_counter()
     finding = checker.check(theorem.claim)

@@ -14,13 +14,16 @@ import tempfile
 import threading
 from pathlib import Path
 
-from proofs.errors import InputError
+from proofs.errors import EXIT_BAD_INPUT, InputError
 
 __all__ = [
     "SCHEMA_VERSION",
+    "MechanismExit",
     "check_outputs",
     "check_writable",
+    "exits_guarded",
     "finite_or_none",
+    "long_integers",
     "number_or_text",
     "same_schema",
     "write_files_atomic",
@@ -156,10 +159,14 @@ def check_outputs(
         resolved = check_writable(path)
         if _is_stream(resolved):
             continue  # a pipe or device: nothing in it to lose
+        source = resolved.suffix in (".py", ".pyw") and resolved.is_file()
         resolved = _file_key(resolved)
-        if resolved in read:
+        if resolved in read or source:
+            # (a module the target imports is no input we can list, and no output of ours
+            # is Python: an existing source file is never overwritten)
+            what = read.get(resolved, "a Python source file")
             raise InputError(
-                f"{name} {str(path)!r} is {read[resolved]}, which the output would overwrite; "
+                f"{name} {str(path)!r} is {what}, which the output would overwrite; "
                 "give the output its own file."
             )
         if resolved in seen:
@@ -240,6 +247,47 @@ def write_files_atomic(files: dict) -> None:
             _write_stream(target, text)
 
 
+class MechanismExit(SystemExit):
+    """os._exit, called in this process's main thread while :func:`exits_guarded`."""
+
+    def __str__(self) -> str:
+        return f"os._exit({self.code!r}) was called"
+
+
+@contextlib.contextmanager
+def exits_guarded():
+    """Within, os._exit called in this process's main thread (where a mechanism runs when not
+    on a worker, and a target or claims file is imported) raises :class:`MechanismExit`, which
+    the caller reports, instead of ending dpaudit at once with that code: os._exit(0) read as
+    "nothing wrong found", with no word said. Another thread of this process still ends it,
+    but a code 0 becomes 2 (bad input), with a line on stderr; a process forked meanwhile
+    exits as it asks. (A worker that exits is reported by the pool.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    real, pid, main = os._exit, os.getpid(), threading.main_thread()
+
+    def guarded(code: int) -> None:
+        if os.getpid() != pid:
+            real(code)
+        if threading.current_thread() is not main:
+            if code == 0:
+                with contextlib.suppress(Exception):
+                    sys.stderr.write(
+                        "dpaudit: error: a thread of the mechanism called os._exit(0) and "
+                        "ended the audit; a mechanism must return its output.\n"
+                    )
+                    sys.stderr.flush()
+            real(code or EXIT_BAD_INPUT)
+        raise MechanismExit(code)
+
+    os._exit = guarded
+    try:
+        yield
+    finally:
+        os._exit = real
+
+
 HELD = ("SIGINT", "SIGTERM", "SIGHUP")  # what the renames hold back
 
 
@@ -282,6 +330,19 @@ def _umask() -> int:
 def write_json_atomic(path: str | os.PathLike, data, strict: bool = False) -> None:
     """JSON, atomically; `strict` rejects NaN and infinities (not valid JSON)."""
     write_text_atomic(path, json.dumps(data, indent=2, allow_nan=not strict) + "\n")
+
+
+@contextlib.contextmanager
+def long_integers():
+    """Python's limit on converting an integer to text (4,300 digits) lifted for the block: a
+    claim's exact rational ((1 - 1/10^6)^1000 has 6,000 digits) is printed in its statement,
+    counterexample and JSON, and the limit made that an internal error."""
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(old)
 
 
 def finite_or_none(x: float) -> float | None:

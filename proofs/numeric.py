@@ -32,6 +32,7 @@ __all__ = [
     "compile_ball",
     "precision",
     "show_ball",
+    "tight_ball",
     "to_ball",
 ]
 
@@ -209,6 +210,23 @@ def ball_of(lo: Fraction, hi: Fraction | None = None) -> arb:
     if hi is None or hi == lo:
         return a
     return a.union(arb(hi.numerator) / arb(hi.denominator))
+
+
+def tight_ball(expr: Any, ball: arb) -> arb:
+    """An enclosure of the closed ``expr`` at least as narrow as ``ball``, to about ten
+    digits where arb's precisions reach them: a small difference of near values (a delta of
+    5e-301) is a ball around 0 at the default precision, a figure no reader can check."""
+    for bits in _PRECISIONS:
+        try:
+            with precision(bits):
+                b = to_ball(expr)
+        except (NotNumeric, ZeroDivisionError, ValueError, OverflowError):
+            break
+        if b.rad() < ball.rad():
+            ball = b
+        if ball.rel_accuracy_bits() >= 34:
+            break
+    return ball
 
 
 def show_ball(b: arb) -> str:

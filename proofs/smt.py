@@ -11,6 +11,9 @@ Translation (sound by construction):
   variable `X_s = exp(s/q)`. The link between `s` and `X_s` is relaxed to the true facts
   `X_s > 0`, `X_s >= 1 + s/q` (and `X_s > 1` when `s > 0`). A proof over the relaxation is a
   proof of the original (it quantifies over more); a model may be spurious, hence the re-check.
+  A power above 256 of a symbolic term (this `X_s**k`, or `x**n`) becomes a fresh variable
+  held by true facts (its sign and size against its base's; the exp facts above): z3 did not
+  keep its time limit on `X**10000` beside `X**9999`;
 - closed exponentials `exp(r)` with rational `r` (and `E`) become powers `U**(r/u)` of one
   variable `U` held in an arb enclosure of `exp(u)`, `u` the largest rational of which every
   such `r` is a whole multiple, so identities such as `exp(1/2)**2 = E` and
@@ -48,6 +51,10 @@ __all__ = ["ForAllResult", "Translator", "Unsupported", "prove_forall"]
 
 
 _MAX_UNIT_POWER = 64  # beyond this, exp(r) gets its own enclosure (degree stays small)
+# a symbolic term's power above this is an atom of its own, held by true facts: z3 ignored its
+# time limit (and, inside its C code, SIGTERM) on x**10000 beside x**2 and on exp(eps) written
+# as X**10000 beside X**9999 (a claim 0.9999*epsilon); it kept its limit up to X**400
+_MAX_SYMBOLIC_POWER = 256
 
 
 class Unsupported(Exception):
@@ -81,6 +88,7 @@ class Translator:
         self.logs: dict[sp.Expr, z3.ArithRef] = {}  # log(b), one variable per argument b
         self.constants: dict[sp.Expr, z3.ArithRef] = {}  # enclosed closed constants
         self.log_facts: list[z3.BoolRef] = []  # b > 0 implies l <= b - 1 and l b >= b - 1
+        self.atoms: dict[tuple, z3.ArithRef] = {}  # powers beyond _MAX_SYMBOLIC_POWER
 
     def fresh(self, name: str) -> str:
         """A z3 name no other variable of this translation has: ``name``, else ``name#2``,
@@ -238,6 +246,9 @@ class Translator:
                 sym, coeff = self._exp_parts(part)
                 x, q = self.exp_var(sym)
                 k = int(coeff * q)
+                if abs(k) > _MAX_SYMBOLIC_POWER:
+                    factors.append(self._exp_atom(sym, coeff))
+                    continue
                 factors.append(x**k if k >= 0 else 1 / x ** (-k))
             return z3.Product(factors) if len(factors) > 1 else factors[0]
         raise Unsupported(f"{type(e).__name__} in {e}")
@@ -251,7 +262,41 @@ class Translator:
         base = self.term(e.base)
         if n == 0:
             return z3.RealVal(1)
+        if abs(n) > _MAX_SYMBOLIC_POWER and e.base.free_symbols:
+            atom = self._power_atom(e.base, base, abs(n))
+            return atom if n > 0 else 1 / atom
         return base**n if n > 0 else 1 / base ** (-n)
+
+    def _power_atom(self, key: sp.Expr, b: z3.ArithRef, n: int) -> z3.ArithRef:
+        """b**n, n > _MAX_SYMBOLIC_POWER, as a fresh t (one per base and degree, so equal
+        powers still cancel) held by facts true of every n >= 2: t has b's sign (t >= 0 for
+        even n), |t| >= |b| where |b| >= 1 and |t| <= |b| where |b| <= 1. A relaxation, as
+        for exp: proofs hold, models are re-checked."""
+        if (key, n) not in self.atoms:
+            t = z3.FreshReal("power")
+            a, m = z3.If(b >= 0, b, -b), z3.If(t >= 0, t, -t)
+            sign = (
+                t >= 0
+                if n % 2 == 0
+                else z3.And(z3.Implies(b >= 0, t >= 0), z3.Implies(b <= 0, t <= 0))
+            )
+            self.side += [
+                sign,
+                z3.Implies(b != 0, t != 0),
+                z3.Implies(a >= 1, m >= a),
+                z3.Implies(a <= 1, m <= a),
+            ]
+            self.atoms[(key, n)] = t
+        return self.atoms[(key, n)]
+
+    def _exp_atom(self, sym: sp.Symbol, coeff: sp.Rational) -> z3.ArithRef:
+        """exp(coeff * sym) as a fresh y (one per coefficient) held by the facts its
+        :meth:`exp_var` has, at u = coeff * sym: y > 0, y >= 1 + u, y (1 - u) <= 1 for u < 1."""
+        if (sym, coeff) not in self.atoms:
+            y, u = z3.FreshReal("exp"), z3.RealVal(f"{coeff.p}/{coeff.q}") * self.var(sym)
+            self.side += [y > 0, y >= 1 + u, z3.Implies(u < 1, y * (1 - u) <= 1)]
+            self.atoms[(sym, coeff)] = y
+        return self.atoms[(sym, coeff)]
 
     def _root(self, e: sp.Pow) -> z3.ArithRef:
         """b**(p/q) as a fresh r >= 0 with r**q = b**|p| (1/r for p < 0): exact where b >= 0

@@ -285,16 +285,32 @@ def _composed_dp_check_numeric(claim, values: dict | None = None) -> Finding:
 
 
 def _composed_dp_counterexample(claim, enc, values: dict | None = None) -> Counterexample:
-    thresholds = [
-        l
-        for l in range(claim.k + 1)
-        if float((claim.k - 2 * l) * claim.epsilon) > float(claim.epsilon_total)
-    ]
-    params = {"epsilon": str(claim.epsilon), "k": claim.k, "delta": str(claim.delta)}
+    """KOV's worst case: each mechanism randomized response on bit 1 (x) or 0 (x'), with, for
+    delta > 0, a report "leak" of probability delta under x only ("leak'" under x'). S holds
+    the outputs whose composed ratio exceeds e^eps_total: those with at most l - 1 reports
+    differing from x's for l = :func:`_positive_terms`, decided exactly (a float comparison
+    dropped l = 0 at eps_total just below k eps and named an empty S), and any "leak"."""
+    e, et, d = sp.sympify(claim.epsilon), sp.sympify(claim.epsilon_total), claim.delta
+    positive = _positive_terms(e, claim.k, et)
+    parts = ['some report is "leak"'] if d != 0 else []
+    which = "every report is a bit and at most {} of them" if d != 0 else "at most {} reports"
+    if positive is None:
+        parts.append(which.format("l") + f" differ from x's, l < (k - {et}/{e})/2")
+    elif len(positive):
+        parts.append(which.format(len(positive) - 1) + " differ from x's")
+    inputs = ("x: each of the k mechanisms is randomized response on bit 1", "x': on bit 0")
+    if d != 0:
+        inputs = (
+            f'x: each of the k mechanisms reports "leak" with probability {d}, else '
+            "randomized response on bit 1 (KOV's canonical (eps, delta) mechanism)",
+            f'x\': reports "leak\'" (never "leak") with probability {d}, else randomized '
+            "response on bit 0",
+        )
+    params = {"epsilon": str(claim.epsilon), "k": claim.k, "delta": str(d)}
     return Counterexample(
         params | {str(s): str(v) for s, v in (values or {}).items()},
-        ("x: each of the k mechanisms is randomized response on bit 1", "x': on bit 0"),
-        f"S = {{at most {max(thresholds, default=-1)} of the k reports differ from x}}",
+        inputs,
+        "S = {" + (" or ".join(parts) or "nothing") + "}",
         f"P[M(x) in S] - e^eps_total P[M(x') in S] in {show_ball(enc)}",
         f"delta_total = {claim.delta_total}",
         "arb interval arithmetic (exact sum)",

@@ -9,7 +9,10 @@
 - ``refuted``: a point meeting every assumption and constraint where lhs > rhs, re-checked
   exactly or with arb balls: z3's model first, then a search over small values
   (:func:`proofs.checkers.laws.points`).
-- ``unknown`` otherwise. A domain that no value satisfies is refused as an input error.
+- ``unknown`` otherwise. A domain that no value satisfies is refused as an input error; one
+  that z3's relaxation of exp and log lets through (exp(x) <= 1 + x with x > 0) is not proved
+  over unless some value is shown to satisfy it (:func:`_inhabited`): a proof over no value
+  says nothing.
 """
 
 from __future__ import annotations
@@ -91,6 +94,22 @@ def _refuted(claim: Inequality, values: dict, how: str, lhs, rhs, method: str, s
     return Finding(Verdict.REFUTED, method, counterexample=cex, steps=tuple(steps))
 
 
+def _inhabited(symbols, domain: list, known: list, back: dict) -> bool:
+    """Does some value satisfy the domain, shown at a point re-checked exactly: a small value,
+    else z3's model of the domain (a model of its relaxation need not be one of the domain)?"""
+    if not domain:
+        return True
+    found = next(iter(points(symbols, domain, limit=1)), None)
+    if found is None:
+        res = prove_forall(sp.Integer(1), sp.Integer(0), known)
+        if res.status != "model":
+            return False
+        found = {back.get(k, k): v for k, v in res.model["symbols"].items()}
+    return all(allowed(s, v) for s, v in found.items()) and all(
+        set(c.free_symbols) <= set(found) and holds_at(c, found) for c in domain
+    )
+
+
 def check(claim: Inequality) -> Finding:
     lhs, rhs, domain = claim.lhs, claim.rhs, list(claim.domain)
     symbols = lhs.free_symbols | rhs.free_symbols | set().union(*(c.free_symbols for c in domain))
@@ -119,7 +138,15 @@ def check(claim: Inequality) -> Finding:
         res = prove_forall(a.xreplace(swap), b.xreplace(swap), known)
         steps.append(f"{a} <= {b}: {res.status}{f' ({res.reason})' if res.reason else ''}")
         if res.status == "proved":
-            return Finding(Verdict.PROVED, how, steps=tuple(steps))
+            if _inhabited(symbols, domain, known, back):
+                return Finding(Verdict.PROVED, how, steps=tuple(steps))
+            return Finding(
+                Verdict.UNKNOWN,
+                how,
+                reason="proved over the domain, but no value satisfying it was found: the "
+                "proof may hold vacuously",
+                steps=tuple(steps),
+            )
         if res.status == "model":
             values = {back.get(k, k): v for k, v in res.model["symbols"].items()}
             bad, check_how, l, r = _violation(claim, values)

@@ -36,7 +36,7 @@ from proofs.finite import finite_delta
 from proofs.formulas import phi
 from proofs.mechanisms import FiniteMechanism, Gaussian, GaussianVector, Laplace, sym
 from proofs.mechanisms.noise import gaussian_vector_reduction
-from proofs.numeric import PRECISION, precision, show_ball, to_ball
+from proofs.numeric import PRECISION, precision, show_ball, tight_ball, to_ball
 from proofs.results import Counterexample, Finding, Verdict
 from proofs.symbols import EPSILON, SENSITIVITY
 from proofs.validate import (
@@ -259,6 +259,8 @@ def _interval_verdict(
     with the claim: ``proved`` when exact algebra decides it (equality cases included),
     ``certified`` by arb, ``refuted`` with the optimal event."""
     target = to_ball(claim.delta)
+    if value is not None:
+        ball = tight_ball(value, ball)
     text = f"delta({claim.epsilon}) in {show_ball(ball)}"
     status = "certified" if ball <= target else "violated" if ball > target else "unknown"
     if value is not None and status != "violated":

@@ -147,3 +147,25 @@ def test_a_proved_inequality_with_a_logarithm_holds_at_every_point(c, points):
     value = lambda t: c[0] + c[1] * math.log(float(t)) - c[2] * float(t)
     if found.status == "proved":
         assert all(value(t) <= 1e-9 for t in points)
+
+
+def test_a_power_z3_cannot_time_bound_is_an_atom_not_a_hang():
+    # exp(epsilon) beside exp(9999 epsilon / 10000) was X**10000 beside X**9999 of
+    # X = exp(epsilon/10000), and x**10000 beside x**2: z3 ran past its time limit (and
+    # SIGTERM) on both. Such powers are atoms held by true facts: what cancels still proves,
+    # the rest gives a model (re-checked by the caller), at once.
+    import time
+
+    eps = sp.Symbol("epsilon", positive=True)
+    start = time.perf_counter()
+    near = prove_forall(sp.exp(eps), sp.exp(sp.Rational(9999, 10000) * eps))
+    assert near.status == "model"  # (false: exp is increasing)
+    assert prove_forall(X**10000, X**2 + 5, [X >= 1]).status == "model"
+    assert prove_forall(A**10000 + A, 2 * A**10000 + A).status == "proved"
+    assert prove_forall(A**10000, A**10000 + A, [A <= 2]).status == "proved"
+    assert prove_forall(sp.exp(10000 * eps), sp.exp(10000 * eps) + 1).status == "proved"
+    assert time.perf_counter() - start < 20
+    # the facts are true ones: nothing false is proved from them
+    assert prove_forall(A**300, A).status != "proved"
+    assert prove_forall(X**301, X**2).status != "proved"
+    assert prove_forall(X**302, 1, [X >= -1, X <= 1]).status == "proved"  # |t| <= |x| <= 1

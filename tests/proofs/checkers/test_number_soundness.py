@@ -17,6 +17,7 @@ from proofs import (
     E1,
     E2,
     AlphaCoinRR,
+    ApproxDP,
     ComposedDP,
     Histogram,
     KAryRR,
@@ -161,3 +162,51 @@ def test_floats_keep_their_documented_meaning():
         Verdict.PROVED,
         Verdict.CERTIFIED,
     )
+
+
+def test_a_claim_false_by_a_ten_thousandth_of_epsilon_is_refuted_not_hung():
+    eps = sym("epsilon")
+    got = check(PureDP(KAryRR(eps, 2), "0.9999*epsilon"))
+    assert got.verdict is Verdict.REFUTED and got.seconds < 30
+
+
+def test_rationals_of_thousands_of_digits_are_checked_and_printed(tmp_path):
+    # 1 - (1 - 1/10^6)^1000 is exactly the composed delta, a rational of 6,001 digits: Python's
+    # 4,300-digit limit on printing integers made it an internal error
+    exact = "1-(1-1/1000000)^1000"
+    assert check(ComposedDP(0, 1000, 0, exact, "1/1000000")).verdict is Verdict.PROVED
+    less = f"{exact} - 1/10^300"
+    assert check(ComposedDP(0, 1000, 0, less, "1/1000000")).verdict is Verdict.REFUTED
+    from auditor.cli.main import main
+
+    claims = tmp_path / "big.py"
+    claim = f"ComposedDP(0, 1000, 0, {exact!r}, '1/1000000')"
+    claims.write_text(f"from proofs import ComposedDP\nCLAIMS = [{claim}]\n")
+    limit = sys.get_int_max_str_digits()
+    assert main(["prove", str(claims), "--json", str(tmp_path / "out.json")]) == 0
+    assert (tmp_path / "out.json").stat().st_size > 6000  # the statement, every digit
+    assert sys.get_int_max_str_digits() == limit  # lifted for the run only
+
+
+def test_composition_witnesses_name_the_event_that_refutes():
+    # eps_total a hair below k eps: the ratio exceeds e^eps_total only where no report differs
+    # (a float comparison named the empty event "at most -1 differ")
+    near = check(ComposedDP(sp.log(3), 2, 2 * sp.log(3) - sp.Rational(1, 10**30), 0))
+    assert near.verdict is Verdict.REFUTED
+    assert near.counterexample.output == "S = {at most 0 reports differ from x's}"
+    # with delta > 0 the worst case is KOV's canonical mechanism and its "leak" report
+    leak = check(ComposedDP(0, 100000, 0, sp.Rational(951, 10000), sp.Rational(1, 10**6)))
+    assert leak.verdict is Verdict.REFUTED
+    assert leak.counterexample.output == 'S = {some report is "leak"}'
+    assert "leak" in leak.counterexample.inputs[0] and "leak'" in leak.counterexample.inputs[1]
+    both = check(ComposedDP(sp.Rational(1, 10), 10, sp.Rational(1, 2), "1/1000", "1/10000"))
+    assert "at most 2 of them differ" in both.counterexample.output
+
+
+def test_a_refuting_enclosure_is_shown_separated_from_the_claim():
+    # delta(0) of Laplace(b = 1e300) is 1 - exp(-1/(2b)), about 5e-301: at the default
+    # precision its ball straddled 0, and that ball was printed beside "> delta"
+    got = check(ApproxDP(Laplace(1e300, 1), 0, "4.9999999e-301"))
+    assert got.verdict is Verdict.REFUTED
+    lo = float(re.search(r"in \[([^,]+),", got.counterexample.ratio).group(1))
+    assert lo > 4.9999999e-301

@@ -183,3 +183,16 @@ def test_tables_compose_on_one_neighbour_relation_only():
     moved = FiniteMechanism(three.pmf, neighbours=((1, 2),))
     with pytest.raises(InputError, match="different neighbours"):
         check(PureDP(Composition((three, moved)), 1))
+
+
+def test_a_domain_empty_beyond_z3s_relaxation_is_not_proved_over():
+    # exp(x) <= 1 + x holds for no x > 0, but z3's relaxation of exp (X >= 1 + x) has models:
+    # the domain passes the emptiness check, and a proof over it would say nothing
+    from proofs import Inequality
+
+    x = sym("x")
+    got = check(Inequality("exp(x)", "1 + x", (x > 0, sp.exp(x) <= 1 + x)))
+    assert got.verdict is Verdict.UNKNOWN and "vacuously" in got.reason
+    # a domain with a value, even a single one, is proved over as before
+    one = check(Inequality("exp(x)", "exp(2*x)", (x >= 3, x <= 3)))
+    assert one.verdict is Verdict.PROVED
