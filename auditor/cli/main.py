@@ -30,6 +30,7 @@ from proofs.errors import (
     Terminated,
     raise_terminated,
 )
+from proofs.io import MechanismExit, exits_guarded, long_integers
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -185,7 +186,10 @@ EXIT_BROKEN_PIPE = 128 + 13  # as a shell reports a command ended by SIGPIPE
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit code instead of exiting."""
     try:
-        return _run(_parse(argv))
+        # (a claim's exact rationals may have thousands of digits; a target, a claims file or
+        # a mechanism that calls os._exit must not end dpaudit with its code: 0 reads "ok")
+        with long_integers(), exits_guarded():
+            return _run(_parse(argv))
     except InputError as exc:
         print(f"dpaudit: error: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -199,6 +203,13 @@ def main(argv: list[str] | None = None) -> int:
         with contextlib.suppress(OSError, ValueError, AttributeError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
+    except MechanismExit as exc:
+        print(
+            f"dpaudit: error: {exc} while running the target or claims file; a mechanism "
+            "must return its output and a claims file define CLAIMS, not end the process.",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
     except SystemExit as exc:  # --help and --version (argparse: an int code)
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     except OSError as exc:

@@ -93,11 +93,14 @@ def run(args: argparse.Namespace) -> int:
         with mechanism_stdout_to_stderr():
             run_result = prove(args.files, progress=None if args.quiet else _printer(out))
         print(("" if args.quiet else "\n") + run_result.summary().splitlines()[-1], file=out)
-    if args.json:
+    # outputs of a run that checked nothing (every claim bad input: a claims file that does
+    # not load, say) would only replace the user's files with a list of the errors
+    checked = len(run_result.errors) < len(run_result.results)
+    if args.json and checked:
         write_json_atomic(args.json, run_result.to_dict(timings=not args.no_timings))
-    if args.report:
+    if args.report and checked:
         write_proof_report(run_result, args.report)
-    if args.junit_xml:
+    if args.junit_xml and checked:
         from auditor.reports.junit import proofs_junit
 
         write_text_atomic(args.junit_xml, proofs_junit(run_result))

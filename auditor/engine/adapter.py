@@ -12,18 +12,16 @@ everything after that is vectorised numpy over the collected batch.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import inspect
 import itertools
 import math
-import os
 import random
 import sys
 import threading
 import time
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +29,7 @@ import numpy as np
 
 from auditor.engine.result import dataset_words
 from proofs.errors import InputError
+from proofs.io import MechanismExit
 
 __all__ = [
     "KINDS",
@@ -80,34 +79,6 @@ def as_mechanism(func: Callable[..., Any] | Mechanism, name: str | None = None) 
         batched="size" in params,
         wants_rng="rng" in params,
     )
-
-
-class MechanismExit(SystemExit):
-    """os._exit, called in this process's main thread while :func:`exits_guarded`."""
-
-
-@contextlib.contextmanager
-def exits_guarded() -> Iterator[None]:
-    """Within, os._exit called in this process's main thread (where the mechanism runs when
-    not on a worker) raises :class:`MechanismExit`, which :func:`_call` reports, instead of
-    ending dpaudit at once with that code: os._exit(0) read as "nothing wrong found", with no
-    word said. A process forked meanwhile, and other threads, exit as they ask. (A worker
-    that exits is reported by the pool.)"""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    real, pid, main = os._exit, os.getpid(), threading.main_thread()
-
-    def guarded(code: int) -> None:
-        if os.getpid() != pid or threading.current_thread() is not main:
-            real(code)
-        raise MechanismExit(code)
-
-    os._exit = guarded
-    try:
-        yield
-    finally:
-        os._exit = real
 
 
 def _call(mech: Mechanism, data: Any, n: int, rng: np.random.Generator) -> Any:

@@ -131,6 +131,9 @@ def check_number(name: str, value: Any) -> float:
     return v
 
 
+MAX_TIME = 1e9  # seconds, about 31 years
+
+
 def validate(config: AuditConfig) -> None:
     """Check a configuration at the public boundary (each message names value and fix)."""
     eps = check_number("epsilon", config.epsilon)
@@ -161,9 +164,10 @@ def validate(config: AuditConfig) -> None:
         raise InputError(f"families={config.families!r} must be a non-empty subset of {FAMILIES}.")
     if config.max_time is not None:
         t = check_number("max_time", config.max_time)
-        if not t >= 0 or math.isinf(t):
+        if not 0 <= t <= MAX_TIME:  # (the alarm timer overflows beyond; NaN fails too)
             raise InputError(
-                f"max_time={config.max_time!r} must be a finite number of seconds >= 0, e.g. 600."
+                f"max_time={config.max_time!r} must be a number of seconds in [0, "
+                f"{MAX_TIME:.0e}], e.g. 600; omit it for no time limit."
             )
     if not check_number("checkpoint_every", config.checkpoint_every) > 0:
         raise InputError(f"checkpoint_every={config.checkpoint_every!r} must be > 0 seconds.")

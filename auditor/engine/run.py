@@ -29,7 +29,6 @@ from auditor.engine.adapter import (
     Mechanism,
     as_mechanism,
     copies_repeat,
-    exits_guarded,
     moves_beyond_stream,
     pickled_by_reference,
     processes_repeat,
@@ -57,6 +56,7 @@ from auditor.engine.select import FAMILIES, Candidate
 from auditor.engine.session import Session
 from auditor.engine.stats import cp_lower, cp_upper, delta_bound, epsilon_bound
 from proofs.errors import InputError
+from proofs.io import exits_guarded
 
 __all__ = ["audit"]
 
@@ -337,7 +337,7 @@ def _conclude(
     verdict, hint = _verdict(
         violated, detect, judge, cfg, witness is not None, apart, distinct, single
     )
-    if verdict == "inconclusive" and out.stop == "max-time" and n == 0:
+    if verdict == "inconclusive" and out.stop == "max-time" and n == 0 and cfg.max_time is not None:
         hint = (
             "inconclusive: the time limit ran out before any certification sample was drawn; "
             + (

@@ -47,6 +47,7 @@ def target(tmp_path):
         (["--pair", "0", "1", "--delta", "-1e-5"], "delta=-1e-05"),
         (["--pair", "0", "1", "--delta", "-2E+0"], "delta=-2.0"),
         (["--pair", "0", "1", "--max-time", "-inf"], "-inf"),
+        (["--pair", "0", "1", "--max-time", "1e10"], "1e+09"),  # (the alarm timer overflows)
     ],
 )
 def test_bad_cli_input_is_one_line_before_sampling(target, extra, needle, capsys):
@@ -569,3 +570,13 @@ def test_options_that_would_change_nothing_are_refused(target, extra, needle, ca
     without a word, while --records there is refused."""
     assert main(["audit", target, "--epsilon", "1", *extra]) == 2
     assert needle in _one_line(capsys)
+
+
+def test_an_output_onto_python_source_is_refused(tmp_path, capsys):
+    """A module the target imports is no input dpaudit can list: no output replaces a .py."""
+    module = tmp_path / "helper.py"
+    module.write_text("SCALE = 1\n")
+    args = ["audit", "laplace", "--epsilon", "1", "--samples", "1000", "--json", str(module)]
+    assert main(args) == 2
+    assert module.read_text() == "SCALE = 1\n"
+    assert "is a Python source file" in capsys.readouterr().err

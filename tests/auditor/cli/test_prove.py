@@ -150,3 +150,16 @@ def test_a_bad_baseline_is_refused_before_any_claim_runs(make, tmp_path, capsys,
     assert main(["prove", "--quiet", "--baseline", str(base)]) == 2
     err = capsys.readouterr().err
     assert not ran and "Traceback" not in err and str(base) in err and err.count("\n") == 1
+
+
+def test_a_run_that_checked_nothing_leaves_the_outputs_alone(tmp_path, capsys):
+    """Every claims file bad input: exit 2, and the --json and --report a user had are kept
+    (they would only have been replaced by a list of the errors)."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("CLAIMS = [\n")
+    out, report = tmp_path / "out.json", tmp_path / "out.md"
+    out.write_text("kept")
+    report.write_text("kept too")
+    assert main(["prove", str(bad), "--json", str(out), "--report", str(report)]) == 2
+    assert out.read_text() == "kept" and report.read_text() == "kept too"
+    assert "bad.py" in capsys.readouterr().err

@@ -182,7 +182,7 @@ def test_a_mechanism_calling_os_exit_in_this_process_is_bad_input_not_exit_code_
     import subprocess
     import sys
 
-    from auditor.engine.adapter import exits_guarded
+    from proofs.io import exits_guarded
 
     f = tmp_path / "quits.py"
     f.write_text("import os\n\ndef mech(data, rng):\n    os._exit(0)\n")
