@@ -236,7 +236,8 @@ class AuditResult:
             lines.append(
                 f"  detectable {unit}: {self.detectable_epsilon:.4g} (the smallest true {unit} "
                 "the certified events and sample size certify above the claim with probability "
-                "1/2)"
+                "1/2; a leak confined to outputs these events do not cover, rarer ones above "
+                "all, can go unseen)"
             )
             if self.hint:
                 lines.append(f"  {self.hint}")
@@ -269,7 +270,8 @@ class AuditResult:
             f"  certified at confidence {self.confidence:g}: epsilon >= "
             f"{self.epsilon_lower_bound:.4f}"
             + (
-                " (event never seen under one dataset: consistent with unbounded privacy loss)"
+                " (event never seen under one dataset: consistent with unbounded privacy loss,"
+                " or with an output rare under it; the bound is what is certified)"
                 if self.unbounded_witness
                 else ""
             ),

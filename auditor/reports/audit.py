@@ -38,7 +38,8 @@ def verdict_sentence(d: dict[str, Any]) -> str:
     lb = d["epsilon_lower_bound"]
     unbounded = (
         " The witness event never occurred under the other dataset: the evidence is "
-        "consistent with unbounded privacy loss."
+        "consistent with unbounded privacy loss, or with an output rare under it; the bound "
+        "is what is certified."
         if d.get("unbounded_witness")
         else ""
     )
