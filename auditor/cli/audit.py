@@ -366,6 +366,17 @@ def run(args: argparse.Namespace) -> int:
             f"--epsilon {built_at:g}: the catalogue entry {args.target!r}, built at this "
             f"epsilon, gives outputs that cannot be audited ({e}); give a larger --epsilon."
         ) from None
+    except InputError as e:
+        # a catalogue entry fed the datasets a relation generates: the entry is not the
+        # user's to fix, its data is (a relation's records, where it takes a number)
+        if entry is None or pairs is not None or not str(e).startswith("mechanism "):
+            raise
+        own, said = entry.pairs[0], str(e).split("; fix the mechanism")[0]
+        raise InputError(
+            f"--relation {args.relation}: the catalogue entry {args.target!r} takes data such "
+            f"as {own.a!r} and {own.b!r} (its own pairs), not the datasets the relation "
+            f"generates ({said}); drop --relation, or give --pair with data of its kind."
+        ) from None
     _write_outputs(args, result, func)
     if not args.quiet:  # (beside JSON on stdout, on stderr: `--json - | jq` reads JSON alone)
         to_stdout = any(names_stdout(o) for o in (args.json, args.junit_xml, args.report))

@@ -580,3 +580,13 @@ def test_an_output_onto_python_source_is_refused(tmp_path, capsys):
     assert main(args) == 2
     assert module.read_text() == "SCALE = 1\n"
     assert "is a Python source file" in capsys.readouterr().err
+
+
+def test_a_catalogue_entry_fed_a_relations_datasets_says_what_it_takes(capsys):
+    """The entry is not the user's to fix: the message names the data it takes instead."""
+    args = ["audit", "laplace", "--epsilon", "1", "--relation", "replace-one", "--samples", "1000"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "the catalogue entry 'laplace' takes data such as 0.0 and 1.0" in err
+    assert "drop --relation" in err and "fix the mechanism" not in err
+    assert len(err.strip().splitlines()) == 1
