@@ -395,9 +395,26 @@ def open_runner(
     from loky import get_reusable_executor
 
     _quiet_cancelled_race()
-    pool = get_reusable_executor(max_workers=n, timeout=60)
+    pool = get_reusable_executor(max_workers=n, timeout=60, initializer=_end_with_parent)
     _POOLS[id(pool)] = pool
     return Runner(pool, n, f"local:{n}")
+
+
+def _end_with_parent() -> None:
+    """In each local worker: end once dpaudit's process is gone. A kill -9 of it left its
+    workers drawing their chunks, at full CPU, for minutes. Polled each second: the parent's
+    pid changes only when it dies and the worker is adopted."""
+    import threading
+    import time
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="dpaudit-parent", daemon=True).start()
 
 
 class _CancelledRace(logging.Filter):
