@@ -210,3 +210,21 @@ def test_a_refuting_enclosure_is_shown_separated_from_the_claim():
     assert got.verdict is Verdict.REFUTED
     lo = float(re.search(r"in \[([^,]+),", got.counterexample.ratio).group(1))
     assert lo > 4.9999999e-301
+
+
+def test_general_rules_false_only_beyond_the_fixed_ratios_are_refuted():
+    # rules that hold below eps 50 and fail above: the fixed canonical ratios (e^eps0 up to
+    # 10) never reached the failure, and the claims came out `checked`; z3's model of the
+    # failed dominance now places a canonical mechanism there, re-checked exactly
+    rr3, rr2 = rr_table(3), rr_table(2)
+    post = PostProcessing(((rr3, {0: 0, 1: 1}),), rule="epsilon_0 - max(0, epsilon_0 - 50)/2")
+    got = check(post)
+    assert got.verdict is Verdict.REFUTED and "generated instance" in got.counterexample.note
+    seq = SequentialComposition(
+        ((rr3, rr2),), rule="epsilon_1 + epsilon_2 - max(0, epsilon_1 - 50)/2"
+    )
+    assert check(seq).verdict is Verdict.REFUTED
+    # and true rules stay proved
+    assert check(PostProcessing(((rr3, {0: 0, 1: 1}),), rule="max(epsilon_0, 1/2)")).verdict is (
+        Verdict.PROVED
+    )
