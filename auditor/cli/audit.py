@@ -17,6 +17,7 @@ import importlib.util
 import math
 import os
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -322,6 +323,7 @@ def _used_options(args: argparse.Namespace, pairs: list | None) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run one audit from parsed arguments; return the exit code (0 no violation found, 1
     violation, 4 inconclusive)."""
+    started = time.perf_counter()  # (--max-time counts from here: the report's plots too)
     from auditor.reports.audit import report_outputs
     from proofs.io import check_outputs, names_stdout
 
@@ -377,7 +379,7 @@ def run(args: argparse.Namespace) -> int:
             f"as {own.a!r} and {own.b!r} (its own pairs), not the datasets the relation "
             f"generates ({said}); drop --relation, or give --pair with data of its kind."
         ) from None
-    _write_outputs(args, result, func)
+    _write_outputs(args, result, func, started)
     if not args.quiet:  # (beside JSON on stdout, on stderr: `--json - | jq` reads JSON alone)
         to_stdout = any(names_stdout(o) for o in (args.json, args.junit_xml, args.report))
         print(result.summary(), file=sys.stderr if to_stdout else sys.stdout)
@@ -453,7 +455,7 @@ def _audit(args: argparse.Namespace, func, pairs, delta, name):
     )
 
 
-def _write_outputs(args: argparse.Namespace, result, func) -> None:
+def _write_outputs(args: argparse.Namespace, result, func, started: float) -> None:
     """The JSON and the report together: an interrupt leaves both old or both new."""
     import json
 
@@ -470,12 +472,33 @@ def _write_outputs(args: argparse.Namespace, result, func) -> None:
         from auditor.reports.audit import audit_report_files
         from auditor.reports.demo_audit import with_plots
 
+        plotted = _plotted(args, result, func, with_plots, started)
         try:
-            with mechanism_stdout_to_stderr():  # (the plots sample the mechanism again)
-                plotted = with_plots(result, func)
             report = audit_report_files(plotted, args.report)
         except Exception:  # (an interrupt is no Exception: it leaves every output as it was)
             write_files_atomic(files)  # the audit's result is not lost to a failed report
             raise
         files.update(report)
     write_files_atomic(files)
+
+
+def _plotted(args: argparse.Namespace, result, func, with_plots, started: float) -> dict:
+    """The result with its plots' data, drawn from the mechanism again; without them, and a
+    warning, when the mechanism fails or hangs there (past the time left of --max-time, and
+    at least GUARD_SECONDS): the audit is done, and its verdict decides the exit code."""
+    from auditor.engine.deadline import GUARD_SECONDS, OutOfTime, cut_at
+
+    when = None
+    if args.max_time is not None:
+        left = args.max_time - (time.perf_counter() - started)
+        when = time.perf_counter() + max(left, GUARD_SECONDS)
+    try:
+        with mechanism_stdout_to_stderr():  # (the plots sample the mechanism again)
+            return cut_at(when, with_plots, result, func)
+    except (Exception, OutOfTime) as exc:
+        why = "the time limit passed" if isinstance(exc, OutOfTime) else " ".join(str(exc).split())
+        print(
+            f"dpaudit: warning: the report has no plots: drawing them failed ({why})",
+            file=sys.stderr,
+        )
+        return result.to_dict()

@@ -271,3 +271,32 @@ def test_list_keeps_its_columns_for_every_name(capsys):
     assert len(rows) == len(CATALOGUE)
     claim_at = {line.index("(") for line in rows}  # the claim column starts alike everywhere
     assert len(claim_at) == 1 and lines[0].index("claim") in claim_at
+
+
+@pytest.mark.parametrize("how", ["raises", "hangs"])
+def test_a_report_whose_plots_fail_keeps_the_verdict(tmp_path, capsys, monkeypatch, how):
+    """The plots sample the mechanism again after the audit: a mechanism that raises or hangs
+    there gives a report without plots and a warning; the verdict keeps its exit code (1) and
+    --max-time holds (a hang was cut nowhere, and a raise was exit 2 hiding the violation)."""
+    import time
+
+    import auditor.engine.deadline as deadline
+    import auditor.reports.demo_audit as demo
+
+    def broken(result, func, samples=None):
+        if how == "raises":
+            raise RuntimeError("fails while plotting")
+        time.sleep(60)
+
+    monkeypatch.setattr(demo, "with_plots", broken)
+    monkeypatch.setattr(deadline, "GUARD_SECONDS", 0.5)
+    out, rep = tmp_path / "r.json", tmp_path / "r.html"
+    args = ["audit", "noisy_hist2", "--epsilon", "0.1", "--samples", "20000", "--quiet"]
+    start = time.perf_counter()
+    assert main([*args, "--max-time", "1", "--json", str(out), "--report", str(rep)]) == 1
+    assert time.perf_counter() - start < 30
+    assert json.loads(out.read_text())["violation"] is True
+    assert rep.read_text().lstrip().lower().startswith("<!doctype html")
+    err = capsys.readouterr().err
+    why = "fails while plotting" if how == "raises" else "the time limit passed"
+    assert f"the report has no plots: drawing them failed ({why})" in err
