@@ -332,17 +332,28 @@ def write_json_atomic(path: str | os.PathLike, data, strict: bool = False) -> No
     write_text_atomic(path, json.dumps(data, indent=2, allow_nan=not strict) + "\n")
 
 
+_LONG = threading.Lock()
+_long_state = {"depth": 0, "limit": 0}  # blocks open in any thread; the limit to give back
+
+
 @contextlib.contextmanager
 def long_integers():
     """Python's limit on converting an integer to text (4,300 digits) lifted for the block: a
     claim's exact rational ((1 - 1/10^6)^1000 has 6,000 digits) is printed in its statement,
-    counterexample and JSON, and the limit made that an internal error."""
-    old = sys.get_int_max_str_digits()
-    sys.set_int_max_str_digits(0)
+    counterexample and JSON, and the limit made that an internal error. The limit is one per
+    process: it is given back when the last block open, in any thread, ends."""
+    with _LONG:
+        if _long_state["depth"] == 0:
+            _long_state["limit"] = sys.get_int_max_str_digits()
+            sys.set_int_max_str_digits(0)
+        _long_state["depth"] += 1
     try:
         yield
     finally:
-        sys.set_int_max_str_digits(old)
+        with _LONG:
+            _long_state["depth"] -= 1
+            if _long_state["depth"] == 0:
+                sys.set_int_max_str_digits(_long_state["limit"])
 
 
 def finite_or_none(x: float) -> float | None:
