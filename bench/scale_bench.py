@@ -105,10 +105,10 @@ def speedup() -> None:
 
 def _start_pool(f) -> float:
     """Start the local pool (the one the audit reuses) and import ``f`` in both workers."""
-    from loky import get_reusable_executor
+    from auditor.engine.executors import local_pool
 
     t0 = time.perf_counter()
-    pool = get_reusable_executor(max_workers=2, timeout=60)
+    pool = local_pool(2)
     list(pool.map(_bare, [f] * 8, [10] * 8))
     return time.perf_counter() - t0
 
@@ -138,8 +138,8 @@ e = get(name)
 eps = 1.0 if name == "laplace.scalar" else e.claimed_epsilon
 r = audit(e.sampler(eps), e.pairs, epsilon=eps, delta=e.delta, samples=n, seed=5,
           progress=False)
-from loky import get_reusable_executor
-get_reusable_executor(max_workers=2, timeout=60).shutdown(wait=True)
+from auditor.engine.executors import local_pool
+local_pool(2).shutdown(wait=True)
 hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM")][0].split()[1]
 child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
 print(int(hwm), child, r.epsilon_lower_bound, r.seconds, r.selection_samples)

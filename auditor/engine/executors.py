@@ -42,6 +42,7 @@ __all__ = [
     "chunk_rng",
     "count_events",
     "default_workers",
+    "local_pool",
     "open_runner",
     "run_chunk",
     "stop_pools",
@@ -392,12 +393,21 @@ def open_runner(
         )
     if n == 1 or serial_seconds < INLINE_SECONDS:
         return Runner(None, 1, "inline")
-    from loky import get_reusable_executor
-
     _quiet_cancelled_race()
-    pool = get_reusable_executor(max_workers=n, timeout=60, initializer=_end_with_parent)
+    pool = local_pool(n)
     _POOLS[id(pool)] = pool
     return Runner(pool, n, f"local:{n}")
+
+
+def local_pool(workers: int, reuse: bool | str = "auto") -> Executor:
+    """The local process pool of ``workers`` loky workers, the one every local audit of this
+    process reuses (asked for with other settings, loky shuts it down and starts another:
+    start it here to share it). ``reuse=False`` starts new workers."""
+    from loky import get_reusable_executor
+
+    return get_reusable_executor(
+        max_workers=workers, timeout=60, reuse=reuse, initializer=_end_with_parent
+    )
 
 
 def _end_with_parent() -> None:

@@ -127,12 +127,10 @@ def test_an_edited_module_does_not_resume_its_checkpoint(module, tmp_path, monke
 def test_a_pool_is_not_used_for_a_restarting_mechanism(module, monkeypatch):
     import functools
 
-    from loky import get_reusable_executor
-
     from auditor.engine import executors
 
     monkeypatch.setattr(executors, "INLINE_SECONDS", 0.0)
-    get_reusable_executor(max_workers=2, timeout=60, reuse=False)  # workers that see PYTHONPATH
+    executors.local_pool(2, reuse=False)  # workers that see PYTHONPATH
     kw = dict(epsilon=1.0, samples=20_000, seed=3, workers=2)
     repeat = "copies of the mechanism repeat"
     # sent by name, or wrapped (a partial is sent by value, the module it names by name)

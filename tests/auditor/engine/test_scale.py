@@ -143,9 +143,7 @@ def test_looks_are_declared_increasing_and_end_at_the_end(n):
 
 @pytest.fixture(scope="module")
 def pool():
-    from loky import get_reusable_executor
-
-    return get_reusable_executor(max_workers=2, timeout=60)  # the one the local runner reuses
+    return executors.local_pool(2)  # the one the local runner reuses
 
 
 @pytest.mark.parametrize(
