@@ -255,13 +255,14 @@ class MechanismExit(SystemExit):
 
 
 @contextlib.contextmanager
-def exits_guarded():
+def exits_guarded(threads: bool = False):
     """Within, os._exit called in this process's main thread (where a mechanism runs when not
     on a worker, and a target or claims file is imported) raises :class:`MechanismExit`, which
     the caller reports, instead of ending dpaudit at once with that code: os._exit(0) read as
-    "nothing wrong found", with no word said. Another thread of this process still ends it,
-    but a code 0 becomes 2 (bad input), with a line on stderr; a process forked meanwhile
-    exits as it asks. (A worker that exits is reported by the pool.)"""
+    "nothing wrong found", with no word said. Another thread of this process still ends it;
+    with ``threads`` (the command line, which owns the process) a code 0 becomes 2 (bad
+    input), with a line on stderr. A process forked meanwhile exits as it asks. (A worker that
+    exits is reported by the pool.)"""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -271,14 +272,15 @@ def exits_guarded():
         if os.getpid() != pid:
             real(code)
         if threading.current_thread() is not main:
-            if code == 0:
+            if code == 0 and threads:
                 with contextlib.suppress(Exception):
                     sys.stderr.write(
-                        "dpaudit: error: a thread of the mechanism called os._exit(0) and "
-                        "ended the audit; a mechanism must return its output.\n"
+                        "dpaudit: error: a thread other than dpaudit's own called "
+                        "os._exit(0) and ended the run; a mechanism must return its output "
+                        "and a claims file define CLAIMS.\n"
                     )
                     sys.stderr.flush()
-            real(code or EXIT_BAD_INPUT)
+            real(EXIT_BAD_INPUT if code == 0 and threads else code)
         raise MechanismExit(code)
 
     os._exit = guarded

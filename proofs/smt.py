@@ -88,7 +88,9 @@ class Translator:
         self.logs: dict[sp.Expr, z3.ArithRef] = {}  # log(b), one variable per argument b
         self.constants: dict[sp.Expr, z3.ArithRef] = {}  # enclosed closed constants
         self.log_facts: list[z3.BoolRef] = []  # b > 0 implies l <= b - 1 and l b >= b - 1
-        self.atoms: dict[tuple, z3.ArithRef] = {}  # powers beyond _MAX_SYMBOLIC_POWER
+        # powers beyond _MAX_SYMBOLIC_POWER, keyed by kind: x**300 and exp(300 x) have equal
+        # (base, degree) and (symbol, coefficient) keys, and one variable proved e^300 <= 1
+        self.atoms: dict[tuple, z3.ArithRef] = {}
 
     def fresh(self, name: str) -> str:
         """A z3 name no other variable of this translation has: ``name``, else ``name#2``,
@@ -272,7 +274,7 @@ class Translator:
         powers still cancel) held by facts true of every n >= 2: t has b's sign (t >= 0 for
         even n), |t| >= |b| where |b| >= 1 and |t| <= |b| where |b| <= 1. A relaxation, as
         for exp: proofs hold, models are re-checked."""
-        if (key, n) not in self.atoms:
+        if ("power", key, n) not in self.atoms:
             t = z3.FreshReal("power")
             a, m = z3.If(b >= 0, b, -b), z3.If(t >= 0, t, -t)
             sign = (
@@ -286,17 +288,17 @@ class Translator:
                 z3.Implies(a >= 1, m >= a),
                 z3.Implies(a <= 1, m <= a),
             ]
-            self.atoms[(key, n)] = t
-        return self.atoms[(key, n)]
+            self.atoms[("power", key, n)] = t
+        return self.atoms[("power", key, n)]
 
     def _exp_atom(self, sym: sp.Symbol, coeff: sp.Rational) -> z3.ArithRef:
         """exp(coeff * sym) as a fresh y (one per coefficient) held by the facts its
         :meth:`exp_var` has, at u = coeff * sym: y > 0, y >= 1 + u, y (1 - u) <= 1 for u < 1."""
-        if (sym, coeff) not in self.atoms:
+        if ("exp", sym, coeff) not in self.atoms:
             y, u = z3.FreshReal("exp"), z3.RealVal(f"{coeff.p}/{coeff.q}") * self.var(sym)
             self.side += [y > 0, y >= 1 + u, z3.Implies(u < 1, y * (1 - u) <= 1)]
-            self.atoms[(sym, coeff)] = y
-        return self.atoms[(sym, coeff)]
+            self.atoms[("exp", sym, coeff)] = y
+        return self.atoms[("exp", sym, coeff)]
 
     def _root(self, e: sp.Pow) -> z3.ArithRef:
         """b**(p/q) as a fresh r >= 0 with r**q = b**|p| (1/r for p < 0): exact where b >= 0

@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # (a claim's exact rationals may have thousands of digits; a target, a claims file or
         # a mechanism that calls os._exit must not end dpaudit with its code: 0 reads "ok")
-        with long_integers(), exits_guarded():
+        with long_integers(), exits_guarded(threads=True):
             return _run(_parse(argv))
     except InputError as exc:
         print(f"dpaudit: error: {one_line(str(exc))}", file=sys.stderr)

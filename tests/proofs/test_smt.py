@@ -169,3 +169,7 @@ def test_a_power_z3_cannot_time_bound_is_an_atom_not_a_hang():
     assert prove_forall(A**300, A).status != "proved"
     assert prove_forall(X**301, X**2).status != "proved"
     assert prove_forall(X**302, 1, [X >= -1, X <= 1]).status == "proved"  # |t| <= |x| <= 1
+    # x**300 and exp(300 x) are two atoms, not one (their keys were equal: e^300 <= 1 proved)
+    assert prove_forall(sp.exp(300 * X), X**300).status != "proved"
+    assert prove_forall(sp.exp(301 * X), X**301).status != "proved"
+    assert prove_forall(X**301, sp.exp(301 * X)).status != "proved"

@@ -31,7 +31,7 @@ def _run(*args: str) -> subprocess.CompletedProcess:
             "    threading.Thread(target=os._exit, args=(0,)).start()\n"
             "    time.sleep(5)\n"
             "    return 0\n",
-            "a thread of the mechanism called os._exit(0)",
+            "a thread other than dpaudit's own called os._exit(0)",
         ),
     ],
     ids=["at-import", "in-a-thread"],

@@ -217,9 +217,14 @@ def test_general_rules_false_only_beyond_the_fixed_ratios_are_refuted():
     # 10) never reached the failure, and the claims came out `checked`; z3's model of the
     # failed dominance now places a canonical mechanism there, re-checked exactly
     rr3, rr2 = rr_table(3), rr_table(2)
-    post = PostProcessing(((rr3, {0: 0, 1: 1}),), rule="epsilon_0 - max(0, epsilon_0 - 50)/2")
-    got = check(post)
-    assert got.verdict is Verdict.REFUTED and "generated instance" in got.counterexample.note
+    for edge in (50, 300, 5000):  # (e^300 is no float: the ratio is found at 160 digits)
+        rule = f"epsilon_0 - max(0, epsilon_0 - {edge})/2"
+        got = check(PostProcessing(((rr3, {0: 0, 1: 1}),), rule=rule))
+        assert got.verdict is Verdict.REFUTED and "generated instance" in got.counterexample.note
+    far = check(
+        PostProcessing(((rr3, {0: 0, 1: 1}),), rule="epsilon_0 - max(0, epsilon_0 - 20000)/2")
+    )
+    assert far.verdict is Verdict.CHECKED  # (past 10,000 no ratio is built: not an error)
     seq = SequentialComposition(
         ((rr3, rr2),), rule="epsilon_1 + epsilon_2 - max(0, epsilon_1 - 50)/2"
     )
