@@ -173,3 +173,31 @@ def test_a_power_z3_cannot_time_bound_is_an_atom_not_a_hang():
     assert prove_forall(sp.exp(300 * X), X**300).status != "proved"
     assert prove_forall(sp.exp(301 * X), X**301).status != "proved"
     assert prove_forall(X**301, sp.exp(301 * X)).status != "proved"
+
+
+_DEGREES = (1, 2, 3, 257, 300, 301)
+_RATES = (sp.Rational(1, 2), 1, 257, 300)
+_term = st.one_of(
+    st.builds(lambda c, n: c * X**n, st.integers(-3, 3), st.sampled_from(_DEGREES)),
+    st.builds(lambda c, r: c * sp.exp(r * X), st.integers(-3, 3), st.sampled_from(_RATES)),
+    st.integers(-5, 5).map(sp.Integer),
+)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(
+    left=st.lists(_term, min_size=1, max_size=3),
+    right=st.lists(_term, min_size=1, max_size=3),
+    lo=st.integers(-3, 2),
+    width=st.integers(1, 3),
+)
+def test_high_powers_and_exponentials_never_prove_a_false_inequality(left, right, lo, width):
+    """Whatever z3 proves over the atoms of high powers and exponentials holds at every point
+    tried (exact rationals and endpoints of the domain, evaluated at 60 digits)."""
+    lhs, rhs = sp.Add(*left), sp.Add(*right)
+    dom = [X >= lo, X <= lo + width]
+    if prove_forall(lhs, rhs, dom, timeout_ms=1000).status != "proved":
+        return
+    for k in range(9):
+        x = sp.Rational(lo) + sp.Rational(k * width, 8)
+        assert (rhs - lhs).subs(X, x).evalf(60) >= 0, (lhs, rhs, x)
