@@ -192,7 +192,12 @@ def counts_state(a: np.ndarray) -> list:
 
 
 def counts_from_state(x: Any, shape: tuple[int, ...]) -> np.ndarray:
-    a = np.asarray(x, dtype=np.int64)
-    if a.shape != shape or (a < 0).any():
+    try:
+        a = np.asarray(x, dtype=np.int64)
+    except OverflowError:  # (no ValueError: it escaped the checks of a checkpoint's state)
+        raise ValueError("counts beyond a 64-bit integer") from None
+    if a.shape != shape:
         raise ValueError(f"counts of shape {a.shape}, expected {shape}")
+    if (a < 0).any():
+        raise ValueError("negative counts")
     return a

@@ -839,3 +839,14 @@ def test_a_tally_of_wide_outputs_holds_a_bounded_number_of_rows():
     assert merge_tally(None, part, 0, keys.size).overflow
     narrow = (keys, np.ones(keys.size, dtype=np.int64), wide[:, :32])
     assert not merge_tally(None, narrow, 0, keys.size).overflow
+
+
+def test_a_checkpoints_counts_are_read_or_refused_with_a_value_error():
+    """A count beyond int64 raised OverflowError, which escaped the checks of a checkpoint's
+    state (exit 3 where a tampered file is bad input)."""
+    from auditor.engine.checkpoint import counts_from_state
+
+    assert counts_from_state([[3, 4]], (1, 2)).tolist() == [[3, 4]]
+    for bad, why in (([[1e30, 0]], "64-bit"), ([[-1, 0]], "negative"), ([[1, 2, 3]], "shape")):
+        with pytest.raises(ValueError, match=why):
+            counts_from_state(bad, (1, 2))
