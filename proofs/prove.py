@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -141,8 +142,15 @@ def collect(files) -> list:
         from proofs.catalogue import catalogue
 
         return catalogue()
-    items, seen = [], set()
+    items, seen, read = [], set(), set()
     for f in files:
+        here = os.path.realpath(f)
+        if here in read:
+            items.append(
+                error_result(f, f"claims file {f!r} is given twice; give it once.", file=f)
+            )
+            continue
+        read.add(here)
         for t in load_or_error(f):
             if isinstance(t, Theorem) and t.id in seen:
                 t = error_result(

@@ -298,6 +298,8 @@ def _given_pairs(args: argparse.Namespace) -> list | None:
 
     if args.pair and args.pairs:
         raise InputError("--pair and --pairs were both given; use one of them.")
+    if args.pairs == "":
+        raise InputError("--pairs '' names no file; give a JSON file of pairs, e.g. pairs.json.")
     if args.pair:
         return [Pair(parse_json_value(a), parse_json_value(b)) for a, b in args.pair]
     if args.pairs:

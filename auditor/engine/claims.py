@@ -369,6 +369,8 @@ def _positive(text: str, what: str, spec: str, example: str) -> float:
 
 
 def _load(path: str, spec: str) -> dict:
+    if not path:
+        raise InputError(f"profile {spec!r} names no file; give one, as in {spec}curve.json.")
     p = Path(path)
     if not p.is_file():
         what = "is a folder" if p.is_dir() else "does not exist"

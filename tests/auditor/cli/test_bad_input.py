@@ -590,3 +590,16 @@ def test_a_catalogue_entry_fed_a_relations_datasets_says_what_it_takes(capsys):
     assert "the catalogue entry 'laplace' takes data such as 0.0 and 1.0" in err
     assert "drop --relation" in err and "fix the mechanism" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "extra, needle",
+    [
+        (["--profile", "pld:"], "profile 'pld:' names no file"),
+        (["--epsilon", "1", "--pairs", ""], "--pairs '' names no file"),
+    ],
+)
+def test_an_empty_file_name_is_named_as_such(extra, needle, capsys):
+    assert main(["audit", "laplace", "--samples", "1000", *extra]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and len(err.strip().splitlines()) == 1

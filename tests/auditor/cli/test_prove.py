@@ -163,3 +163,11 @@ def test_a_run_that_checked_nothing_leaves_the_outputs_alone(tmp_path, capsys):
     assert main(["prove", str(bad), "--json", str(out), "--report", str(report)]) == 2
     assert out.read_text() == "kept" and report.read_text() == "kept too"
     assert "bad.py" in capsys.readouterr().err
+
+
+def test_a_claims_file_given_twice_is_named_once(tmp_path, capsys):
+    f = tmp_path / "c.py"
+    f.write_text("from proofs import KAryRR, PureDP\nCLAIMS = [PureDP(KAryRR(1, 2), 1)]\n")
+    assert main(["prove", str(f), str(f)]) == 2
+    err = capsys.readouterr().err
+    assert "is given twice; give it once" in err and "appears twice" not in err
