@@ -204,3 +204,22 @@ def test_true_epsilon_of_a_bad_description_is_a_one_line_error(mech):
     with pytest.raises(InputError) as err:
         true_epsilon(mech)
     assert "\n" not in str(err.value)
+
+
+def test_a_long_query_stream_is_refuted_at_once():
+    """The violation was decided in a second, then simplifying its ratio for the text ran for
+    minutes (60 queries: 66 s; 100: killed at 100 s)."""
+    import re
+    import time
+
+    import sympy as sp
+
+    from proofs import PureDP, SparseVector, Verdict, check
+
+    start = time.perf_counter()
+    svt = SparseVector.lyu_su_li(1, 1, queries=100, cutoff=1, threshold=0)
+    got = check(PureDP(svt, sp.Rational(1, 100)))
+    assert got.verdict is Verdict.REFUTED
+    low = float(re.search(r"= \[([0-9.e+-]+),", got.counterexample.ratio).group(1))
+    assert low > math.exp(1 / 100)  # (its enclosure, shown: the expression is too long)
+    assert time.perf_counter() - start < 30
