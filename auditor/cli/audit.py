@@ -358,7 +358,7 @@ def run(args: argparse.Namespace) -> int:
             ) from None
         if pairs is None and args.relation is None:
             pairs = list(entry.pairs)
-    from auditor.engine.adapter import BadOutput
+    from auditor.engine.adapter import BadOutput, MechanismRaised
 
     try:
         with mechanism_stdout_to_stderr():
@@ -370,16 +370,16 @@ def run(args: argparse.Namespace) -> int:
             f"--epsilon {built_at:g}: the catalogue entry {args.target!r}, built at this "
             f"epsilon, gives outputs that cannot be audited ({e}); give a larger --epsilon."
         ) from None
-    except InputError as e:
+    except MechanismRaised as e:
         # a catalogue entry fed the datasets a relation generates: the entry is not the
         # user's to fix, its data is (a relation's records, where it takes a number)
-        if entry is None or pairs is not None or not str(e).startswith("mechanism "):
+        if entry is None or pairs is not None:
             raise
-        own, said = entry.pairs[0], str(e).split("; fix the mechanism")[0]
+        own = entry.pairs[0]
         raise InputError(
             f"--relation {args.relation}: the catalogue entry {args.target!r} takes data such "
             f"as {own.a!r} and {own.b!r} (its own pairs), not the datasets the relation "
-            f"generates ({said}); drop --relation, or give --pair with data of its kind."
+            f"generates ({e.what}); drop --relation, or give --pair with data of its kind."
         ) from None
     _write_outputs(args, result, func, started)
     if not args.quiet:  # (beside JSON on stdout, on stderr: `--json - | jq` reads JSON alone)

@@ -35,6 +35,7 @@ __all__ = [
     "KINDS",
     "BadOutput",
     "Mechanism",
+    "MechanismRaised",
     "as_mechanism",
     "copies_repeat",
     "draw",
@@ -100,11 +101,23 @@ def _call(mech: Mechanism, data: Any, n: int, rng: np.random.Generator) -> Any:
             "mechanism must return its output, not end the audit."
         ) from None
     except Exception as exc:  # the mechanism's own bug: name it, do not hide it
-        raise InputError(
+        raise MechanismRaised(
             f"mechanism {mech.name} raised {type(exc).__name__}: {exc} on "
-            f"data={dataset_words(data)}; "
-            "fix the mechanism or pass data it accepts."
+            f"data={dataset_words(data)}",
+            "fix the mechanism or pass data it accepts.",
         ) from exc
+
+
+class MechanismRaised(InputError):
+    """The mechanism raised on some data: ``args`` are what happened and the advice (a caller
+    who knows better, as for a catalogue entry, gives its own advice with ``what``)."""
+
+    @property
+    def what(self) -> str:
+        return self.args[0]
+
+    def __str__(self) -> str:
+        return "; ".join(self.args)
 
 
 def _first_bad(values: list[Any] | np.ndarray, pred: Callable[[Any], bool]) -> int:
