@@ -137,7 +137,8 @@ def _check_group_privacy(claim) -> Finding:
     else:
         ok, how = _one_k(claim.k, ek, dk, claim.pure, steps)
     if ok:
-        return Finding(Verdict.PROVED, f"{how}, steps by exact algebra and z3", steps=tuple(steps))
+        how = f"{how}, steps by exact algebra and z3{_limit_note(ek, dk)}"
+        return Finding(Verdict.PROVED, how, steps=tuple(steps))
     cex = _group_privacy_counterexample(claim, ek, dk)
     if cex is not None:
         return Finding(
@@ -151,6 +152,25 @@ def _check_group_privacy(claim) -> Finding:
         "induction on k",
         reason="no proof and no counterexample found",
         steps=tuple(steps),
+    )
+
+
+def _limit_note(ek, dk) -> str:
+    """Say where a proved formula divides by zero at eps = 0 (delta (e^{k eps} - 1)/(e^eps - 1)
+    is 0/0 there): the algebra cancelled the vanishing factor, so what is proved at eps = 0 is
+    the formula's limit as eps -> 0+ (the inequality holds for every eps > 0, hence in the
+    limit)."""
+    undefined = []
+    for name, expr in (("eps_k", ek), ("delta_k", dk)):
+        den = sp.fraction(sp.together(sp.sympify(expr)))[1]
+        if EPS in den.free_symbols and sp.simplify(den.subs(EPS, 0)) == 0:
+            undefined.append(name)
+    if not undefined:
+        return ""
+    return (
+        f"; at eps = 0 {' and '.join(undefined)} divides by zero and is read as its limit as"
+        " eps -> 0+"
+        " (proved for every eps > 0, so the limit holds too)"
     )
 
 

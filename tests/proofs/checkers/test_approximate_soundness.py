@@ -777,3 +777,16 @@ def test_a_claimed_sigma_is_not_changed_by_forced_log_expansion():
         delta_min=R(1, 100), delta_max=R(1, 10), eps_min=R(1, 2), eps_max=1, sigma=sigma
     )
     assert not check(claim).verdict.holds
+
+
+def test_a_group_delta_that_divides_by_zero_at_epsilon_zero_says_it_is_read_as_a_limit():
+    """delta (e^{k eps} - 1)/(e^eps - 1) is the chain's delta for eps > 0 and 0/0 at eps = 0:
+    proved, and the method says that at eps = 0 it stands for its limit (k delta)."""
+    geometric = "delta*(exp(k*epsilon) - 1)/(exp(epsilon) - 1)"
+    found = check(GroupPrivacy("k*epsilon", geometric))
+    assert found.verdict is Verdict.PROVED
+    assert "at eps = 0 delta_k divides by zero" in found.method
+    standard = check(GroupPrivacy("k*epsilon", "k*exp((k-1)*epsilon)*delta"))
+    assert standard.verdict is Verdict.PROVED and "divides by zero" not in standard.method
+    smaller = check(GroupPrivacy("k*epsilon", f"{geometric} - delta/1000"))
+    assert smaller.verdict is Verdict.REFUTED
