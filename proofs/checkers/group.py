@@ -19,21 +19,24 @@ a e^{(k-j) eps} + delta sum_{i<k-j} e^{i eps}; every neighbouring pair is re-che
 from __future__ import annotations
 
 import itertools
+from fractions import Fraction
 
 import sympy as sp
 
 from proofs.claims import GroupPrivacy
 from proofs.decide import compare as _compare
+from proofs.decide import show
 from proofs.finite import finite_delta
 from proofs.formulas import chain_delta
 from proofs.mechanisms import FiniteMechanism
 from proofs.results import Counterexample, Finding, Verdict
 from proofs.smt import prove_forall
 from proofs.symbols import DEL, EPS, K
+from proofs.validate import MAX_GROUP
 
 __all__ = ["MAX_CHAIN", "chain_mechanism", "check", "supports"]
 
-MAX_CHAIN = 256  # larger chain mechanisms are too slow to build and check exactly
+MAX_CHAIN = MAX_GROUP  # every group size a claim may name has its chain mechanism
 
 
 _F = sp.Dummy("F", positive=True)  # e^{(k-1) eps}
@@ -110,12 +113,42 @@ def chain_mechanism(
 ) -> FiniteMechanism:
     """Inputs z_0..z_k on a path; z_j reports 'S' with probability
     a E^(k-j) + delta sum_{i<k-j} E^i (E = e^eps) and 'T' otherwise. Tight for the chain bound."""
-    pmf = {}
-    for j in range(k + 1):
-        s = a * e_eps ** (k - j) + delta * sum(e_eps**i for i in range(k - j))
-        pmf[f"z{j}"] = {"S": s, "T": 1 - s}
+    probs = [
+        _rational(p) for p in _chain_probs(k, _fraction(e_eps), _fraction(delta), _fraction(a))
+    ]
+    pmf = {f"z{j}": {"S": p, "T": 1 - p} for j, p in enumerate(probs)}
     pairs = tuple((f"z{j}", f"z{j + 1}") for j in range(k))
     return FiniteMechanism(pmf, pairs, name=f"chain of {k + 1} inputs")
+
+
+def _fraction(x) -> Fraction:
+    x = sp.Rational(x)
+    return Fraction(int(x.p), int(x.q))
+
+
+def _rational(x: Fraction) -> sp.Rational:
+    return sp.Rational(x.numerator, x.denominator)
+
+
+def _chain_probs(k: int, E: Fraction, delta: Fraction, a: Fraction) -> list[Fraction]:
+    """P[z_j reports S] for j = 0..k: a at z_k, then P_j = E P_{j+1} + delta (the closed form
+    a E^(k-j) + delta sum_{i<k-j} E^i, in k steps instead of k^2)."""
+    probs = [a]
+    for _ in range(k):
+        probs.append(E * probs[-1] + delta)
+    return probs[::-1]
+
+
+def _chain_delta(probs: list[Fraction], E: Fraction) -> Fraction:
+    """The exact delta at e^eps = E of the chain's neighbouring pairs, both orders: the largest
+    sum of the positive parts of P[M(x) = y] - E P[M(x') = y] over the outputs y in {S, T}
+    (the worst event), in exact rationals (the chain of a large group is too big for SymPy)."""
+    worst = Fraction(0)
+    for p, q in itertools.pairwise(probs):
+        for x, xp in ((p, q), (q, p)):
+            gap = max(x - E * xp, Fraction(0)) + max((1 - x) - E * (1 - xp), Fraction(0))
+            worst = max(worst, gap)
+    return worst
 
 
 _E_CANDIDATES = [sp.Integer(2), sp.Rational(3, 2), sp.Integer(3), sp.Rational(11, 10)]
@@ -239,47 +272,59 @@ def _discharge(obligations, pure: bool, steps: list) -> bool:
 
 def _group_privacy_counterexample(claim, ek, dk) -> Counterexample | None:
     if claim.k and claim.k > MAX_CHAIN:
-        return None  # the chain mechanism of a large group is too big to build exactly
+        return None  # the chain of so large a group is too big to check exactly in time
     ks = [claim.k] if claim.k else list(_K_CANDIDATES)
-    for k, E in itertools.product(ks, _E_CANDIDATES):
+    # and e^eps = 1 + 1/k^2, where sum_{i<k} e^{i eps} still exceeds (k-1) e^{(k-1) eps}
+    pairs = [(k, E) for k in ks for E in dict.fromkeys([*_E_CANDIDATES, 1 + sp.Rational(1, k * k)])]
+    for k, E in pairs:
+        E = _fraction(E)
         geo = sum(E**i for i in range(k))
         # the fixed deltas, and one the chain can carry at this k (the fixed ones are too
         # large for a long chain: delta sum_{i<k} E^i must stay below 1)
-        deltas = [sp.Integer(0)] if claim.pure else [*_D_CANDIDATES, 1 / (2 * geo)]
+        fixed = [_fraction(d) for d in _D_CANDIDATES]
+        deltas = [Fraction(0)] if claim.pure else [*fixed, 1 / (2 * geo)]
         for d in dict.fromkeys(deltas):
             top = d * geo
-            for a in (sp.Integer(0), (1 - top) / (2 * E**k), (1 - top) / E**k):
+            for a in (Fraction(0), (1 - top) / (2 * E**k), (1 - top) / E**k):
                 if a < 0 or top + a * E**k > 1:
                     continue
-                cex = _group_privacy_recheck(claim, k, E, d, a, ek, dk)
+                cex = _group_privacy_recheck(k, E, d, a, ek, dk)
                 if cex is not None:
                     return cex
     return None
 
 
-def _group_privacy_recheck(claim, k, E, d, a, ek, dk) -> Counterexample | None:
-    mech = chain_mechanism(k, E, d, a)
-    eps = sp.log(E)
-    chain_d, _w = finite_delta(mech, eps)
-    if not (chain_d.is_Rational and chain_d <= d):
+def _group_privacy_recheck(k, E, d, a, ek, dk) -> Counterexample | None:
+    probs = _chain_probs(k, E, d, a)
+    chain_d = _chain_delta(probs, E)
+    if chain_d > d:
         return None  # the chain is not (eps, delta)-DP: not a valid instance
+    eps, E, d = sp.log(_rational(E)), _rational(E), _rational(d)
     vals = {K: k, EPS: eps, DEL: d}
     e_k, d_k = sp.sympify(ek).subs(vals).doit(), sp.sympify(dk).subs(vals).doit()
-    group = FiniteMechanism(mech.pmf, (("z0", f"z{k}"),), name="group pair")
+    ends = {
+        z: {"S": _rational(p), "T": 1 - _rational(p)}
+        for z, p in (("z0", probs[0]), (f"z{k}", probs[-1]))
+    }
+    group = FiniteMechanism(ends, (("z0", f"z{k}"),), name="group pair")
     value, (x, xp, event) = finite_delta(group, e_k)
     status, how = _compare(value, d_k)
     if status != "violated":
         return None
+    shown = list(enumerate(probs))
+    if len(shown) > 8:  # a long chain's pmf is its closed form and a few of its values
+        shown = [*shown[:3], *shown[-3:]]
     return Counterexample(
-        {"k": k, "e^eps": str(E), "delta": str(d), "a": str(a)},
+        {"k": k, "e^eps": show(E), "delta": show(d), "a": show(_rational(a))},
         (x, xp),
         set(event),
-        f"P[M(x) in S] - e^eps_k P[M(y) in S] = {value}",
-        f"delta_k = {d_k}",
+        f"P[M(x) in S] - e^eps_k P[M(y) in S] = {show(value)}",
+        f"delta_k = {show(d_k)}",
         how,
-        note=f"chain z0..z{k}: every neighbouring pair is ({eps}, {d})-DP (exact delta "
-        f"{chain_d}); pmf {{z_j: P[S]}} = "
-        + ", ".join(f"{z}: {row['S']}" for z, row in mech.pmf.items()),
+        note=f"chain z0..z{k}: every neighbouring pair is ({eps}, {show(d)})-DP (exact delta "
+        f"{show(_rational(chain_d))}); z_j reports S with probability a e^((k-j) eps) + delta "
+        "sum_{i<k-j} e^(i eps), T otherwise; {z_j: P[S]} = "
+        + ", ".join(f"z{j}: {show(_rational(p))}" for j, p in shown),
     )
 
 

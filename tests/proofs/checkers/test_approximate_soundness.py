@@ -790,3 +790,44 @@ def test_a_group_delta_that_divides_by_zero_at_epsilon_zero_says_it_is_read_as_a
     assert standard.verdict is Verdict.PROVED and "divides by zero" not in standard.method
     smaller = check(GroupPrivacy("k*epsilon", f"{geometric} - delta/1000"))
     assert smaller.verdict is Verdict.REFUTED
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        dict(eps_k="999.9*epsilon", pure=True, k=1000),
+        dict(eps_k="k*epsilon", delta_k="(k-1)*exp((k-1)*epsilon)*delta", k=300),
+    ],
+)
+def test_group_privacy_false_at_a_group_size_beyond_256_is_refuted_in_short_text(args):
+    """Chains longer than 256 were not built (unknown). They are now checked in exact
+    rationals in k steps; (k-1) e^((k-1) eps) delta needs e^eps = 1 + 1/k^2 to fail, and the
+    chain's rationals of thousands of digits are shown as certified decimals."""
+    found = check(GroupPrivacy(**args))
+    assert found.verdict is Verdict.REFUTED, found.summary()
+    assert len(found.summary()) < 6000
+    fine = dict(args, eps_k="k*epsilon", delta_k="k*exp((k-1)*epsilon)*delta")
+    assert check(GroupPrivacy(**fine)).verdict is Verdict.PROVED
+
+
+def test_the_chain_delta_in_rationals_matches_the_general_finite_delta():
+    """The chain's own exact delta (two outputs, both orders) against finite_delta's."""
+    from fractions import Fraction
+
+    from proofs.checkers.group import _chain_delta, _chain_probs, chain_mechanism
+    from proofs.finite import finite_delta
+
+    for k, E, d, a in [
+        (3, R(3, 2), R(1, 100), R(1, 10)),
+        (5, R(11, 10), R(0), R(1, 7)),
+        (4, R(2), R(1, 50), R(1, 40)),
+        (6, R(2), R(1, 200), R(0)),
+    ]:
+        exact = finite_delta(chain_mechanism(k, E, d, a), sp.log(E))[0]
+        probs = _chain_probs(
+            k,
+            Fraction(int(E.p), int(E.q)),
+            Fraction(int(d.p), int(d.q)),
+            Fraction(int(a.p), int(a.q)),
+        )
+        assert sp.Rational(_chain_delta(probs, Fraction(int(E.p), int(E.q)))) == max(exact, 0)
