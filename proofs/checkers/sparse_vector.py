@@ -394,7 +394,8 @@ def _(comp: m.Composition) -> Formulation:
     if joint is not None:
         return joint
     forms = [formulate(mech) for mech in comp.mechanisms]
-    cases, offsets = [], []
+    joint_cases, joint_tight = _joint_cases(forms)
+    cases, offsets = list(joint_cases), []
     for i, form in enumerate(forms):
         offsets.append(len(cases))
         cases += [
@@ -442,12 +443,96 @@ def _(comp: m.Composition) -> Formulation:
         out.append(Lemma("sum of the parts' epsilons <= epsilon", sp.Add(*values), eps))
         return tuple(out)
 
+    if joint_tight is not None and all(f.tight is not None for f in forms):
+        index, point = joint_tight
+        tight, note = (sp.Add(*values), index, point), "exact: the parts' worst outputs together"
+    else:
+        tight, note = None, "an upper bound; composition need not be tight"
     return Formulation(
         tuple(cases),
         lemmas=lemmas,
         lemma_argument="Basic composition (Dwork and Roth 2014, Thm 3.14): the parts use "
         "independent randomness, so the privacy losses add up. Each part's epsilon is proved by "
         "its own lemmas, instantiated at that epsilon; the last lemma sums them.",
-        tight_note="an upper bound; composition need not be tight",
+        tight=tight,
+        tight_note=note,
         bound=sp.Add(*values),
     )
+
+
+_ABSTRACT = ("x", "x'")  # a case's inputs when it holds for every two distinct values
+_MAX_JOINT = 64  # joint cases built from every combination of the parts' cases, at most
+
+
+def _shared_inputs(points) -> tuple | None:
+    """The one input pair (x, x') of the parts' cases, when they can be one pair: the same
+    numbers in every part, or the abstract pair (any two distinct values, as in the frequency
+    oracles' cases) beside numbers. None when a part's inputs are variables (a query's
+    answers, whose joint worst case depends on how the parts' queries relate) or differ."""
+    concrete = set()
+    for point in points:
+        pair = tuple(point[:2])
+        if pair == _ABSTRACT:
+            continue
+        if not all(isinstance(v, (int, sp.Integer)) for v in pair):
+            return None
+        concrete.add(tuple(int(v) for v in pair))
+    if len(concrete) > 1:
+        return None
+    return next(iter(concrete), _ABSTRACT)
+
+
+def _joint_cases(forms) -> tuple[list[Case], tuple[int, dict] | None]:
+    """Cases of the joint output (y_1, ..., y_k): one case from each part, on one input pair.
+    The parts run with independent randomness on the same input, so P[(y_1, ..., y_k) | x] is
+    the product of the parts' P[y_i | x]; a joint case refutes a claim below the sum of the
+    parts' epsilons, which no single part's case can. Also (index, point) of the joint case of
+    the parts' tight cases, when they combine (None otherwise)."""
+    if len(forms) < 2:
+        return [], None
+    indices = [range(len(f.cases)) for f in forms]
+    combos = list(itertools.islice(itertools.product(*indices), _MAX_JOINT + 1))
+    tight = [f.tight[1] if f.tight is not None else None for f in forms]
+    if len(combos) > _MAX_JOINT:
+        combos = [tuple(tight)] if None not in tight else []
+    out, tight_at = [], None
+    for combo in combos:
+        parts = [f.cases[i] for f, i in zip(forms, combo)]
+        pair = _shared_inputs([c.point for c in parts])
+        output = _joint_output([c.point[2] for c in parts])
+        if pair is None or output is None:
+            continue
+        if list(combo) == tight:
+            points = [f.tight[2] for f in forms]
+            merged = {k: v for pt in points for k, v in pt.items()}
+            if all(merged[k] == v for pt in points for k, v in pt.items()):
+                tight_at = (len(out), merged)
+        out.append(
+            Case(
+                "joint output: "
+                + "; ".join(f"part {j + 1} {c.label}" for j, c in enumerate(parts)),
+                sp.Mul(*(c.p for c in parts)),
+                sp.Mul(*(c.q for c in parts)),
+                (*pair, output),
+                tuple(k for c in parts for k in c.constraints),
+                _joint_log_ratio(parts),
+                {k: v for c in parts for k, v in c.grid.items()},
+            )
+        )
+    return out, tight_at
+
+
+def _joint_output(ys):
+    """The joint output: the parts' outputs as a tuple, or as text when some are described in
+    words (the oracles' "y = H(x)"); None when words would hide a variable of another part."""
+    if not any(isinstance(y, str) for y in ys):
+        return tuple(ys)
+    if any(isinstance(y, sp.Basic) and y.free_symbols for y in ys):
+        return None
+    return "(" + "; ".join(str(y) for y in ys) + ")"
+
+
+def _joint_log_ratio(parts) -> sp.Expr | None:
+    if any(c.log_ratio is None for c in parts):
+        return None
+    return sp.Add(*(c.log_ratio for c in parts))

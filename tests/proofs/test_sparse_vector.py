@@ -223,3 +223,33 @@ def test_a_long_query_stream_is_refuted_at_once():
     low = float(re.search(r"= \[([0-9.e+-]+),", got.counterexample.ratio).group(1))
     assert low > math.exp(1 / 100)  # (its enclosure, shown: the expression is too long)
     assert time.perf_counter() - start < 30
+
+
+def test_composition_below_the_sum_is_refuted_by_a_joint_output_of_the_parts():
+    """No single part's output refutes a claim between the largest part and the sum; the joint
+    output of the parts' worst outputs on one input pair does (it was unknown). The same joint
+    output shows the sum is exact; claims at or above the sum are never refuted."""
+    from proofs import HadamardResponse, KAryRR, LocalHashing
+
+    numeric = Composition((KAryRR(1, 2), KAryRR(1, 3), KAryRR(sp.Rational(1, 2), 4)))
+    found = PureDP(numeric, sp.Rational(249, 100)).check()
+    assert found.verdict is Verdict.REFUTED, found.summary()
+    assert "joint output" in found.tight_epsilon
+    assert PureDP(numeric, sp.Rational(5, 2), exact=True).check().verdict is Verdict.CERTIFIED
+    assert PureDP(numeric, sp.Rational(2501, 1000)).check().verdict is Verdict.CERTIFIED
+    oracles = Composition((LocalHashing(), HadamardResponse()))
+    assert PureDP(oracles, 2 * EPS, exact=True).check().verdict is Verdict.PROVED
+    assert PureDP(oracles, sp.Rational(1999, 1000) * EPS).check().verdict is Verdict.REFUTED
+    mixed = Composition((LocalHashing(), KAryRR(1, 3)))
+    assert PureDP(mixed, EPS + sp.Rational(999, 1000)).check().verdict is Verdict.REFUTED
+    assert PureDP(mixed, EPS + 1, exact=True).check().verdict is Verdict.PROVED
+
+
+def test_parts_on_query_answers_get_no_joint_output():
+    """Laplace parts take query answers: how two parts' queries move together is not part of
+    the description, so no joint case is built from them (only each part's own)."""
+    from proofs import Laplace
+    from proofs.checkers.sparse_vector import _joint_cases
+
+    forms = [formulate(Laplace(sp.Rational(1, 2))), formulate(Laplace(sp.Rational(1, 3)))]
+    assert _joint_cases(forms) == ([], None)

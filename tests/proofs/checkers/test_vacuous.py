@@ -52,7 +52,9 @@ def test_a_composition_with_a_part_of_unknown_epsilon_is_not_proved_below_its_tr
     p = sym("p")  # at p = 1/2 two forced responses have ratio 9 > (1 + p) / (1 - p) = 3
     claim = PureDP(Composition((ForcedResponse(p), ForcedResponse(p))), sp.log((1 + p) / (1 - p)))
     result = check(claim)
-    assert result.verdict is Verdict.UNKNOWN and "no proof obligation" in result.reason
+    # (unknown before joint outputs: each part alone has ratio (1 + p) / (1 - p), the claim)
+    assert result.verdict is Verdict.REFUTED, result.summary()
+    assert result.counterexample.output == "(1, 1)"  # one output from each part
 
 
 def test_a_composition_with_a_part_of_no_found_witness_is_not_proved():
