@@ -274,8 +274,14 @@ def _group_privacy_counterexample(claim, ek, dk) -> Counterexample | None:
     if claim.k and claim.k > MAX_CHAIN:
         return None  # the chain of so large a group is too big to check exactly in time
     ks = [claim.k] if claim.k else list(_K_CANDIDATES)
-    # and e^eps = 1 + 1/k^2, where sum_{i<k} e^{i eps} still exceeds (k-1) e^{(k-1) eps}
-    pairs = [(k, E) for k in ks for E in dict.fromkeys([*_E_CANDIDATES, 1 + sp.Rational(1, k * k)])]
+    # and e^eps = 1 + 1/k^2, where sum_{i<k} e^{i eps} still exceeds (k-1) e^{(k-1) eps}, and
+    # 1 + 10^-6, where 0.9999 k e^{(k-1) eps} delta falls below the chain's delta
+    near = [1 + sp.Rational(1, k * k) for k in ks]
+    pairs = [
+        (k, E)
+        for k, n in zip(ks, near)
+        for E in dict.fromkeys([*_E_CANDIDATES, n, 1 + sp.Rational(1, 10**6)])
+    ]
     for k, E in pairs:
         E = _fraction(E)
         geo = sum(E**i for i in range(k))

@@ -307,7 +307,7 @@ class RDPEpsilon(_Account):
     conversion at the best `order`, clamped at 0 and rounded up to a float)."""
 
     def summary(self) -> str:
-        return self._summary(f"{self.epsilon:.8g}", f"{self.delta:g}", "conversion")
+        return self._summary(_up(self.epsilon), f"{self.delta:g}", "conversion")
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,7 +316,21 @@ class RDPDelta(_Account):
     `delta` a certified upper bound (at most 1), enclosed by `interval` at the best `order`."""
 
     def summary(self) -> str:
-        return self._summary(f"{self.epsilon:g}", f"{self.delta:.8g}", "delta")
+        return self._summary(f"{self.epsilon:g}", _up(self.delta), "delta")
+
+
+def _up(bound: float) -> str:
+    """A certified upper bound to 8 significant digits, rounded up (rounded to nearest, the
+    figure shown could lie below the bound)."""
+    if bound == 0 or not math.isfinite(bound):
+        return f"{bound:g}"
+    text = f"{bound:.8g}"
+    if float(text) < bound:
+        digits = 7 - math.floor(math.log10(abs(bound)))
+        text = f"{math.ceil(bound * 10**digits) / 10**digits:.8g}"
+        if float(text) < bound:  # (the division rounded down)
+            text = f"{math.nextafter(float(text), math.inf):.17g}"
+    return text
 
 
 def _best_epsilon(comp, d: sp.Expr, grid, conversion: str) -> tuple:
@@ -445,7 +459,7 @@ def _rdp_composition_gaussian(claim, text, steps) -> Finding:
             {"mu^2": str(mu2), "epsilon": str(claim.epsilon)},
             ("x: every query moves by its full sensitivity", "x'"),
             "S = {privacy loss > eps}",
-            f"delta(eps) in {show_ball(enc)}",
+            f"delta(eps) in {show_ball(enc)}, above delta by {show_ball(enc - target)}",
             f"delta = {claim.delta}",
             "arb interval arithmetic",
             note="the non-adaptive composition already attains the exact profile",

@@ -19,7 +19,7 @@ import sympy as sp
 
 from proofs.checkers.profiles import gaussian_delta
 from proofs.claims import RDPConversion, RenyiGaussian, ZCDPConversion
-from proofs.decide import compare
+from proofs.decide import compare, show
 from proofs.expr import rationalize
 from proofs.mechanisms import Gaussian, sym
 from proofs.numeric import NotNumeric, show_ball, to_ball
@@ -93,11 +93,13 @@ def _gaussian_verdict(eps, sigma, sensitivity, delta, what):
     if enc <= target:
         return Finding(Verdict.CERTIFIED, method, reason=text)
     if enc > target:
+        # the claim's own epsilon, exactly (rounded to 8 digits it was once just past the
+        # threshold, where delta is below the claim's), and how far delta exceeds the claim
         cex = Counterexample(
-            {"sigma_composed": str(sigma), "epsilon": f"{float(eps):.8g}"},
+            {"sigma_composed": str(sigma), "epsilon": show(eps)},
             ("f(x) = Delta", "f(x') = 0"),
             "S = {y > c*}",
-            f"delta(eps) in {show_ball(enc)}",
+            f"delta(eps) in {show_ball(enc)}, above delta by {show_ball(enc - target)}",
             f"delta = {delta}",
             "arb interval arithmetic",
         )

@@ -461,25 +461,47 @@ def _(comp: m.Composition) -> Formulation:
 
 
 _ABSTRACT = ("x", "x'")  # a case's inputs when it holds for every two distinct values
-_MAX_JOINT = 64  # joint cases built from every combination of the parts' cases, at most
+_MAX_JOINT = 64  # joint cases built on one input pair, at most
 
 
-def _shared_inputs(points) -> tuple | None:
-    """The one input pair (x, x') of the parts' cases, when they can be one pair: the same
-    numbers in every part, or the abstract pair (any two distinct values, as in the frequency
-    oracles' cases) beside numbers. None when a part's inputs are variables (a query's
-    answers, whose joint worst case depends on how the parts' queries relate) or differ."""
-    concrete = set()
-    for point in points:
-        pair = tuple(point[:2])
-        if pair == _ABSTRACT:
+def _pair_of(case: Case) -> tuple | None:
+    """A case's input pair: numbers, the abstract pair (any two distinct values, as in the
+    frequency oracles' cases), or None when its inputs are variables (a query's answers,
+    whose joint worst case depends on how the parts' queries relate)."""
+    pair = tuple(case.point[:2])
+    if pair == _ABSTRACT:
+        return _ABSTRACT
+    if all(isinstance(v, (int, sp.Integer)) for v in pair):
+        return tuple(int(v) for v in pair)
+    return None
+
+
+def _mirror(case: Case) -> Case:
+    """The case on the pair taken the other way round: P[y | x'] against P[y | x] (neighbours
+    are symmetric, so (x', x) is a pair too)."""
+    x, xp, y = case.point
+    return Case(
+        f"{case.label} (x and x' swapped)",
+        case.q,
+        case.p,
+        (xp, x, y),
+        case.constraints,
+        None if case.log_ratio is None else -case.log_ratio,
+        case.grid,
+    )
+
+
+def _by_pair(form: Formulation) -> dict:
+    """A part's cases by input pair, each concrete one also the other way round."""
+    out: dict = defaultdict(list)
+    for case in form.cases:
+        pair = _pair_of(case)
+        if pair is None:
             continue
-        if not all(isinstance(v, (int, sp.Integer)) for v in pair):
-            return None
-        concrete.add(tuple(int(v) for v in pair))
-    if len(concrete) > 1:
-        return None
-    return next(iter(concrete), _ABSTRACT)
+        out[pair].append(case)
+        if pair != _ABSTRACT and pair[0] != pair[1]:
+            out[pair[::-1]].append(_mirror(case))
+    return out
 
 
 def _joint_cases(forms) -> tuple[list[Case], tuple[int, dict] | None]:
@@ -490,36 +512,55 @@ def _joint_cases(forms) -> tuple[list[Case], tuple[int, dict] | None]:
     the parts' tight cases, when they combine (None otherwise)."""
     if len(forms) < 2:
         return [], None
-    indices = [range(len(f.cases)) for f in forms]
-    combos = list(itertools.islice(itertools.product(*indices), _MAX_JOINT + 1))
-    tight = [f.tight[1] if f.tight is not None else None for f in forms]
-    if len(combos) > _MAX_JOINT:
-        combos = [tuple(tight)] if None not in tight else []
     out, tight_at = [], None
-    for combo in combos:
-        parts = [f.cases[i] for f, i in zip(forms, combo)]
-        pair = _shared_inputs([c.point for c in parts])
-        output = _joint_output([c.point[2] for c in parts])
-        if pair is None or output is None:
-            continue
-        if list(combo) == tight:
-            points = [f.tight[2] for f in forms]
-            merged = {k: v for pt in points for k, v in pt.items()}
-            if all(merged[k] == v for pt in points for k, v in pt.items()):
-                tight_at = (len(out), merged)
-        out.append(
-            Case(
-                "joint output: "
-                + "; ".join(f"part {j + 1} {c.label}" for j, c in enumerate(parts)),
-                sp.Mul(*(c.p for c in parts)),
-                sp.Mul(*(c.q for c in parts)),
-                (*pair, output),
-                tuple(k for c in parts for k in c.constraints),
-                _joint_log_ratio(parts),
-                {k: v for c in parts for k, v in c.grid.items()},
-            )
-        )
+    tight = _joint_tight(forms)
+    if tight is not None:
+        case, point = tight
+        out.append(case)
+        tight_at = (0, point)
+    parts = [_by_pair(f) for f in forms]
+    pairs = {p for by in parts for p in by if p != _ABSTRACT} or {_ABSTRACT}
+    for pair in sorted(pairs, key=str):
+        options = [
+            by.get(pair, []) + (by.get(_ABSTRACT, []) if pair != _ABSTRACT else []) for by in parts
+        ]
+        for combo in itertools.islice(itertools.product(*options), _MAX_JOINT):
+            joint = _joint_case(list(combo), pair)
+            if joint is not None:
+                out.append(joint)
     return out, tight_at
+
+
+def _joint_tight(forms) -> tuple[Case, dict] | None:
+    """The joint case of the parts' tight cases and its point, when every part has one, on one
+    input pair, at points that agree."""
+    if any(f.tight is None for f in forms):
+        return None
+    cases = [f.cases[f.tight[1]] for f in forms]
+    pairs = {_pair_of(c) for c in cases}
+    if None in pairs or len(pairs - {_ABSTRACT}) > 1:
+        return None
+    points = [f.tight[2] for f in forms]
+    merged = {k: v for pt in points for k, v in pt.items()}
+    if not all(merged[k] == v for pt in points for k, v in pt.items()):
+        return None
+    case = _joint_case(cases, next(iter(pairs - {_ABSTRACT}), _ABSTRACT))
+    return None if case is None else (case, merged)
+
+
+def _joint_case(parts: list[Case], pair: tuple) -> Case | None:
+    output = _joint_output([c.point[2] for c in parts])
+    if output is None:
+        return None
+    return Case(
+        "joint output: " + "; ".join(f"part {j + 1} {c.label}" for j, c in enumerate(parts)),
+        sp.Mul(*(c.p for c in parts)),
+        sp.Mul(*(c.q for c in parts)),
+        (*pair, output),
+        tuple(k for c in parts for k in c.constraints),
+        _joint_log_ratio(parts),
+        {k: v for c in parts for k, v in c.grid.items()},
+    )
 
 
 def _joint_output(ys):

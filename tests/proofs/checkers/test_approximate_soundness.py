@@ -831,3 +831,70 @@ def test_the_chain_delta_in_rationals_matches_the_general_finite_delta():
             Fraction(int(a.p), int(a.q)),
         )
         assert sp.Rational(_chain_delta(probs, Fraction(int(E.p), int(E.q)))) == max(exact, 0)
+
+
+def test_a_tiny_epsilon_composition_names_the_leak_event_and_its_exact_delta_is_proved():
+    """At eps = 1e-20 the KOV boundary c = (k - eps_total/eps)/2 is about -5e19: the event was
+    named as if every term were positive ("or ... at most 8 of them differ", worth -1.7),
+    and the exactly true claim was unknown."""
+    false = check(ComposedDP("1e-20", 10, 1, "1e-6", "1e-6"))
+    assert false.verdict is Verdict.REFUTED
+    assert "differ" not in str(false.counterexample.output)
+    exact = check(ComposedDP("1e-20", 10, 1, "1-(1-1e-6)**10", "1e-6"))
+    assert exact.verdict is Verdict.PROVED
+
+
+def test_symbolic_composition_claims_near_the_edges_of_the_grid():
+    """(k eps, 1 - (1 - delta)^k) is KOV's exact delta at eps_total = k eps (was unknown);
+    advanced composition without its sqrt(2) fails only at a small delta' (10^-10), and a
+    total of (k - 1) eps on 10^4 parts only at a large eps (10): both were unknown."""
+    kov = ComposedDP("epsilon", "k", "k*epsilon", "1-(1-delta)**k", "delta")
+    assert check(kov).verdict is Verdict.PROVED
+    less = ComposedDP("epsilon", "k", "k*epsilon", "1-(1-delta)**k - delta**2/1000", "delta")
+    assert check(less).verdict is Verdict.REFUTED
+    drv = "sqrt({c}k*log(1/delta_p))*epsilon + k*epsilon*(exp(epsilon)-1)"
+    assert (
+        check(ComposedDP("epsilon", "k", drv.format(c="2*"), "k*delta + delta_p", "delta")).verdict
+        is Verdict.PROVED
+    )
+    assert (
+        check(ComposedDP("epsilon", "k", drv.format(c=""), "k*delta + delta_p", "delta")).verdict
+        is Verdict.REFUTED
+    )
+    found = check(ComposedDP("epsilon", 10000, "9999*epsilon", "10000*delta", "delta"))
+    assert found.verdict is Verdict.REFUTED
+
+
+def test_a_symbol_named_like_a_field_keeps_its_own_entry_in_the_counterexample():
+    """k = "k + 1" at the symbol k = 1 composes 2 mechanisms: the count was overwritten by the
+    symbol's value."""
+    found = check(ComposedDP("epsilon", "k + 1", "k*epsilon", "(k+1)*delta", "delta"))
+    assert found.verdict is Verdict.REFUTED
+    params = found.counterexample.parameters
+    assert int(params["k"]) == int(params["k (in the claim)"]) + 1
+
+
+def test_a_conversion_counterexample_names_the_claims_epsilon_exactly():
+    """Rounded to 8 digits, 199.284568805 printed as 199.28457, past the threshold, where the
+    exact delta is below 1e-6: not a counterexample. The excess over delta is shown too."""
+    found = check(ZCDPConversion(2, 1000, "1e-6", formula="199.284568805"))
+    assert found.verdict is Verdict.REFUTED
+    assert sp.Rational(found.counterexample.parameters["epsilon"]) == sp.Rational("199.284568805")
+    assert "above delta by" in found.counterexample.ratio
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.floats(min_value=1e-300, max_value=1e300))
+def test_an_accountants_upper_bound_is_shown_rounded_up(bound):
+    from proofs.checkers.rdp import _up
+
+    shown = float(_up(bound))
+    assert bound <= shown <= bound * (1 + 2e-7)
+
+
+@pytest.mark.parametrize("k", [2, 3, None])
+def test_the_standard_group_delta_scaled_down_is_refuted_near_epsilon_zero(k):
+    """0.9999 k e^((k-1) eps) delta is below the chain's delta only for eps < about 2e-4
+    (k = 2): e^eps = 1 + 10^-6 is tried."""
+    claim = GroupPrivacy("k*epsilon", "0.9999*k*exp((k-1)*epsilon)*delta", k=k)
+    assert check(claim).verdict is Verdict.REFUTED

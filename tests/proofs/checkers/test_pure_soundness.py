@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 import sympy as sp
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from proofs import (
@@ -554,3 +554,55 @@ def test_a_symbolic_table_below_its_claimed_epsilon_is_never_proved_exact(k, cla
     )
     assert found.verdict not in (Verdict.PROVED, Verdict.CERTIFIED), found.summary()
     assert check(PureDP(_rr_table(k, eps / 2), eps, exact=True)).verdict is not Verdict.PROVED
+
+
+def _binary_part(draw):
+    """A mechanism on the inputs 0 and 1 (or more values), and its rows at 0 and 1."""
+    kind = draw(st.sampled_from(["alpha", "forced", "kary", "table"]))
+    a, b = sp.Rational(draw(fractions)), sp.Rational(draw(fractions))
+    if kind == "alpha":
+        mech, outputs = AlphaCoinRR(a), (0, 1)
+    elif kind == "forced":
+        mech, outputs = ForcedResponse(a, b), (0, 1)
+    elif kind == "kary":
+        k = draw(st.integers(2, 4))
+        mech, outputs = KAryRR(4 * a, k), tuple(range(k))
+    else:
+        c, d = sp.Rational(draw(fractions)), sp.Rational(draw(fractions))
+        rows = {
+            0: {0: a, 1: (1 - a) * c, 2: (1 - a) * (1 - c)},
+            1: {0: b, 1: (1 - b) * d, 2: (1 - b) * (1 - d)},
+        }
+        mech = FiniteMechanism(rows)
+        return mech, {x: rows[x] for x in (0, 1)}
+    return mech, {x: {y: mech.pmf(x, y) for y in outputs} for x in (0, 1)}
+
+
+@st.composite
+def _compositions(draw):
+    return [_binary_part(draw) for _ in range(draw(st.integers(2, 3)))]
+
+
+@SETTINGS
+@given(parts=_compositions(), factor=st.sampled_from([0.99, 0.999, 1.001, 1.2]))
+def test_a_composition_matches_the_brute_force_joint_output(parts, factor):
+    """The joint outputs of a composition's parts on the inputs 0 and 1: the claim's verdict
+    agrees with the brute-force epsilon (each pair's largest product of the parts' ratios), and
+    a claim below it is refuted."""
+    brute = 0.0
+    for x, xp in ((0, 1), (1, 0)):
+        total = 0.0
+        for _mech, rows in parts:
+            ratios = [
+                math.inf if rows[xp][y] == 0 else float(rows[x][y] / rows[xp][y])
+                for y in rows[x]
+                if rows[x][y] != 0
+            ]
+            total += math.log(max(ratios))
+        brute = max(brute, total)
+    assume(math.isfinite(brute) and brute > 0.01)
+    claim = sp.Rational(Fraction(brute * factor).limit_denominator(10**9))
+    result = check(PureDP(Composition(tuple(m for m, _rows in parts)), claim))
+    _agree(result, brute, float(claim))
+    if factor < 1:
+        assert result.verdict is Verdict.REFUTED, result.summary()
