@@ -31,7 +31,8 @@ upper bounds is a valid upper bound, so the composition is (epsilon, delta)-DP. 
 upper bound: an RDP accountant can certify a claim but never refute one. For compositions of
 Gaussians only, :class:`RDPComposition` also decides claims exactly against the Gaussian privacy
 profile (Balle and Wang 2018, Thm 8; mu^2 = sum of count (Delta/sigma)^2 adds, Dong, Roth, Su
-2022, Cor. 3.3), which can refute.
+2022, Cor. 3.3), which can refute; and it refutes a claim that a composition's responses on a
+bit alone exceed, from their exact privacy-loss distribution (:func:`_responses_delta`).
 """
 
 from __future__ import annotations
@@ -56,7 +57,15 @@ from proofs.claims.accounting import (
     positive_delta,
 )
 from proofs.expr import as_expr, rationalize
-from proofs.mechanisms import AlphaCoinRR, ForcedResponse, Gaussian, Histogram, KAryRR, Laplace
+from proofs.mechanisms import (
+    AlphaCoinRR,
+    FiniteMechanism,
+    ForcedResponse,
+    Gaussian,
+    Histogram,
+    KAryRR,
+    Laplace,
+)
 from proofs.numeric import precision, show_ball, to_ball
 from proofs.results import SCHEMA_VERSION, Counterexample, Finding, Verdict
 from proofs.validate import check_eps_value
@@ -435,12 +444,121 @@ def _check_rdp_composition(claim) -> Finding:
                     "exceed the claim"
                 ),
             )
+    responses = _responses(claim.composition)
+    if responses:
+        found = _responses_refute(claim, responses, steps)
+        if found is not None:
+            return found
     return Finding(
         Verdict.UNKNOWN,
         method,
         steps=steps,
         reason=f"{text}: the RDP conversion is only an upper bound, so a "
         "bound above the claim neither proves nor refutes it",
+    )
+
+
+_MAX_CONVOLUTION = 5_000_000  # (loss value, output class) products in the exact profile
+
+
+def _responses(composition) -> tuple:
+    """The composition's responses on a bit (randomized response, its alpha-coin and forced
+    forms, tables with the inputs 0 and 1 as neighbours), with their counts."""
+    out = []
+    for mech, count in composition:
+        if isinstance(mech, (KAryRR, AlphaCoinRR, ForcedResponse)):
+            out.append((mech, count))
+        elif isinstance(mech, FiniteMechanism) and (0, 1) in mech.neighbour_pairs():
+            out.append((mech, count))
+    return tuple(out)
+
+
+def _classes(mech, x, xp) -> list:
+    """The outputs y of ``mech`` that x gives, merged where (P[y | x], P[y | x']) agree, as
+    (privacy loss as a float, P under x, P under x' as arb balls)."""
+    if isinstance(mech, FiniteMechanism):
+        rows = {y: (mech.pmf[x][y], mech.pmf[xp].get(y, 0)) for y in mech.pmf[x]}
+    else:
+        outputs = range(int(mech.k)) if isinstance(mech, KAryRR) else (0, 1)
+        rows = {y: (mech.pmf(x, y), mech.pmf(xp, y)) for y in outputs}
+    merged: dict = {}
+    for p, q in rows.values():
+        p, q = sp.sympify(p), sp.sympify(q)
+        if p != 0:
+            merged[(p, q)] = merged.get((p, q), 0) + 1
+    out = []
+    for (p, q), n in merged.items():
+        loss = math.inf if q == 0 else math.log(float(p)) - math.log(float(q))
+        out.append((loss, n * to_ball(p), n * to_ball(q)))
+    return out
+
+
+def _responses_delta(parts, eps) -> tuple[arb, tuple] | None:
+    """A lower bound on the composition's delta(eps) from its responses alone, every part on
+    the one pair (0, 1) (or (1, 0)): the exact privacy-loss distribution, outputs of equal loss
+    merged, and the event S = {loss > eps} summed in arb. Any S bounds delta from below, so
+    the float losses that choose S need not be exact. None when too large to enumerate."""
+    e, threshold, work = to_ball(sp.exp(eps)), float(eps), 0
+    best = None
+    for x, xp in ((0, 1), (1, 0)):
+        dist = {0.0: (arb(1), arb(1))}
+        for mech, count in parts:
+            classes = _classes(mech, x, xp)
+            for _ in range(count):
+                work += len(dist) * len(classes)
+                if work > _MAX_CONVOLUTION:
+                    return None
+                dist = _convolve(dist, classes)
+        inside = [(p, q) for loss, (p, q) in dist.items() if loss > threshold]
+        if not inside:
+            continue
+        lower = sum((p for p, _ in inside), arb(0)) - e * sum((q for _, q in inside), arb(0))
+        if best is None or lower.lower() > best[0].lower():
+            best = (lower, (x, xp))
+    return best
+
+
+def _convolve(dist: dict, classes: list) -> dict:
+    out: dict = {}
+    for loss, (p, q) in dist.items():
+        for l, pc, qc in classes:
+            key = loss + l if math.isinf(l) or math.isinf(loss) else round(loss + l, 9)
+            if key in out:
+                a, b = out[key]
+                out[key] = (a + p * pc, b + q * qc)
+            else:
+                out[key] = (p * pc, q * qc)
+    return out
+
+
+def _responses_refute(claim, parts, steps) -> Finding | None:
+    """``refuted`` when the responses alone (a projection of the composition, which never
+    increases delta) exceed the claimed delta at its epsilon, certainly."""
+    found = _responses_delta(parts, claim.epsilon)
+    if found is None:
+        return None
+    lower, (x, xp) = found
+    target = to_ball(claim.delta)
+    if not lower > target:
+        return None
+    whole = len(parts) == len(claim.composition)
+    cex = Counterexample(
+        {"epsilon": str(claim.epsilon)},
+        (f"{x} on every response", f"{xp} on every response"),
+        "S = {privacy loss > eps} (each response's outputs merged where their ratios agree)",
+        f"P[M(x) in S] - e^eps P[M(x') in S] in {show_ball(lower)}",
+        f"delta = {claim.delta}",
+        "arb interval arithmetic",
+        note=""
+        if whole
+        else "the randomized responses alone (a projection: post-processing) "
+        "already exceed the claim",
+    )
+    return Finding(
+        Verdict.REFUTED,
+        "exact privacy-loss distribution of the randomized responses, arb balls",
+        counterexample=cex,
+        steps=(*steps, f"responses' delta at eps = {claim.epsilon} in {show_ball(lower)}"),
     )
 
 

@@ -372,8 +372,9 @@ class RDPComposition(Claim):
     (Dong, Roth, Su 2022, Cor. 3.3), so its profile is one Gaussian's (Balle and Wang 2018,
     Thm 8): ``certified`` or ``refuted`` by the arb enclosure of that delta(epsilon). A mixed
     composition is ``refuted`` when its Gaussian releases alone already exceed the claim (the
-    others can be dropped by post-processing, which never increases delta). Otherwise a bound
-    above `epsilon` gives ``unknown``: an RDP bound can never refute."""
+    others can be dropped by post-processing, which never increases delta), or its responses on
+    a bit alone do (their exact privacy-loss distribution on the pair (0, 1) or (1, 0)).
+    Otherwise a bound above `epsilon` gives ``unknown``: an RDP bound can never refute."""
 
     composition: Any
     epsilon: Any

@@ -8,7 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import sympy as sp
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from proofs import (
@@ -898,3 +898,43 @@ def test_the_standard_group_delta_scaled_down_is_refuted_near_epsilon_zero(k):
     (k = 2): e^eps = 1 + 10^-6 is tried."""
     claim = GroupPrivacy("k*epsilon", "0.9999*k*exp((k-1)*epsilon)*delta", k=k)
     assert check(claim).verdict is Verdict.REFUTED
+
+
+@pytest.mark.parametrize("k, e, total", [(10, R(1, 2), 2), (300, R(1, 10), 3)])
+def test_k_fold_randomized_response_is_decided_by_its_exact_profile(k, e, total):
+    """An RDP bound can only certify; the responses' exact privacy-loss distribution refutes
+    a delta just below KOV's (randomized response attains it), never one just above."""
+    from proofs.checkers.composition import kov_delta
+
+    true = kov_delta(e, k, total)
+    below = check(RDPComposition(((KAryRR(e, 2), k),), total, float(true.mid()) * 0.99))
+    assert below.verdict is Verdict.REFUTED, below.summary()
+    above = check(RDPComposition(((KAryRR(e, 2), k),), total, float(true.mid()) * 1.001))
+    assert above.verdict is not Verdict.REFUTED
+
+
+_weights = st.lists(st.integers(1, 9), min_size=2, max_size=3)
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(
+    tables=st.lists(st.tuples(_weights, _weights, st.integers(1, 2)), min_size=1, max_size=2),
+    eps=st.sampled_from([R(1, 10), R(1, 2), R(1)]),
+)
+def test_the_responses_profile_never_refutes_a_delta_at_the_brute_force_truth(tables, eps):
+    from proofs.finite import compose, finite_delta
+
+    parts, composed = [], []
+    for a, b, count in tables:
+        n = min(len(a), len(b))
+        rows = {0: {y: R(a[y], sum(a[:n])) for y in range(n)}}
+        rows[1] = {y: R(b[y], sum(b[:n])) for y in range(n)}
+        mech = FiniteMechanism(rows)
+        parts.append((mech, count))
+        composed += [mech] * count
+    truth = finite_delta(compose(*composed) if len(composed) > 1 else composed[0], eps)[0]
+    assume(0 < truth < R(9, 10))
+    at_truth = check(RDPComposition(tuple(parts), eps, truth))
+    assert at_truth.verdict is not Verdict.REFUTED, at_truth.summary()
+    below = check(RDPComposition(tuple(parts), eps, truth * R(99, 100)))
+    assert below.verdict is Verdict.REFUTED, below.summary()

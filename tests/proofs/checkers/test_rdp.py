@@ -286,8 +286,9 @@ def test_infinite_rdp():
     assert not rdp_curve(leaky, 2).is_finite()
     res = rdp_epsilon([leaky, (Gaussian(1, 1), 2)], 1e-5)
     assert res.epsilon == math.inf and res.order is None
-    verdict = RDPComposition([leaky], 10, 0.4).check()
-    assert verdict.verdict is Verdict.UNKNOWN
+    # no RDP bound, but the output b (1/2 under 0, never under 1) gives delta(10) = 1/2 exactly
+    assert RDPComposition([leaky], 10, 0.4).check().verdict is Verdict.REFUTED
+    assert RDPComposition([leaky], 10, 0.6).check().verdict is Verdict.UNKNOWN
 
 
 def test_result_objects():
