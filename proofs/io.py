@@ -25,6 +25,7 @@ __all__ = [
     "finite_or_none",
     "long_integers",
     "number_or_text",
+    "read_json",
     "same_schema",
     "write_files_atomic",
     "write_json_atomic",
@@ -366,3 +367,17 @@ def finite_or_none(x: float) -> float | None:
 def number_or_text(x: float) -> float | str:
     """A number for JSON that keeps infinities readable: ``"inf"`` and ``"-inf"``."""
     return float(x) if math.isfinite(x) else ("inf" if x > 0 else "-inf")
+
+
+_INT_DIGITS = 30  # a longer integer in a file we read is a float (inf past a double's range)
+
+
+def _int_or_float(text: str) -> int | float:
+    return int(text) if len(text.lstrip("-")) <= _INT_DIGITS else float(text)
+
+
+def read_json(text: str):
+    """JSON as written by this tool, with integers longer than any it writes read as floats:
+    an edited 401-digit count is infinity to every range check, not an OverflowError where a
+    float is taken of it."""
+    return json.loads(text, parse_int=_int_or_float)

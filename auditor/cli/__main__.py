@@ -1,3 +1,4 @@
 from auditor.cli.main import entry
 
-entry()
+if __name__ == "__main__":  # (not when a worker process re-imports the main module)
+    entry()

@@ -63,14 +63,15 @@ def run(args: argparse.Namespace) -> int:
 
 def _recorded(path: str) -> dict:
     """The result as saved, best effort (replay itself reports a file it cannot read)."""
-    import json
     import os
+
+    from proofs.io import read_json
 
     if not os.path.isfile(path):  # (a pipe such as /dev/stdin can be read once only: by replay)
         return {}
     try:
         with open(path, encoding="utf-8") as fh:
-            d = json.load(fh)
+            d = read_json(fh.read())
     except (OSError, ValueError):
         return {}
     return d if isinstance(d, dict) else {}

@@ -25,7 +25,7 @@ import numpy as np
 from auditor.engine.events import event_from_state, event_state
 from auditor.engine.select import Candidate
 from proofs.errors import InputError
-from proofs.io import write_json_atomic
+from proofs.io import read_json, write_json_atomic
 
 __all__ = [
     "FORMAT",
@@ -122,7 +122,7 @@ class Checkpoint:
     def _load(self) -> None:
         where = str(self.path)
         try:
-            doc = json.loads(self.path.read_text())
+            doc = read_json(self.path.read_text())
             ok = isinstance(doc, dict) and doc.get("format") == FORMAT
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise InputError(

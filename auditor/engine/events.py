@@ -495,6 +495,53 @@ def event_state(obj: Any) -> Any:
     raise TypeError(f"cannot serialise {obj!r} in an event")
 
 
+_PLAIN = {"float": (int, float), "int": (int,), "str": (str,), "bool": (bool,)}
+
+
+def _top_level(kind: str, sep: str) -> list[str]:
+    """``kind`` split at ``sep`` outside brackets."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(kind):
+        depth += ch == "["
+        depth -= ch == "]"
+        if depth == 0 and kind.startswith(sep, i):
+            parts.append(kind[start:i].strip())
+            start = i + len(sep)
+    return [*parts, kind[start:].strip()]
+
+
+def _fits(v: Any, kind: str) -> bool:
+    """Does ``v`` have the type a field's annotation names (as its text: int, float, str,
+    bool, None, Any, tuple[X, ...], tuple[X, Y], A | B, and the event classes)? An edited
+    state with a list where a number belongs, or a number where a score belongs, failed only
+    later, in the middle of describing or counting."""
+    options = _top_level(kind, "|")
+    if len(options) > 1:
+        return any(_fits(v, k) for k in options)
+    if kind == "Any":
+        return True
+    if kind == "None":
+        return v is None
+    if kind in _PLAIN:
+        return isinstance(v, _PLAIN[kind]) and (kind == "bool" or not isinstance(v, bool))
+    if kind == "Score":
+        return _fits(v, " | ".join(c.__name__ for c in Score.__args__))
+    if kind.startswith("tuple[") and kind.endswith("]"):
+        items = _top_level(kind[len("tuple[") : -1], ",")
+        if not isinstance(v, tuple):
+            return False
+        if items[-1] == "...":
+            return all(_fits(x, items[0]) for x in v)
+        return len(v) == len(items) and all(_fits(x, k) for x, k in zip(v, items))
+    cls = _STATE_TYPES.get(kind)
+    return cls is not None and isinstance(v, cls)
+
+
+def _short(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def event_from_state(state: Any) -> Any:
     """Inverse of :func:`event_state`; raises ValueError on anything it did not write."""
     if isinstance(state, list):
@@ -505,11 +552,15 @@ def event_from_state(state: Any) -> Any:
         cls = _STATE_TYPES.get(state.get("type"))  # type: ignore[arg-type]
         if cls is None:
             raise ValueError(f"unknown event type {state.get('type')!r}")
-        names = {f.name for f in fields(cls)}
+        kinds = {f.name: f.type for f in fields(cls)}
         args = {k: v for k, v in state.items() if k != "type"}
-        if set(args) != names:
-            raise ValueError(f"{cls.__name__} needs fields {sorted(names)}")
-        return cls(**{k: event_from_state(v) for k, v in args.items()})
+        if set(args) != set(kinds):
+            raise ValueError(f"{cls.__name__} needs fields {sorted(kinds)}")
+        values = {k: event_from_state(v) for k, v in args.items()}
+        for k, v in values.items():
+            if not _fits(v, kinds[k]):
+                raise ValueError(f"{cls.__name__}.{k}={_short(v)} is not {kinds[k]}")
+        return cls(**values)
     if state is None or isinstance(state, (bool, int, float, str)):
         return state
     raise ValueError(f"unexpected value {state!r} in an event")

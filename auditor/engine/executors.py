@@ -9,9 +9,11 @@ resumed run.
 
 Executors: ``"local"`` is a process pool (loky, which pickles closures and lambdas with
 cloudpickle) on ``workers`` processes, by default every core this process may use; ``"dask"``
-is ``distributed.Client(scheduler).get_executor()``; any ``concurrent.futures.Executor`` object
-is used as given. One worker, or an audit whose probe says it takes under a second, runs in
-this process: no pool start-up, the same chunks and the same result.
+is ``distributed.Client(scheduler).get_executor()`` (no scheduler: a ``LocalCluster`` of
+``workers`` single-threaded processes, for the one audit); any
+``concurrent.futures.Executor`` object is used as given. One worker, or an audit whose probe
+says it takes under a second, runs in this process: no pool start-up, the same chunks and the
+same result.
 """
 
 from __future__ import annotations
@@ -80,20 +82,32 @@ def count_events(
     scores: dict[Any, np.ndarray] = {}
     rows: dict[Any, np.ndarray] = {}
 
+    def per_row(v: Any) -> np.ndarray:
+        """``v`` as one value per output row: a witness replayed on outputs of another shape
+        (a scalar event on vectors) gave one per coordinate, and counted them all."""
+        v = np.asarray(v)
+        if v.shape != (len(y),):
+            raise ValueError(
+                f"the event gives values of shape {v.shape} on {len(y)} outputs of shape "
+                f"{np.shape(y)[1:] or 'scalar'}: the outputs have another shape than the "
+                "event was chosen on"
+            )
+        return v
+
     def contains(ev: Any) -> np.ndarray:  # (a difference's parts share the caches)
         if isinstance(ev, ScoreInterval):
             v = scores.get(ev.score)
             if v is None:
-                v = scores[ev.score] = ev.score(y)
+                v = scores[ev.score] = per_row(ev.score(y))
             return (v > ev.lo) & (v <= ev.hi)
         if isinstance(ev, KeySet):
             k, values = matched(keyed(ev.key), ev.keys)
             return np.isin(k, values)
-        return ev.contains(y)
+        return per_row(ev.contains(y))
 
     def keyed(key: Any) -> np.ndarray:
         if key not in rows:
-            rows[key] = key(y)
+            rows[key] = per_row(key(y))
         return rows[key]
 
     events = list(events)
@@ -106,7 +120,7 @@ def count_events(
         elif isinstance(ev, KeySet):  # the key's distinct values and counts, once per key
             table = keys.get(ev.key)
             if table is None:
-                y_keys = keyed(ev.key) if pooled else ev.key(y)
+                y_keys = keyed(ev.key) if pooled else per_row(ev.key(y))
                 table = keys[ev.key] = np.unique(y_keys, return_counts=True)
             u, values = matched(table[0], ev.keys)
             c, values = table[1], np.unique(values)
@@ -343,18 +357,15 @@ def _check_workers(workers: Any) -> int:
     return int(workers)
 
 
-def _dask(scheduler: str | None) -> tuple[Executor, int, Callable[[], None]]:
-    if not scheduler:
-        raise InputError(
-            "executor 'dask' needs a scheduler address, e.g. tcp://HOST:8786 "
-            "(start one with `dask scheduler`)."
-        )
+def _dask(scheduler: str | None, workers: int) -> tuple[Executor, int, Callable[[], None]]:
     try:
         from distributed import Client
     except ImportError:
         raise InputError(
             "executor 'dask' needs the dask extra; install it with pip install 'dpaudit[dask]'."
         ) from None
+    if not scheduler:
+        return _local_dask(Client, workers)
     if not re.fullmatch(r"([a-z]+://)?[\w.\-\[\]:]+:\d+/?", scheduler.strip()):
         # (checked here: a Client half-built on a bad address hangs in its finaliser)
         raise InputError(
@@ -371,6 +382,23 @@ def _dask(scheduler: str | None) -> tuple[Executor, int, Callable[[], None]]:
     return client.get_executor(), threads, client.close
 
 
+def _local_dask(client_type, workers: int) -> tuple[Executor, int, Callable[[], None]]:
+    """A Dask cluster on this machine (no scheduler given): ``workers`` single-threaded worker
+    processes, closed with the audit."""
+    from distributed import LocalCluster
+
+    cluster = LocalCluster(
+        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+    )
+    client = client_type(cluster, set_as_default=False)
+
+    def close() -> None:
+        client.close()
+        cluster.close()
+
+    return client.get_executor(), workers, close
+
+
 def open_runner(
     executor: str | Executor | None,
     workers: int | None,
@@ -385,7 +413,7 @@ def open_runner(
     if kind not in EXECUTORS:
         raise InputError(f"executor={kind!r} is unknown; use one of {', '.join(EXECUTORS)}.")
     if kind == "dask":
-        ex, threads, close = _dask(scheduler)
+        ex, threads, close = _dask(scheduler, n)
         return Runner(ex, threads, "dask", close)
     if scheduler:
         raise InputError(

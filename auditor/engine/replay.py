@@ -121,7 +121,9 @@ def _as_dict(result: Any) -> dict:
         )
     path = Path(result)
     try:
-        d = json.loads(path.read_text(encoding="utf-8"))
+        from proofs.io import read_json
+
+        d = read_json(path.read_text(encoding="utf-8"))
     except OSError as e:
         raise InputError(f"result file {str(path)!r} cannot be read ({e.strerror}){_FIX}") from None
     except json.JSONDecodeError as e:
@@ -139,6 +141,8 @@ _FIX = "; pass the JSON file `dpaudit audit --json` wrote."
 _UNEDITED = "; replay an unedited file written by `dpaudit audit --json`."
 
 SPEC_FIELDS = ("type", "lo", "hi", "k", "negate", "coordinate", "columns", "bin_edges")
+# (and every other field the spec holds: the description and a score's, with its weights, the
+# values of a set, the parts of a difference; an edited weight was replayed under the old text)
 
 
 def _spec_differs(event, spec) -> str:
@@ -153,10 +157,15 @@ def _spec_differs(event, spec) -> str:
         rebuilt = event_to_dict(event)
     except (TypeError, ValueError, AttributeError, OverflowError):
         return ""  # (a malformed state: evaluating it says what is wrong)
-    for key in SPEC_FIELDS:
+    for key in (*SPEC_FIELDS, *sorted(set(spec) - set(SPEC_FIELDS), key=str)):
         if key in spec and json.dumps(spec[key]) != json.dumps(rebuilt.get(key)):
-            return f"{key}: {spec[key]!r} against {rebuilt.get(key)!r}"
+            return f"{key}: {_brief(spec[key])} against {_brief(rebuilt.get(key))}"
     return ""
+
+
+def _brief(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def _event(state: Any, spec: Any, what: str):
@@ -201,6 +210,12 @@ def _witness_event(d: dict):
             "audit to get a replayable witness."
         )
     event = _event(state, witness.get("event_spec"), "event_state")
+    text = witness.get("event")
+    if text is not None and text != event.describe():
+        raise InputError(
+            f"the witness event {_brief(text)} is not the event its event_state holds "
+            f"({_brief(event.describe())}): the result was edited{_UNEDITED}"
+        )
     for key in ("pair", "counts", "ratio_bound"):
         if not isinstance(witness.get(key) or {}, dict):  # (null: no ratio bound)
             raise InputError(
@@ -373,10 +388,14 @@ def replay(
     audited = d.get("epsilon_lower_bound")
     if claim is not None:
         audited = (d.get("profile") or {}).get("certified")
-    if audited is not None and (isinstance(audited, bool) or not isinstance(audited, numeric)):
+    if audited is not None and (
+        isinstance(audited, bool)
+        or not isinstance(audited, numeric)
+        or not math.isfinite(audited)  # (an audit's certified bound is always finite)
+    ):
         raise InputError(
-            f"the result's certified bound {audited!r} is not a number; replay the result "
-            "with its JSON unedited."
+            f"the result's certified bound {audited!r} is not a finite number; replay the "
+            "result with its JSON unedited."
         )
     return ReplayResult(
         mechanism=name,

@@ -822,7 +822,8 @@ def audit(
     the claim holds. ``progress`` shows a bar on stderr (None: only when it is a terminal).
 
     Scale: samples are drawn in chunks on ``executor`` (``"local"``: a process pool of
-    ``workers`` processes, default every core; ``"dask"`` with ``scheduler`` an address; or any
+    ``workers`` processes, default every core; ``"dask"`` with ``scheduler`` an address, or without
+    one a local Dask cluster of ``workers`` processes; or any
     ``concurrent.futures.Executor``); the same seed gives the same result on any of them.
     ``checkpoint`` names a file that saves progress (every ``checkpoint_every`` seconds and at
     exit) and resumes it when the same audit is run again. Certification looks at its counts on

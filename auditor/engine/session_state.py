@@ -164,6 +164,11 @@ def restore_session(self, st: dict[str, Any]) -> None:
             None if st["chosen"] is None else [candidate_from_state(c) for c in st["chosen"]]
         )
         self.partners = _partners_from_state(st.get("partners"), len(self.chosen or ()))
+        for c in [*(self.chosen or ()), *(c for c in self.partners if c is not None)] + [
+            c for rnd in self.cands for cs in rnd for c in cs or ()
+        ]:
+            if not 0 <= c.pair_index < len(self.pairs):
+                raise ValueError(f"pair_index={c.pair_index} names no pair of {len(self.pairs)}")
         cert = st["certify"]
         if cert is not None:
             k = len(self._counted())

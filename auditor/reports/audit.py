@@ -17,7 +17,7 @@ from typing import Any
 from auditor.engine.result import dataset_words, float_note, ratio_words
 from auditor.reports.html import report_kind
 from proofs.errors import InputError
-from proofs.io import SCHEMA_VERSION, same_schema, write_files_atomic
+from proofs.io import SCHEMA_VERSION, read_json, same_schema, write_files_atomic
 
 __all__ = [
     "audit_html",
@@ -459,7 +459,7 @@ def write_audit_report(d: dict[str, Any], path: str) -> None:
 def load_result(path: str) -> dict[str, Any]:
     """Read a saved `dpaudit audit --json` output, with one-line errors."""
     try:
-        d = json.loads(Path(path).read_text(encoding="utf-8"))
+        d = read_json(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InputError(
             f"result {path!r} does not exist; give a file written by `dpaudit audit --json`."

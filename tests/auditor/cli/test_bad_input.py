@@ -420,7 +420,7 @@ def test_replayed_results_are_checked_and_carry_the_schema_version(tmp_path, cap
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(bad))
     assert main(["replay", str(path)]) == 2
-    assert "certified bound 'x' is not a number" in _one_line(capsys)
+    assert "certified bound 'x' is not a finite number" in _one_line(capsys)
     del bad["mechanism"]
     path.write_text(json.dumps(bad))
     assert main(["replay", str(path)]) == 2

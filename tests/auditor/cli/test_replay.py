@@ -180,8 +180,10 @@ def test_a_damaged_result_is_one_line_bad_input_not_a_traceback(broken_result, t
         (_edited(d, pair=3), "pair 3 is malformed"),
         (_edited(d, counts=3), "counts 3 is malformed"),
         (_edited(d, numerator="z"), "numerator 'z'"),
-        (_edited(d, event_state={**state, "lo": "x"}), "cannot be evaluated"),
-        (_edited(d, event_state={**state, "hi": None}), "cannot be evaluated"),
+        (_edited(d, event_state={**state, "lo": "x"}), "lo='x' is not float"),
+        (_edited(d, event_state={**state, "hi": None}), "hi=None is not float"),
+        (_edited(d, event_state={**state, "lo": [1]}), "lo=\\(1,\\) is not float"),
+        (_edited(d, event_state={**state, "score": 2.5}), "score=2.5 is not Score"),
     ]
     for doc, message in damaged:
         with pytest.raises(InputError, match=message) as err:
@@ -208,3 +210,53 @@ def test_a_damaged_result_is_one_line_bad_input_not_a_traceback(broken_result, t
     assert main(["replay", str(path)]) == 2
     path.write_text("[1, 2]")
     assert main(["replay", str(path)]) == 2
+
+
+def test_an_edited_score_or_event_text_is_refused():
+    """Only some spec fields were compared: weights set to 0, flipped or NaN were replayed and
+    counted under the old description, and the readable event text was never checked."""
+    entry = get("noisy_hist2")
+    learned = auditor.audit(
+        entry.sampler(), entry.pairs, epsilon=0.1, samples=20_000, seed=0, name="noisy_hist2"
+    )
+    d = learned.to_dict()
+    state = d["witness"]["event_state"]
+    assert state["score"].get("weights"), state  # (the fixture's witness is a learned score)
+    weights = state["score"]["weights"]
+    for new in ([0.0] * len(weights), [-weights[0], *weights[1:]]):
+        edited = _edited(d, event_state={**state, "score": {**state["score"], "weights": new}})
+        with pytest.raises(InputError, match="disagree \\(description: "):
+            auditor.replay(edited, samples=2_000)
+    with pytest.raises(InputError, match="is not the event its event_state holds"):
+        auditor.replay(_edited(d, event="y > 1000"), samples=2_000)
+
+
+def test_huge_integers_in_a_result_are_bad_input(broken_result, tmp_path):
+    """A 401-digit integer was an OverflowError (exit 3) where a float was taken of it."""
+    text = json.dumps(broken_result.to_dict())
+    for key in ("claimed_epsilon", "epsilon_lower_bound"):
+        doc = json.loads(text)
+        doc[key] = 0
+        path = tmp_path / f"{key}.json"
+        path.write_text(json.dumps(doc).replace(f'"{key}": 0', f'"{key}": {"9" * 401}'))
+        assert main(["replay", str(path), "--samples", "2000"]) == 2
+    # (an infinite claimed epsilon is one a report shows; an infinite certified bound is not)
+    assert main(["report", str(path), "--report", str(tmp_path / "r.html")]) == 2
+
+
+def test_a_witness_replayed_on_outputs_of_another_shape_is_refused(tmp_path):
+    """A scalar event on a 2-vector output was applied to each coordinate and the hits added:
+    counts beyond the samples, and false violations on a correct mechanism."""
+    import numpy as np
+
+    def laplace(data, size, rng):
+        return float(data) + rng.laplace(0.0, 1.0, size)
+
+    def twice(data, size, rng):
+        x = float(data) + rng.laplace(0.0, 1.0, size)
+        return np.stack([x, x], axis=1)
+
+    result = auditor.audit(laplace, [(0, 1)], epsilon=0.5, samples=20_000, seed=1)
+    assert result.witness is not None
+    with pytest.raises(InputError, match="another shape"):
+        auditor.replay(result, twice, samples=2_000)

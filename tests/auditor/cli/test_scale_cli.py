@@ -252,7 +252,6 @@ def _one_line(capsys) -> str:
     [
         (["--workers", "0"], "workers=0"),
         (["--max-time", "-5"], "max_time=-5"),
-        (["--executor", "dask"], "scheduler address"),
         (["--executor", "dask", "--scheduler", "tcp://127.0.0.1:9"], "unreachable"),
         (["--executor", "dask", "--scheduler", "notanaddress"], "is not an address"),
         (["--samples", "1.5e3x"], "--samples"),

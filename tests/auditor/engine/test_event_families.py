@@ -321,3 +321,31 @@ def test_a_histogram_cell_is_shown_as_its_cell_not_one_output_in_it():
     assert labelled(KeySet(plain, tuple(plain(y[2:]).tolist()), ()), t3).describe() == (
         "y[[2]] == [8]"
     )
+
+
+def test_an_event_state_with_a_field_of_the_wrong_type_is_refused():
+    """Each field of a saved event is checked against its annotation: a list where a number
+    belongs, or a number where a score belongs, failed only later (exit 3 in replay)."""
+    import pytest
+
+    from auditor.engine.events import event_from_state, event_state
+
+    good = {
+        "type": "ScoreInterval",
+        "score": {"type": "Linear", "weights": [1.0, -2], "label": "projection"},
+        "lo": {"float": "-inf"},
+        "hi": 0.5,
+    }
+    event = event_from_state(good)
+    assert event_state(event)["score"]["weights"] == [1.0, -2]
+    for field, bad in [
+        ("lo", [1]),
+        ("hi", "x"),
+        ("hi", True),
+        ("score", 2.5),
+        ("score", {"type": "Linear", "weights": [1.0, "a"], "label": "p"}),
+        ("score", {"type": "Linear", "weights": 1.0, "label": "p"}),
+        ("score", {"type": "Coordinate", "index": 1.5}),
+    ]:
+        with pytest.raises(ValueError, match="is not"):
+            event_from_state({**good, field: bad})

@@ -199,6 +199,8 @@ def test_same_seed_same_result_on_a_dask_local_cluster(tmp_path, monkeypatch):
     _same(audit(_rr(1.0), [(0, 1)], workers=1, **kw), dask)
     assert not first.violation and second.violation
     _same(audit(mod.release, [(0, 1)], workers=1, **kw), second)
+    # no scheduler given: a cluster of --workers processes on this machine, for this audit
+    _same(audit(_rr(1.0), [(0, 1)], executor="dask", workers=2, **kw), dask)
 
 
 def test_reproducibility_is_reported(tmp_path):
@@ -399,7 +401,6 @@ def test_a_tampered_checkpoint_state_is_refused(tmp_path):
         (dict(workers=100_000), "more than 1024 processes"),
         (dict(max_time=-1.0), "max_time=-1.0"),
         (dict(executor="spark"), "executor='spark'"),
-        (dict(executor="dask"), "scheduler"),
         (dict(scheduler="tcp://127.0.0.1:1"), "executor dask"),
     ],
 )
@@ -850,3 +851,22 @@ def test_a_checkpoints_counts_are_read_or_refused_with_a_value_error():
     for bad, why in (([[1e30, 0]], "64-bit"), ([[-1, 0]], "negative"), ([[1, 2, 3]], "shape")):
         with pytest.raises(ValueError, match=why):
             counts_from_state(bad, (1, 2))
+
+
+@pytest.mark.parametrize("index", [7, -1])
+def test_a_resigned_checkpoint_naming_no_pair_is_refused(tmp_path, index):
+    """A checkpoint edited and its digest recomputed, with a chosen event's pair_index past the
+    pairs (IndexError) or negative (a NumPy error): exit 3 before, now corrupt."""
+    import hashlib
+
+    ck = tmp_path / "a.ckpt"
+    kw = dict(epsilon=1.0, samples=5_000, seed=9, checkpoint=ck)
+    audit(_rr(1.0), [(0, 1)], **kw)
+    doc = json.loads(ck.read_text())
+    assert doc["state"]["chosen"], doc["state"].keys()
+    doc["state"]["chosen"][0]["pair_index"] = index
+    text = json.dumps([doc["identity"], doc["state"]], sort_keys=True)
+    doc["digest"] = hashlib.sha256(text.encode()).hexdigest()
+    ck.write_text(json.dumps(doc))
+    with pytest.raises(InputError, match=f"pair_index={index} names no pair"):
+        audit(_rr(1.0), [(0, 1)], **kw)
