@@ -275,9 +275,17 @@ class AuditResult:
                 if self.unbounded_witness
                 else ""
             ),
-            f"  delta needed at epsilon={self.claimed_epsilon:g}: >= {self.delta_lower_bound:.3g};"
+            f"  delta needed at epsilon={self.claimed_epsilon:g}: {self.delta_needed()};"
             f" p-value of the claim: {self.p_value:.3g}",
         ]
+
+    def delta_needed(self) -> str:
+        """The delta the evidence needs at the claimed epsilon, in words. A pure claim refuted
+        by the joint ratio bound needs some delta > 0 although the two probabilities' separate
+        bounds give none (">= 0" read as a contradiction of the verdict)."""
+        if self.violation and self.delta == 0 and self.delta_lower_bound <= 0:
+            return "> 0 (shown by the ratio bound; the separate bounds give no figure)"
+        return f">= {self.delta_lower_bound:.3g}"
 
     def _profile_lines(self) -> list[str]:
         p = self.profile or {}

@@ -318,11 +318,7 @@ def _facts(d: dict[str, Any]) -> list[tuple[str, str]]:
             f"{d['epsilon_lower_bound']:.6g} at confidence {d['confidence']:g}"
             + (f" (at delta = {d['delta']:g})" if d.get("profile") else ""),
         ),
-        *(
-            []
-            if d.get("profile")
-            else [("delta needed at the claimed epsilon", f">= {d['delta_lower_bound']:.4g}")]
-        ),
+        *([] if d.get("profile") else [("delta needed at the claimed epsilon", _delta_needed(d))]),
         ("p-value of the claim", f"{d['p_value']:.4g}"),
         (
             "witness pair",
@@ -521,6 +517,14 @@ _RANGES = {
     "samples": (1, math.inf),
     "delta_lower_bound": (0.0, 1.0),
 }
+
+
+def _delta_needed(d: dict[str, Any]) -> str:
+    """As :meth:`AuditResult.delta_needed`: a pure claim refuted by the ratio bound needs a
+    delta > 0 even where the separate bounds give none."""
+    if d.get("violation") and d.get("delta") == 0 and d["delta_lower_bound"] <= 0:
+        return "> 0 (shown by the ratio bound; the separate bounds give no figure)"
+    return f">= {d['delta_lower_bound']:.4g}"
 
 
 def _check_ranges(d: dict[str, Any], path: str) -> None:

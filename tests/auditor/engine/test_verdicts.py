@@ -127,3 +127,23 @@ def test_a_constant_mechanism_says_so():
     moved = audit(lambda data: 42 + (sum(data) == 0), [([1], [0])], epsilon=1.0, samples=4_000,
                   seed=0, workers=1)  # fmt: skip
     assert moved.violation and "constant" not in (moved.hint or "")
+
+
+def test_a_pure_violation_never_reads_as_needing_delta_zero(tmp_path):
+    """A pure claim refuted by the joint ratio bound, whose separate bounds give no positive
+    delta, printed "delta needed: >= 0" beside the violation."""
+    from dataclasses import replace
+
+    from auditor.reports.audit import write_audit_report
+
+    def rr(data, size, rng):
+        keep = rng.random(size) < math.exp(2.0) / (1 + math.exp(2.0))
+        return np.where(keep, int(data), 1 - int(data))
+
+    found = audit(rr, [(0, 1)], epsilon=1.0, samples=20_000, seed=3)
+    assert found.violation
+    ratio_only = replace(found, delta_lower_bound=0.0)
+    assert "delta needed at epsilon=1: > 0 (shown by the ratio bound" in ratio_only.summary()
+    write_audit_report(ratio_only.to_dict(), str(tmp_path / "r.md"))
+    assert "0 (shown by the ratio bound" in (tmp_path / "r.md").read_text()
+    assert f">= {found.delta_lower_bound:.3g}" in found.summary()
