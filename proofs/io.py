@@ -369,7 +369,9 @@ def number_or_text(x: float) -> float | str:
     return float(x) if math.isfinite(x) else ("inf" if x > 0 else "-inf")
 
 
-_INT_DIGITS = 30  # a longer integer in a file we read is a float (inf past a double's range)
+# a longer integer in a file we read is a float (inf past a double's range); any shorter one
+# converts to a float without overflow, and stays an exact int (a seed such as 2^100 too)
+_INT_DIGITS = 300
 
 
 def _int_or_float(text: str) -> int | float:

@@ -260,3 +260,18 @@ def test_a_witness_replayed_on_outputs_of_another_shape_is_refused(tmp_path):
     assert result.witness is not None
     with pytest.raises(InputError, match="another shape"):
         auditor.replay(result, twice, samples=2_000)
+
+
+def test_a_long_seed_survives_the_json_round_trip(tmp_path):
+    """Integers past 300 digits are read as floats (an edited 401-digit number overflowed);
+    a seed of 31 digits stays an exact integer, and the replay takes the next one."""
+
+    def rr(data, size, rng):
+        import numpy as np
+
+        return np.where(rng.random(size) < 0.7, int(data), 1 - int(data))
+
+    result = auditor.audit(rr, [(0, 1)], epsilon=0.5, samples=5_000, seed=2**100)
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(result.to_dict()))
+    assert auditor.replay(str(path), rr, samples=2_000).seed == 2**100 + 1
