@@ -17,6 +17,9 @@
 
 from __future__ import annotations
 
+import itertools
+from fractions import Fraction
+
 import sympy as sp
 
 from proofs.checkers.laws import params, points
@@ -158,9 +161,106 @@ def check(claim: Inequality) -> Finding:
             return _refuted(
                 claim, values, check_how, l, r, "counterexample search, re-checked", steps
             )
+    for values in _numeric_points(lhs, rhs, symbols, domain):
+        bad, check_how, l, r = _violation(claim, values)
+        if bad:
+            return _refuted(
+                claim, values, check_how, l, r, "floating-point search, re-checked", steps
+            )
     return Finding(
         Verdict.UNKNOWN,
         "z3 and a search over small values",
         reason="neither proved by z3 nor violated at a value tried",
         steps=tuple(steps),
     )
+
+
+_GRID = 4001  # points of a one-variable search (random ones for two or three variables)
+_EDGE = 13  # points approaching each end of an open interval, 10^-1 .. 10^-13 away
+_INTEGER_VALUES = (1, 2, 3, 5, 10, 100)
+_CANDIDATES = 20  # the points of least rhs - lhs re-checked exactly
+
+
+def _box(s: sp.Symbol, domain: list) -> tuple[float, float]:
+    """Bounds for a real symbol's search: its numeric constraints (s < c, s >= c, ...) and its
+    sign, else [-100, 100]."""
+    lo, hi = (0.0 if s.is_nonnegative else -100.0), 100.0
+    for c in domain:
+        if not isinstance(c, sp.core.relational.Relational) or c.free_symbols != {s}:
+            continue
+        for side, other, below in ((c.lhs, c.rhs, True), (c.rhs, c.lhs, False)):
+            if side == s and other.is_number:
+                bound = float(other)
+                # s < c (or c > s): an upper bound; s > c: a lower one
+                upper = below == isinstance(c, (sp.StrictLessThan, sp.LessThan))
+                lo, hi = (lo, min(hi, bound)) if upper else (max(lo, bound), hi)
+    return lo, hi
+
+
+def _numeric_points(lhs, rhs, symbols, domain):
+    """Points where rhs - lhs is smallest in floating point, for one to three real symbols
+    (integer ones at small values): a grid (random points in two or three variables) and points
+    approaching each end of the box, where a bound tight at an open end fails just inside
+    (e^eps - 1 <= 1.7182 eps for eps < 1 fails only above 0.99992). Exact values near each
+    candidate are yielded for :func:`_violation` to re-check: the floats only choose."""
+    import numpy as np
+
+    reals = sorted((s for s in symbols if not s.is_integer), key=str)
+    ints = sorted((s for s in symbols if s.is_integer), key=str)
+    if not 1 <= len(reals) <= 3 or len(ints) > 2:
+        return
+    try:
+        gap = sp.lambdify([*reals, *ints], rhs - lhs, "numpy")
+        conds = [sp.lambdify([*reals, *ints], c, "numpy") for c in domain]
+    except (TypeError, ValueError, NameError, SyntaxError, KeyError):
+        return
+    boxes = [_box(s, domain) for s in reals]
+    if any(not lo < hi for lo, hi in boxes):
+        return
+    grid = _search_grid(boxes, np.random.default_rng(0))
+    for fixed in itertools.product(*([v for v in _INTEGER_VALUES if v >= 1] for _ in ints)):
+        with np.errstate(all="ignore"):
+            try:
+                g = np.broadcast_to(np.asarray(gap(*grid.T, *fixed), dtype=float), len(grid))
+                ok = np.isfinite(g)
+                for cond in conds:
+                    ok &= np.broadcast_to(np.asarray(cond(*grid.T, *fixed), dtype=bool), len(grid))
+            except (TypeError, ValueError, ZeroDivisionError, OverflowError, AttributeError):
+                return
+        best = np.argsort(np.where(ok, g, np.inf))[:_CANDIDATES]
+        order = [i for i in best if ok[i] and g[i] < 0]
+        # short rationals near every candidate before long ones (a point 10^-13 inside an open
+        # end rounds to the end itself at a short denominator)
+        for denominator in (10**3, 10**6, 10**12, None):
+            for i in order:
+                exact = _near(grid[i], denominator)
+                yield {**dict(zip(reals, exact)), **dict(zip(ints, map(sp.Integer, fixed)))}
+
+
+def _search_grid(boxes, rng):
+    import numpy as np
+
+    edges = 10.0 ** -np.arange(1, _EDGE + 1)
+    if len(boxes) == 1:
+        ((lo, hi),) = boxes
+        pts = np.concatenate(
+            [np.linspace(lo, hi, _GRID), lo + edges * (hi - lo), hi - edges * (hi - lo)]
+        )
+        return pts[:, None]
+    lows, highs = np.array(boxes).T
+    inner = rng.uniform(lows, highs, (20_000, len(boxes)))
+    near = np.concatenate(
+        [lows + np.outer(edges, highs - lows), highs - np.outer(edges, highs - lows)]
+    )
+    return np.concatenate([inner, near])
+
+
+def _near(point, denominator: int | None) -> list:
+    """Exact rationals at a float point: the nearest with at most ``denominator`` (None: the
+    float's own value)."""
+    return [
+        sp.Rational(x)
+        if denominator is None
+        else sp.Rational(Fraction(x).limit_denominator(denominator))
+        for x in map(float, point)
+    ]

@@ -2,6 +2,7 @@
 symbols, input errors, and a property test of soundness against independent numerics."""
 
 import random
+from fractions import Fraction
 
 import mpmath as mp
 import pytest
@@ -185,3 +186,38 @@ def test_probing_a_huge_power_is_quick():
     assert time.perf_counter() - start < 20
     odd = sp.Symbol("n", integer=True, positive=True, odd=True)
     assert not differs_somewhere(sp.sin(sp.pi * (odd + 1) / 2))  # (zero at every odd n)
+
+
+_EPS = sp.Symbol("epsilon", positive=True)
+
+
+@pytest.mark.parametrize(
+    "lhs, rhs, region",
+    [
+        # e - 1 = 1.718281...: 1.7182 eps fails only on (0.99992, 1), no small value shows it
+        (sp.exp(_EPS) - 1, sp.Rational("1.7182") * _EPS, (sp.Rational("0.99992"), 1)),
+        (
+            sp.Symbol("k", integer=True, positive=True) * _EPS * (sp.exp(_EPS) - 1),
+            sp.Rational("1.7") * sp.Symbol("k", integer=True, positive=True) * _EPS**2,
+            (sp.Rational("0.98"), 1),
+        ),
+    ],
+)
+def test_a_bound_failing_just_inside_an_open_end_is_refuted_by_the_float_search(lhs, rhs, region):
+    found = check(Inequality(lhs, rhs, domain=[_EPS < 1]))
+    assert found.verdict is Verdict.REFUTED, found.summary()
+    at = sp.Rational(found.counterexample.parameters["epsilon"])
+    assert region[0] < at < region[1]
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.fractions(min_value=Fraction(-1, 1000), max_value=Fraction(1, 1000)))
+def test_the_float_search_refutes_only_false_bounds(offset):
+    """e^eps - 1 <= (e - 1 + offset) eps on (0, 1) is true exactly when offset >= 0 (the
+    chord): never refuted then; refuted below (the floats only choose, exact values decide)."""
+    c = sp.E - 1 + sp.Rational(offset)
+    found = check(Inequality(sp.exp(_EPS) - 1, c * _EPS, domain=[_EPS < 1]))
+    if offset >= 0:
+        assert found.verdict is not Verdict.REFUTED, found.summary()
+    elif offset < Fraction(-1, 10**6):
+        assert found.verdict is Verdict.REFUTED, found.summary()
