@@ -132,6 +132,14 @@ def check_number(name: str, value: Any) -> float:
 
 
 MAX_TIME = 1e9  # seconds, about 31 years
+# (a seed is written to the result and checkpoint: past 300 digits a JSON integer is read back
+# as a float, and the tool refused its own files)
+MAX_SEED = 2**512
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:28]}...{text[-28:]} ({len(text)} characters)"
 
 
 def validate(config: AuditConfig) -> None:
@@ -173,9 +181,13 @@ def validate(config: AuditConfig) -> None:
         raise InputError(f"checkpoint_every={config.checkpoint_every!r} must be > 0 seconds.")
     seed = config.seed
     if seed is not None and (
-        isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0
+        isinstance(seed, bool)
+        or not isinstance(seed, (int, np.integer))
+        or not 0 <= seed < MAX_SEED
     ):
-        raise InputError(f"seed={seed!r} must be an integer >= 0 (or None for a fresh one).")
+        raise InputError(
+            f"seed={_short(seed)} must be an integer in [0, 2^512) (or None for a fresh one)."
+        )
     if config.checkpoint is not None and config.seed is None:
         raise InputError("a checkpoint needs a fixed seed (an integer >= 0).")
     factor = check_number("inconclusive_factor", config.inconclusive_factor)

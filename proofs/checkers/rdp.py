@@ -37,6 +37,7 @@ bit alone exceed, from their exact privacy-loss distribution (:func:`_responses_
 
 from __future__ import annotations
 
+import decimal
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
@@ -330,16 +331,14 @@ class RDPDelta(_Account):
 
 def _up(bound: float) -> str:
     """A certified upper bound to 8 significant digits, rounded up (rounded to nearest, the
-    figure shown could lie below the bound)."""
+    figure shown could lie below the bound). Decimal arithmetic: exact for every double, the
+    subnormal ones too; the double nearest the figure is then at least the bound as well."""
     if bound == 0 or not math.isfinite(bound):
         return f"{bound:g}"
-    text = f"{bound:.8g}"
-    if float(text) < bound:
-        digits = 7 - math.floor(math.log10(abs(bound)))
-        text = f"{math.ceil(bound * 10**digits) / 10**digits:.8g}"
-        if float(text) < bound:  # (the division rounded down)
-            text = f"{math.nextafter(float(text), math.inf):.17g}"
-    return text
+    exact = decimal.Decimal(bound)
+    step = decimal.Decimal(1).scaleb(exact.adjusted() - 7)
+    up = exact.quantize(step, rounding=decimal.ROUND_CEILING)
+    return f"{float(up):.8g}" if float(f"{float(up):.8g}") >= bound else str(up)
 
 
 def _best_epsilon(comp, d: sp.Expr, grid, conversion: str) -> tuple:
@@ -476,21 +475,34 @@ def _responses(composition) -> tuple:
 def _classes(mech, x, xp) -> list:
     """The outputs y of ``mech`` that x gives, merged where (P[y | x], P[y | x']) agree, as
     (privacy loss as a float, P under x, P under x' as arb balls)."""
-    if isinstance(mech, FiniteMechanism):
-        rows = {y: (mech.pmf[x][y], mech.pmf[xp].get(y, 0)) for y in mech.pmf[x]}
-    else:
-        outputs = range(int(mech.k)) if isinstance(mech, KAryRR) else (0, 1)
-        rows = {y: (mech.pmf(x, y), mech.pmf(xp, y)) for y in outputs}
     merged: dict = {}
-    for p, q in rows.values():
+    for p, q, n in _rows(mech, x, xp):
         p, q = sp.sympify(p), sp.sympify(q)
-        if p != 0:
-            merged[(p, q)] = merged.get((p, q), 0) + 1
-    out = []
-    for (p, q), n in merged.items():
-        loss = math.inf if q == 0 else math.log(float(p)) - math.log(float(q))
-        out.append((loss, n * to_ball(p), n * to_ball(q)))
-    return out
+        if p != 0 and n > 0:
+            merged[(p, q)] = merged.get((p, q), 0) + n
+    return [(_loss(p, q), n * to_ball(p), n * to_ball(q)) for (p, q), n in merged.items()]
+
+
+def _rows(mech, x, xp) -> list:
+    """(P[y | x], P[y | x'], how many outputs y share them) for the response's outputs;
+    k-ary randomized response by its three kinds (y = x, y = x', another value), not its k
+    outputs one by one (a million of them took half a minute)."""
+    if isinstance(mech, FiniteMechanism):
+        return [(mech.pmf[x][y], mech.pmf[xp].get(y, 0), 1) for y in mech.pmf[x]]
+    if isinstance(mech, KAryRR):
+        k = int(mech.k)
+        hit, miss = mech.pmf(0, 0), mech.pmf(0, 1)
+        return [(hit, miss, 1), (miss, hit, 1), (miss, miss, k - 2)]
+    return [(mech.pmf(x, y), mech.pmf(xp, y), 1) for y in (0, 1)]
+
+
+def _loss(p: sp.Expr, q: sp.Expr) -> float:
+    """ln(p/q) as a float, only to choose the event (a probability below a double's range,
+    such as e^-800, made math.log fail)."""
+    if q == 0:
+        return math.inf
+    with precision(64):
+        return float((to_ball(p).log() - to_ball(q).log()).mid())
 
 
 def _responses_delta(parts, eps) -> tuple[arb, tuple] | None:

@@ -870,3 +870,12 @@ def test_a_resigned_checkpoint_naming_no_pair_is_refused(tmp_path, index):
     ck.write_text(json.dumps(doc))
     with pytest.raises(InputError, match=f"pair_index={index} names no pair"):
         audit(_rr(1.0), [(0, 1)], **kw)
+
+
+def test_a_seed_past_2_to_the_512_is_refused_before_it_is_written():
+    """A 301-digit seed was accepted, written to the result and checkpoint, and read back as a
+    float (JSON integers past 300 digits are): the tool refused its own files."""
+    with pytest.raises(InputError, match=r"must be an integer in \[0, 2\^512\)") as info:
+        audit(_rr(1.0), [(0, 1)], epsilon=1.0, samples=5_000, seed=10**300)
+    assert "characters" in str(info.value) and len(str(info.value)) < 200
+    assert audit(_rr(1.0), [(0, 1)], epsilon=1.0, samples=5_000, seed=2**511).seed == 2**511

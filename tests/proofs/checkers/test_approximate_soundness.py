@@ -938,3 +938,28 @@ def test_the_responses_profile_never_refutes_a_delta_at_the_brute_force_truth(ta
     assert at_truth.verdict is not Verdict.REFUTED, at_truth.summary()
     below = check(RDPComposition(tuple(parts), eps, truth * R(99, 100)))
     assert below.verdict is Verdict.REFUTED, below.summary()
+
+
+def test_responses_below_a_doubles_range_and_many_values_are_decided_quickly():
+    """KAryRR(800, 2) has a probability of e^-800, below a double (math.log failed: exit 3);
+    KAryRR(1, 10^6) listed its million outputs one by one (27 s)."""
+    import time
+
+    assert check(RDPComposition([(KAryRR(800, 2), 1)], 1, 1e-6)).verdict is Verdict.REFUTED
+    start = time.perf_counter()
+    # delta(0.5) of one 10^6-ary response at eps 1 is about 1.07e-6
+    assert check(RDPComposition([(KAryRR(1, 10**6), 1)], 0.5, 1e-6)).verdict is Verdict.REFUTED
+    assert check(RDPComposition([(KAryRR(1, 10**6), 1)], 0.5, 2e-6)).verdict is not (
+        Verdict.REFUTED
+    )
+    assert time.perf_counter() - start < 10
+
+
+def test_an_accountants_subnormal_bound_is_shown_rounded_up():
+    from proofs.checkers.rdp import _up
+
+    for bound in (5e-324, 2.2e-310, 1.0000000123e-305, 3.3e-300):
+        assert float(_up(bound)) >= bound
+    from proofs import rdp_delta
+
+    assert rdp_delta([(Gaussian(1, 1), 1)], 37.75).summary()
