@@ -138,8 +138,14 @@ MAX_SEED = 2**512
 
 
 def _short(value: Any) -> str:
+    """A value for a one-line message: a huge integer (--samples 1e300 reads as 301 digits) by
+    its size."""
     text = repr(value)
-    return text if len(text) <= 60 else f"{text[:28]}...{text[-28:]} ({len(text)} characters)"
+    if len(text) <= 60:
+        return text
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return f"{float(value):.3g}" if value < 10**308 else f"a {len(text)}-digit integer"
+    return f"{text[:28]}...{text[-28:]} ({len(text)} characters)"
 
 
 def validate(config: AuditConfig) -> None:
@@ -164,7 +170,7 @@ def validate(config: AuditConfig) -> None:
         or config.samples > MAX_SAMPLES
     ):
         raise InputError(
-            f"samples={config.samples!r} must be an integer in [200, {MAX_SAMPLES:.0e}], "
+            f"samples={_short(config.samples)} must be an integer in [200, {MAX_SAMPLES:.0e}], "
             "e.g. 1000000."
         )
     unknown = set(config.families) - set(FAMILIES)

@@ -163,6 +163,17 @@ def _spec_differs(event, spec) -> str:
     return ""
 
 
+def _finite(v: Any) -> bool:
+    """No NaN or infinity anywhere in a JSON value (data a pair was audited on)."""
+    if isinstance(v, float):
+        return math.isfinite(v)
+    if isinstance(v, list):
+        return all(_finite(x) for x in v)
+    if isinstance(v, dict):
+        return all(_finite(x) for x in v.values())
+    return True
+
+
 def _brief(v: Any) -> str:
     text = repr(v)
     return text if len(text) <= 120 else text[:117] + "..."
@@ -221,8 +232,17 @@ def _witness_event(d: dict):
             raise InputError(
                 f"the witness {key} {witness[key]!r} is malformed (not an object){_UNEDITED}"
             )
-    if witness.get("numerator", "a") not in ("a", "b"):
-        raise InputError(f"the witness numerator {witness['numerator']!r} is not 'a' or 'b'.")
+    if witness.get("numerator") not in ("a", "b"):
+        raise InputError(
+            f"the witness numerator {witness.get('numerator')!r} is not 'a' or 'b'{_UNEDITED}"
+        )
+    pair = witness.get("pair") or {}
+    for side in ("a", "b"):
+        if side in pair and not _finite(pair[side]):
+            raise InputError(
+                f"the witness pair's {side} {_brief(pair[side])} holds a NaN or infinity, which "
+                f"no audit's data has{_UNEDITED}"
+            )
     return witness, event
 
 
@@ -301,7 +321,8 @@ def replay(
     n = samples if samples is not None else witness.get("counts", {}).get("samples_each")
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_SAMPLES:
         raise InputError(
-            f"samples={n!r} must be an integer in [1, {MAX_SAMPLES:.0e}]; use e.g. samples=1000000."
+            f"samples={_brief(n)} must be an integer in [1, {MAX_SAMPLES:.0e}]; use e.g. "
+            "samples=1000000."
         )
     recorded = d.get("seed")
     whole = isinstance(recorded, int) and not isinstance(recorded, bool) and recorded >= 0
@@ -350,7 +371,7 @@ def replay(
             if split < size:
                 counts[side] += int(_count(count_events, [event], y[split:])[0])
             done += size
-    num = 0 if witness.get("numerator", "a") == "a" else 1
+    num = 0 if witness["numerator"] == "a" else 1
     a = (1 - conf) / 2 * ((1 - JOINT_SHARE) if joint else 1.0)
     lo, hi = cp_lower(counts[num], n, a), cp_upper(counts[1 - num], n, a)
     bound = float(epsilon_bound(lo, hi, delta))

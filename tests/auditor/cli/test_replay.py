@@ -180,6 +180,11 @@ def test_a_damaged_result_is_one_line_bad_input_not_a_traceback(broken_result, t
         (_edited(d, pair=3), "pair 3 is malformed"),
         (_edited(d, counts=3), "counts 3 is malformed"),
         (_edited(d, numerator="z"), "numerator 'z'"),
+        (
+            {**d, "witness": {k: v for k, v in d["witness"].items() if k != "numerator"}},
+            "numerator None",
+        ),
+        (_edited(d, pair={**d["witness"]["pair"], "a": float("nan")}), "NaN or infinity"),
         (_edited(d, event_state={**state, "lo": "x"}), "lo='x' is not float"),
         (_edited(d, event_state={**state, "hi": None}), "hi=None is not float"),
         (_edited(d, event_state={**state, "lo": [1]}), "lo=\\(1,\\) is not float"),
@@ -275,3 +280,9 @@ def test_a_long_seed_survives_the_json_round_trip(tmp_path):
     path = tmp_path / "r.json"
     path.write_text(json.dumps(result.to_dict()))
     assert auditor.replay(str(path), rr, samples=2_000).seed == 2**100 + 1
+
+
+def test_a_huge_sample_count_is_named_by_its_size(capsys):
+    assert main(["audit", "rr.k_ary", "--epsilon", "1", "--samples", "1e300"]) == 2
+    err = capsys.readouterr().err
+    assert "samples=1e+300 must be" in err and len(err) < 200
