@@ -293,7 +293,12 @@ class AuditResult:
         claimed = p.get("claimed_mu")
         out = [
             f"  certified at confidence {self.confidence:g}: GDP mu >= {mu:.4f}"
-            + ("" if claimed is None else f" (claimed mu {claimed:g})")
+            + (
+                # (a zCDP claim weaker than the GDP mu shown read as a missed violation)
+                " (a summary: the claim's own curve, not a Gaussian one, decides the verdict)"
+                if claimed is None
+                else f" (claimed mu {claimed:g})"
+            )
             + f"; p-value of the claim: {self.p_value:.3g}"
         ]
         best = p.get("most_violated")

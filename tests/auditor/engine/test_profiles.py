@@ -420,3 +420,16 @@ def test_an_inconclusive_hint_tells_events_that_separate_from_events_that_do_not
     verdict, hint = _verdict(False, math.inf, judge, cfg, True, False)
     assert "no event told the datasets apart" in hint
     assert "samples=" in hint and "--samples" in hint  # both the flag and the keyword
+
+
+def test_a_profile_other_than_gdp_says_its_mu_is_a_summary():
+    """A zCDP claim's summary spoke of GDP mu with no word that its own curve decides: a mu
+    above a GDP equivalent then read as a missed violation."""
+
+    def gaussian(data, size, rng):
+        return float(data) + rng.normal(0.0, 2.0, size)
+
+    result = audit(gaussian, [(0, 1)], profile="zcdp:0.125", samples=20_000, seed=1)
+    assert "(a summary: the claim's own curve" in result.summary()
+    gdp = audit(gaussian, [(0, 1)], profile="gdp:0.5", samples=20_000, seed=1)
+    assert "(claimed mu 0.5)" in gdp.summary() and "a summary" not in gdp.summary()
