@@ -144,7 +144,7 @@ def _short(value: Any) -> str:
     if len(text) <= 60:
         return text
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        return f"{float(value):.3g}" if value < 10**308 else f"a {len(text)}-digit integer"
+        return f"{float(value):.3g}" if abs(value) < 10**308 else f"a {len(text)}-digit integer"
     return f"{text[:28]}...{text[-28:]} ({len(text)} characters)"
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from auditor.engine.config import MAX_SAMPLES
+from auditor.engine.config import MAX_SAMPLES, MAX_SEED
 from proofs.errors import InputError
 
 __all__ = ["ReplayResult", "replay"]
@@ -332,8 +332,8 @@ def replay(
             "seed to replay with (--seed)."
         )
     s = (recorded + 1 if whole else 0) if seed is None else seed
-    if isinstance(s, bool) or not isinstance(s, int) or s < 0:
-        raise InputError(f"seed={s!r} must be an integer >= 0.")
+    if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < MAX_SEED:
+        raise InputError(f"seed={_brief(s)} must be an integer in [0, 2^512).")
     claim = _profile(d, profile)
     if not target and not d.get("mechanism"):
         raise InputError(

@@ -331,14 +331,19 @@ class RDPDelta(_Account):
 
 def _up(bound: float) -> str:
     """A certified upper bound to 8 significant digits, rounded up (rounded to nearest, the
-    figure shown could lie below the bound). Decimal arithmetic: exact for every double, the
-    subnormal ones too; the double nearest the figure is then at least the bound as well."""
+    figure shown could lie below the bound): in decimal arithmetic, exact for every double, the
+    subnormal ones too, so the figure read as a decimal is never below the bound."""
     if bound == 0 or not math.isfinite(bound):
         return f"{bound:g}"
     exact = decimal.Decimal(bound)
     step = decimal.Decimal(1).scaleb(exact.adjusted() - 7)
-    up = exact.quantize(step, rounding=decimal.ROUND_CEILING)
-    return f"{float(up):.8g}" if float(f"{float(up):.8g}") >= bound else str(up)
+    with decimal.localcontext() as ctx:
+        ctx.prec = 50  # (enough for 8 digits of any double's exponent)
+        up = exact.quantize(step, rounding=decimal.ROUND_CEILING)
+    text = f"{float(up):.8g}"
+    # the short form of the double nearest the figure, unless that reads below the bound (a
+    # subnormal's nearest double can be the bound itself, and .8g then rounds it down)
+    return text if math.isfinite(float(up)) and decimal.Decimal(text) >= exact else f"{up:E}"
 
 
 def _best_epsilon(comp, d: sp.Expr, grid, conversion: str) -> tuple:

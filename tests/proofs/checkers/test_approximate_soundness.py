@@ -956,10 +956,13 @@ def test_responses_below_a_doubles_range_and_many_values_are_decided_quickly():
 
 
 def test_an_accountants_subnormal_bound_is_shown_rounded_up():
+    import decimal
+
     from proofs.checkers.rdp import _up
 
-    for bound in (5e-324, 2.2e-310, 1.0000000123e-305, 3.3e-300):
-        assert float(_up(bound)) >= bound
+    # read as decimals: 1e-323's nearest double is the bound itself, and .8g rounded it down
+    for bound in (5e-324, 1e-323, 1.5e-323, 2.2e-310, 1.0000000123e-305, 3.3e-300, 0.1):
+        assert decimal.Decimal(_up(bound)) >= decimal.Decimal(bound)
     from proofs import rdp_delta
 
     assert rdp_delta([(Gaussian(1, 1), 1)], 37.75).summary()

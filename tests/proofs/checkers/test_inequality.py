@@ -221,3 +221,32 @@ def test_the_float_search_refutes_only_false_bounds(offset):
         assert found.verdict is not Verdict.REFUTED, found.summary()
     elif offset < Fraction(-1, 10**6):
         assert found.verdict is Verdict.REFUTED, found.summary()
+
+
+def test_the_float_search_neither_crashes_nor_crawls():
+    """A function NumPy lacks raised NameError out of check (exit 3); two equal sides made half
+    the grid look violated by rounding, and re-checking them took 330 s."""
+    import time
+
+    p = sp.Symbol("p", positive=True)
+    x, y, z = sp.symbols("x y z", positive=True)
+    m, n = sp.symbols("m n", integer=True, positive=True)
+    for claim in (
+        Inequality(sp.LambertW(p), p),
+        Inequality(sp.besselj(0, p), 1),
+        Inequality(0, sp.zeta(p + 1)),
+    ):
+        assert check(claim).verdict is not Verdict.REFUTED
+    start = time.perf_counter()
+    asinh = lambda v: sp.log(v + sp.sqrt(v**2 + 1))
+    equal = Inequality(
+        m * sp.asinh(x) + n * sp.asinh(y) + sp.asinh(z), m * asinh(x) + n * asinh(y) + asinh(z)
+    )
+    assert check(equal).verdict is not Verdict.REFUTED
+    assert time.perf_counter() - start < 60
+
+
+@pytest.mark.parametrize("bound", [-eps > -1, 2 * eps < 2, eps**2 < 1])
+def test_the_search_box_reads_a_bound_written_any_way(bound):
+    found = check(Inequality(sp.exp(eps) - 1, sp.Rational("1.7182") * eps, domain=[bound]))
+    assert found.verdict is Verdict.REFUTED
