@@ -521,8 +521,11 @@ def _joint_cases(forms) -> tuple[list[Case], tuple[int, dict] | None]:
     parts = [_by_pair(f) for f in forms]
     pairs = {p for by in parts for p in by if p != _ABSTRACT} or {_ABSTRACT}
     for pair in sorted(pairs, key=str):
+        # (the abstract cases hold for two distinct values only: not on a pair (x, x))
+        distinct = pair == _ABSTRACT or pair[0] != pair[1]
         options = [
-            by.get(pair, []) + (by.get(_ABSTRACT, []) if pair != _ABSTRACT else []) for by in parts
+            by.get(pair, []) + (by.get(_ABSTRACT, []) if pair != _ABSTRACT and distinct else [])
+            for by in parts
         ]
         for combo in itertools.islice(itertools.product(*options), _MAX_JOINT):
             joint = _joint_case(list(combo), pair)
@@ -540,6 +543,8 @@ def _joint_tight(forms) -> tuple[Case, dict] | None:
     pairs = {_pair_of(c) for c in cases}
     if None in pairs or len(pairs - {_ABSTRACT}) > 1:
         return None
+    if _ABSTRACT in pairs and any(p != _ABSTRACT and p[0] == p[1] for p in pairs):
+        return None  # (an abstract case needs two distinct values)
     points = [f.tight[2] for f in forms]
     merged = {k: v for pt in points for k, v in pt.items()}
     if not all(merged[k] == v for pt in points for k, v in pt.items()):

@@ -253,3 +253,17 @@ def test_parts_on_query_answers_get_no_joint_output():
 
     forms = [formulate(Laplace(sp.Rational(1, 2))), formulate(Laplace(sp.Rational(1, 3)))]
     assert _joint_cases(forms) == ([], None)
+
+
+def test_an_abstract_case_never_joins_a_pair_of_one_value():
+    """The oracles' cases hold for two distinct values: beside a table whose only pair is
+    (0, 0), no joint case may pair them (their witness output does not exist there)."""
+    from proofs import FiniteMechanism, LocalHashing
+    from proofs.checkers.sparse_vector import _joint_cases
+
+    table = FiniteMechanism(
+        {0: {"a": sp.Rational(1, 2), "b": sp.Rational(1, 2)}, 1: {"a": 1, "b": 0}},
+        neighbours=((0, 0),),
+    )
+    cases, tight = _joint_cases([formulate(table), formulate(LocalHashing())])
+    assert cases == [] and tight is None
