@@ -19,6 +19,7 @@ from proofs.errors import EXIT_BAD_INPUT, InputError
 __all__ = [
     "SCHEMA_VERSION",
     "MechanismExit",
+    "brief",
     "check_outputs",
     "check_writable",
     "exits_guarded",
@@ -383,3 +384,16 @@ def read_json(text: str):
     an edited 401-digit count is infinity to every range check, not an OverflowError where a
     float is taken of it."""
     return json.loads(text, parse_int=_int_or_float)
+
+
+def brief(value, width: int = 60) -> str:
+    """A value for a one-line message: its repr, a huge integer by its size (--samples 1e300
+    read as 301 digits), anything else longer than ``width`` cut in the middle."""
+    text = repr(value)
+    if len(text) <= width:
+        return text
+    if isinstance(value, int) or type(value).__name__.startswith(("int", "uint")):
+        if not isinstance(value, bool):
+            return f"{float(value):.3g}" if abs(value) < 10**308 else f"a {len(text)}-digit integer"
+    half = (width - 5) // 2
+    return f"{text[:half]}...{text[-half:]} ({len(text)} characters)"

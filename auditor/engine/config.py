@@ -21,6 +21,7 @@ from auditor.engine.stats import (
     ratio_lower,
 )
 from proofs.errors import InputError
+from proofs.io import brief
 
 __all__ = ["AuditConfig", "check_number", "minimum_samples", "validate"]
 
@@ -137,17 +138,6 @@ MAX_TIME = 1e9  # seconds, about 31 years
 MAX_SEED = 2**512
 
 
-def _short(value: Any) -> str:
-    """A value for a one-line message: a huge integer (--samples 1e300 reads as 301 digits) by
-    its size."""
-    text = repr(value)
-    if len(text) <= 60:
-        return text
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        return f"{float(value):.3g}" if abs(value) < 10**308 else f"a {len(text)}-digit integer"
-    return f"{text[:28]}...{text[-28:]} ({len(text)} characters)"
-
-
 def validate(config: AuditConfig) -> None:
     """Check a configuration at the public boundary (each message names value and fix)."""
     eps = check_number("epsilon", config.epsilon)
@@ -170,7 +160,7 @@ def validate(config: AuditConfig) -> None:
         or config.samples > MAX_SAMPLES
     ):
         raise InputError(
-            f"samples={_short(config.samples)} must be an integer in [200, {MAX_SAMPLES:.0e}], "
+            f"samples={brief(config.samples)} must be an integer in [200, {MAX_SAMPLES:.0e}], "
             "e.g. 1000000."
         )
     unknown = set(config.families) - set(FAMILIES)
@@ -192,7 +182,7 @@ def validate(config: AuditConfig) -> None:
         or not 0 <= seed < MAX_SEED
     ):
         raise InputError(
-            f"seed={_short(seed)} must be an integer in [0, 2^512) (or None for a fresh one)."
+            f"seed={brief(seed)} must be an integer in [0, 2^512) (or None for a fresh one)."
         )
     if config.checkpoint is not None and config.seed is None:
         raise InputError("a checkpoint needs a fixed seed (an integer >= 0).")

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from proofs.io import number_or_text
+from proofs.io import brief, number_or_text
 
 __all__ = [
     "BlockBayes",
@@ -537,11 +537,6 @@ def _fits(v: Any, kind: str) -> bool:
     return cls is not None and isinstance(v, cls)
 
 
-def _short(v: Any) -> str:
-    text = repr(v)
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
 def event_from_state(state: Any) -> Any:
     """Inverse of :func:`event_state`; raises ValueError on anything it did not write."""
     if isinstance(state, list):
@@ -559,7 +554,7 @@ def event_from_state(state: Any) -> Any:
         values = {k: event_from_state(v) for k, v in args.items()}
         for k, v in values.items():
             if not _fits(v, kinds[k]):
-                raise ValueError(f"{cls.__name__}.{k}={_short(v)} is not {kinds[k]}")
+                raise ValueError(f"{cls.__name__}.{k}={brief(v, 80)} is not {kinds[k]}")
         return cls(**values)
     if state is None or isinstance(state, (bool, int, float, str)):
         return state

@@ -26,6 +26,7 @@ import numpy as np
 
 from auditor.engine.config import MAX_SAMPLES, MAX_SEED
 from proofs.errors import InputError
+from proofs.io import brief
 
 __all__ = ["ReplayResult", "replay"]
 
@@ -159,7 +160,7 @@ def _spec_differs(event, spec) -> str:
         return ""  # (a malformed state: evaluating it says what is wrong)
     for key in (*SPEC_FIELDS, *sorted(set(spec) - set(SPEC_FIELDS), key=str)):
         if key in spec and json.dumps(spec[key]) != json.dumps(rebuilt.get(key)):
-            return f"{key}: {_brief(spec[key])} against {_brief(rebuilt.get(key))}"
+            return f"{key}: {brief(spec[key], 120)} against {brief(rebuilt.get(key), 120)}"
     return ""
 
 
@@ -172,11 +173,6 @@ def _finite(v: Any) -> bool:
     if isinstance(v, dict):
         return all(_finite(x) for x in v.values())
     return True
-
-
-def _brief(v: Any) -> str:
-    text = repr(v)
-    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def _event(state: Any, spec: Any, what: str):
@@ -224,8 +220,8 @@ def _witness_event(d: dict):
     text = witness.get("event")
     if text is not None and text != event.describe():
         raise InputError(
-            f"the witness event {_brief(text)} is not the event its event_state holds "
-            f"({_brief(event.describe())}): the result was edited{_UNEDITED}"
+            f"the witness event {brief(text, 120)} is not the event its event_state holds "
+            f"({brief(event.describe(), 120)}): the result was edited{_UNEDITED}"
         )
     for key in ("pair", "counts", "ratio_bound"):
         if not isinstance(witness.get(key) or {}, dict):  # (null: no ratio bound)
@@ -240,8 +236,8 @@ def _witness_event(d: dict):
     for side in ("a", "b"):
         if side in pair and not _finite(pair[side]):
             raise InputError(
-                f"the witness pair's {side} {_brief(pair[side])} holds a NaN or infinity, which "
-                f"no audit's data has{_UNEDITED}"
+                f"the witness pair's {side} {brief(pair[side], 120)} holds a NaN or infinity, "
+                f"which no audit's data has{_UNEDITED}"
             )
     return witness, event
 
@@ -321,7 +317,7 @@ def replay(
     n = samples if samples is not None else witness.get("counts", {}).get("samples_each")
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_SAMPLES:
         raise InputError(
-            f"samples={_brief(n)} must be an integer in [1, {MAX_SAMPLES:.0e}]; use e.g. "
+            f"samples={brief(n, 120)} must be an integer in [1, {MAX_SAMPLES:.0e}]; use e.g. "
             "samples=1000000."
         )
     recorded = d.get("seed")
@@ -333,7 +329,7 @@ def replay(
         )
     s = (recorded + 1 if whole else 0) if seed is None else seed
     if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < MAX_SEED:
-        raise InputError(f"seed={_brief(s)} must be an integer in [0, 2^512).")
+        raise InputError(f"seed={brief(s, 120)} must be an integer in [0, 2^512).")
     claim = _profile(d, profile)
     if not target and not d.get("mechanism"):
         raise InputError(

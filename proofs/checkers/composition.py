@@ -340,19 +340,20 @@ def _composed_dp_check_symbolic(claim) -> Finding:
     # those); never a range of the checker's own
     ranges = [e >= 0, k >= 1, et >= 0, dt >= 0, dt <= 1, d >= 0, d < 1]
     domain = [c for c in ranges if c.free_symbols]
-    steps, models = [], []
+    steps, models, proved = [], [], []
     for label, lhs, rhs in (
         ("k eps <= epsilon_total", k * e, et),
         ("k delta <= delta_total", k * d, dt),
     ):
         out = _discharge_widening(lhs, rhs, domain)
         steps.append(f"{label}: {out.status} ({out.detail})")
+        proved.append(out.status == "proved")
         if out.model is not None:
             models.append(out.model["symbols"])
     method = "basic composition (induction on k), dominance by exact algebra and z3"
-    if all(": proved" in s for s in steps):
+    if all(proved):
         return Finding(Verdict.PROVED, method, steps=tuple(steps))
-    if steps[0].startswith("k eps <= epsilon_total: proved"):
+    if proved[0]:
         # at eps_total >= k eps every term of KOV's sum vanishes: delta is 1 - (1 - delta)^k
         out = _discharge_widening(1 - (1 - d) ** k, dt, domain)
         steps.append(f"1 - (1 - delta)^k <= delta_total: {out.status} ({out.detail})")
