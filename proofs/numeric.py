@@ -141,17 +141,34 @@ def to_ball(expr: Any, env: dict | None = None) -> arb:
     raise NotNumeric(f"cannot enclose {e} with arb")
 
 
-def compile_ball(expr: Any, symbols: tuple) -> Callable[..., arb]:
+def compile_ball(expr: Any, symbols: tuple, finite: bool = False) -> Callable[..., arb]:
     """A function of one ball per symbol enclosing `expr` over them, with the rules of
-    :func:`to_ball`; much faster than re-walking the tree in a branch and bound."""
-    e = sp.sympify(expr)
+    :func:`to_ball`; much faster than re-walking the tree in a branch and bound. With
+    ``finite``, it raises :class:`NotNumeric` unless every node's ball is finite (no pole, no
+    logarithm of 0, no NaN anywhere over the balls)."""
+    node = _compile(sp.sympify(expr), symbols, finite)
+    return (lambda *b: _finite(node(*b))) if finite else node
+
+
+def _finite(b: arb) -> arb:
+    if not b.is_finite():
+        raise NotNumeric("an enclosure is not finite over these balls")
+    return b
+
+
+def _compile(e: sp.Expr, symbols: tuple, finite: bool) -> Callable[..., arb]:
     if e in symbols:
         i = symbols.index(e)
         return lambda *b: b[i]
     if not e.free_symbols:
         return lambda *b: to_ball(e)
+
+    def sub(a: sp.Expr) -> Callable[..., arb]:
+        inner = _compile(a, symbols, finite)
+        return (lambda *b: _finite(inner(*b))) if finite else inner
+
     if e.is_Add or e.is_Mul:
-        parts = [compile_ball(a, symbols) for a in e.args]
+        parts = [sub(a) for a in e.args]
         if e.is_Add:
             return lambda *b: sum((p(*b) for p in parts), arb(0))
 
@@ -163,11 +180,11 @@ def compile_ball(expr: Any, symbols: tuple) -> Callable[..., arb]:
 
         return product
     if e.is_Pow:
-        base, power = compile_ball(e.base, symbols), compile_ball(e.exp, symbols)
+        base, power = sub(e.base), sub(e.exp)
         return lambda *b: _power(base(*b), e.exp, lambda: power(*b))
     for func, apply in _FUNCTIONS.items():
         if isinstance(e, func):
-            inner = compile_ball(e.args[0], symbols)
+            inner = sub(e.args[0])
             return lambda *b, g=apply: g(inner(*b))
     raise NotNumeric(f"cannot enclose {e} with arb")
 

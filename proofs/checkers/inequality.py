@@ -23,6 +23,7 @@ from fractions import Fraction
 
 import sympy as sp
 
+from proofs.checkers.cover import cover, interval_of
 from proofs.checkers.laws import params, points
 from proofs.claims.inequality import Inequality
 from proofs.decide import (
@@ -168,11 +169,33 @@ def check(claim: Inequality) -> Finding:
             return _refuted(
                 claim, values, check_how, l, r, "floating-point search, re-checked", steps
             )
+    covered = _covered(lhs, rhs, symbols, domain)
+    if covered is not None and _inhabited(symbols, domain, known, back):
+        return Finding(Verdict.CERTIFIED, covered, steps=tuple(steps))
     return Finding(
         Verdict.UNKNOWN,
         "z3 and a search over small values",
         reason="neither proved by z3 nor violated at a value tried",
         steps=tuple(steps),
+    )
+
+
+def _covered(lhs, rhs, symbols, domain) -> str | None:
+    """The method's text when a certified cover shows rhs - lhs >= 0 over a bounded interval
+    containing the domain of the one symbol (:mod:`proofs.checkers.cover`); else None."""
+    if len(symbols) != 1:
+        return None
+    (x,) = symbols
+    ends = interval_of(x, domain)
+    if ends is None:
+        return None
+    out = cover(rhs - lhs, x, *ends)
+    if not out.ok:
+        return None
+    a, b = (show(sp.Rational(e.numerator, e.denominator)) for e in ends)
+    return (
+        f"certified for every {x} in [{a}, {b}] (arb branch and bound, {out.detail}; Taylor's "
+        "theorem at the ends where the bound is tight)"
     )
 
 

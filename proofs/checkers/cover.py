@@ -1,0 +1,233 @@
+"""A certified cover of one real variable: f(x) >= 0 for every x of a bounded interval.
+
+Branch and bound with arb balls (:mod:`proofs.numeric`). A box is done when an enclosure of f
+over it is certainly >= 0: the natural one, or the mean-value form f(m) + f'(B)(B - m) where
+f is smooth. A bound tight at an end of its interval (e^eps - 1 <= 2 eps on (0, 1) is an
+equality at 0) never closes that way, since every enclosure of a box touching the end reaches
+below 0. There Taylor's theorem closes it: at a left end a, if f(a), f'(a), ..., f^(k-1)(a)
+are >= 0 (decided exactly, :func:`proofs.decide.closed_compare`) and f^(k) >= 0 on the box
+[a, c], then each of f^(k-1), ..., f is increasing from a value >= 0, so f >= 0 on [a, c]; at
+a right end b the same with (-1)^j f^(j) in place of f^(j). Points inside where the bound is
+tight at a short rational (cosh x >= 1 + x^2/2 at 0) are made ends of two intervals.
+
+Soundness rests on three things, each checked rather than assumed:
+- the interval contains the claim's domain: only linear constraints with rational
+  coefficients are read (exactly); any other constraint is dropped, which widens the interval;
+- an enclosure is a proof only where arb certifies it (a ball with NaN or an infinite end is
+  never >= 0);
+- derivatives are used only for expressions built from functions that are smooth wherever
+  their arb value and every derivative's are finite (no Abs, Max, Min, Piecewise, sign), and
+  only on a box where every node of f, ..., f^(k) is a finite ball, so f is k times
+  differentiable there and SymPy's derivative is its derivative.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+
+import sympy as sp
+from flint import arb
+
+from proofs.decide import closed_compare
+from proofs.numeric import NotNumeric, ball_of, compile_ball, precision
+
+__all__ = ["Cover", "cover", "interval_of"]
+
+MAX_BOXES = 4000
+MAX_ORDER = 5  # derivatives tried at a tight end
+SECONDS = 10.0
+
+# functions smooth at every point where they and their derivatives are finite
+_SMOOTH = (
+    sp.exp,
+    sp.log,
+    sp.erf,
+    sp.erfc,
+    sp.sin,
+    sp.cos,
+    sp.tanh,
+    sp.sinh,
+    sp.cosh,
+    sp.coth,
+    sp.atanh,
+    sp.asinh,
+    sp.acosh,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Cover:
+    """The outcome: ``ok`` when every box closed; else ``unknown`` with the reason."""
+
+    ok: bool
+    boxes: int
+    detail: str
+
+
+def _linear_bound(c, x: sp.Symbol) -> tuple[str, Fraction, bool] | None:
+    """A relation linear in x with rational coefficients as ("lo" | "hi", value, strict);
+    None for anything else (the caller drops it: a wider interval)."""
+    if not isinstance(c, (sp.StrictLessThan, sp.LessThan, sp.StrictGreaterThan, sp.GreaterThan)):
+        return None
+    d = sp.expand(c.lhs - c.rhs)  # d < 0, d <= 0, d > 0 or d >= 0
+    try:
+        poly = sp.Poly(d, x)
+    except sp.PolynomialError:
+        return None
+    if poly.degree() != 1 or not all(k.is_Rational for k in poly.all_coeffs()):
+        return None
+    slope, cut = poly.all_coeffs()
+    root = Fraction(int((-cut / slope).p), int((-cut / slope).q))
+    below = isinstance(c, (sp.StrictLessThan, sp.LessThan))  # d below 0
+    strict = isinstance(c, (sp.StrictLessThan, sp.StrictGreaterThan))
+    # slope * (x - root) below 0 means x below root when the slope is positive
+    return ("hi" if below == (slope > 0) else "lo"), root, strict
+
+
+def interval_of(x: sp.Symbol, domain) -> tuple[Fraction, Fraction] | None:
+    """Finite rational ends [a, b] of an interval containing every x that meets ``domain``
+    and x's sign, or None when no such finite interval is read."""
+    lo = Fraction(0) if x.is_nonnegative else None
+    hi = Fraction(0) if x.is_nonpositive else None
+    for c in domain:
+        got = _linear_bound(c, x) if c.free_symbols == {x} else None
+        if got is None:
+            continue
+        side, value, _strict = got
+        if side == "lo":
+            lo = value if lo is None else max(lo, value)
+        else:
+            hi = value if hi is None else min(hi, value)
+    if lo is None or hi is None or not lo < hi:
+        return None
+    return lo, hi
+
+
+def _smooth(f: sp.Expr) -> bool:
+    """Built only from sums, products, powers and functions smooth wherever they and their
+    derivatives are finite."""
+    return all(
+        isinstance(node, (sp.Symbol, sp.Number, sp.NumberSymbol, sp.Add, sp.Mul, sp.Pow, _SMOOTH))
+        for node in sp.preorder_traversal(f)
+    )
+
+
+@dataclass(slots=True)
+class _Problem:
+    natural: object  # ball -> ball enclosing f over the box
+    derivs: list  # derivs[j]: ball -> ball enclosing f^(j), every node finite (j = 0..MAX_ORDER)
+    tight: dict  # (end, side) -> k: side^j f^(j)(end) >= 0 for every j < k
+
+
+def _end_orders(f: sp.Expr, x: sp.Symbol, end: Fraction, side: int) -> int:
+    """The largest k <= MAX_ORDER with side^j f^(j)(end) >= 0 for every j < k, decided
+    exactly or by arb (side is 1 at a box's left end, -1 at its right end)."""
+    k, g, at = 0, f, {x: sp.Rational(end.numerator, end.denominator)}
+    while k < MAX_ORDER:
+        try:
+            out = closed_compare(sp.Integer(0), side**k * g.xreplace(at))
+        except (TypeError, ValueError, ArithmeticError):
+            break
+        if out.status not in ("proved", "certified"):
+            break
+        k, g = k + 1, sp.diff(g, x)
+    return k
+
+
+_FAILS = (NotNumeric, ZeroDivisionError, ValueError, OverflowError)
+
+
+def _closes(p: _Problem, a: Fraction, b: Fraction) -> bool:
+    """Is f >= 0 on [a, b], certainly: by an enclosure, or by Taylor's theorem at a tight end?"""
+    box = ball_of(a, b)
+    try:
+        if p.natural(box) >= 0:
+            return True
+    except _FAILS:
+        pass
+    if not p.derivs:
+        return False
+    try:  # the mean-value form, where f is differentiable on the box
+        mid = ball_of((a + b) / 2)
+        if _differentiable(p, box, 1) and p.natural(mid) + p.derivs[1](box) * (box - mid) >= 0:
+            return True
+    except _FAILS:
+        pass
+    for end, side in ((a, 1), (b, -1)):
+        for k in range(1, p.tight.get((end, side), 0) + 1):
+            try:
+                if _differentiable(p, box, k) and side**k * p.derivs[k](box) >= 0:
+                    return True
+            except _FAILS:
+                break
+    return False
+
+
+def _differentiable(p: _Problem, box: arb, k: int) -> bool:
+    """f is k times differentiable on the box, with SymPy's derivatives as its own: every node
+    of f, f', ..., f^(k) is a finite ball there (raises NotNumeric otherwise)."""
+    for j in range(k + 1):
+        p.derivs[j](box)
+    return True
+
+
+def _splits(f: sp.Expr, x: sp.Symbol, a: Fraction, b: Fraction) -> list[Fraction]:
+    """Short rationals inside (a, b) where f is exactly 0 at a local minimum found in floating
+    point (a bound tight inside): each becomes an end."""
+    import numpy as np
+
+    try:
+        g = sp.lambdify(x, f, "numpy")
+        grid = np.linspace(float(a), float(b), 2001)
+        with np.errstate(all="ignore"):
+            v = np.broadcast_to(np.asarray(g(grid), dtype=float), grid.shape)
+    except Exception:  # (a function NumPy lacks: no split points, nothing lost)
+        return []
+    inside = (v[1:-1] <= v[:-2]) & (v[1:-1] <= v[2:]) & (np.abs(v[1:-1]) < 1e-9)
+    out: list[Fraction] = []
+    for i in np.flatnonzero(inside)[:8] + 1:
+        c = Fraction(float(grid[i])).limit_denominator(1000)
+        value = f.xreplace({x: sp.Rational(c.numerator, c.denominator)})
+        if a < c < b and c not in out and closed_compare(sp.Integer(0), value).status == "proved":
+            out.append(c)
+    return sorted(out)
+
+
+def cover(f: sp.Expr, x: sp.Symbol, a: Fraction, b: Fraction) -> Cover:
+    """Is f(x) >= 0 for every x in [a, b], certainly?"""
+    try:
+        natural = compile_ball(f, (x,))
+    except NotNumeric as exc:
+        return Cover(False, 0, f"arb cannot enclose it ({exc})")
+    derivs: list = []
+    if _smooth(f):
+        try:
+            derivs = [
+                compile_ball(sp.diff(f, x, j), (x,), finite=True) for j in range(MAX_ORDER + 1)
+            ]
+        except NotNumeric:
+            derivs = []
+    ends = [a, *_splits(f, x, a, b), b]
+    tight = {}
+    if derivs:
+        for end in ends:
+            for side in (1, -1):
+                k = _end_orders(f, x, end, side)
+                if k:
+                    tight[(end, side)] = k
+    p = _Problem(natural, derivs, tight)
+    stack = list(itertools.pairwise(ends))[::-1]
+    boxes, start = 0, time.monotonic()
+    with precision(128):
+        while stack:
+            lo, hi = stack.pop()
+            boxes += 1
+            if boxes > MAX_BOXES or time.monotonic() - start > SECONDS:
+                return Cover(False, boxes, f"the cover did not close near {float(lo):.6g}")
+            if not _closes(p, lo, hi):
+                mid = (lo + hi) / 2
+                stack += [(mid, hi), (lo, mid)]
+    return Cover(True, boxes, f"{boxes} boxes")
