@@ -34,6 +34,7 @@ from proofs.decide import (
     holds_at,
     show,
 )
+from proofs.numeric import certainly_greater, certainly_less
 from proofs.results import Counterexample, Finding, Verdict
 from proofs.smt import prove_forall
 from proofs.validate import allowed, check_satisfiable
@@ -58,7 +59,34 @@ def _monotone(lhs: sp.Expr, rhs: sp.Expr) -> list[tuple[sp.Expr, sp.Expr, str]]:
         out.append((a.args[0], sp.exp(b), "z3 on exp of both sides (exp is increasing)"))
     if isinstance(b, sp.log) and a.is_extended_real:
         out.append((sp.exp(a), b.args[0], "z3 on exp of both sides (exp is increasing)"))
+    out.extend(_one_exponential(sp.sympify(rhs) - sp.sympify(lhs)))
     return out
+
+
+def _one_exponential(d: sp.Expr) -> list[tuple[sp.Expr, sp.Expr, str]]:
+    """d >= 0 where d = k exp(A) + c, with k and c closed numbers of opposite signs: as
+    exp(A) <= c/(-k) (k < 0) or exp(A) >= -c/k (k > 0), both sides positive, so as A against
+    the logarithm of the number (0 <= 1 - exp((eps - Delta/b)/2) as eps - Delta/b <= 0)."""
+    terms = sp.Add.make_args(d)
+    exps = [t for t in terms if t.has(sp.exp)]
+    if len(exps) != 1:
+        return []
+    k, e = exps[0].as_coeff_Mul()
+    c = d - exps[0]
+    if not isinstance(e, sp.exp) or not e.args[0].is_extended_real or c.free_symbols:
+        return []
+    how = "z3 on the exponent against a logarithm (exp is increasing)"
+    if k < 0 and certainly_greater(c, 0):
+        return [(e.args[0], _log(c / -k), how)]
+    if k > 0 and certainly_less(c, 0):
+        return [(_log(-c / k), e.args[0], how)]
+    return []
+
+
+def _log(q: sp.Expr) -> sp.Expr:
+    """log q, as -log(1/q) for a rational below 1: z3 encloses each closed constant as its own
+    variable, so log(2/3) and a domain's log(3/2) would not be known to be opposite."""
+    return -sp.log(1 / q) if q.is_Rational and q < 1 else sp.log(q)
 
 
 def _relaxed(symbols) -> tuple[dict, list]:

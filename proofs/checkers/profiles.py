@@ -175,7 +175,7 @@ _PROFILE_POINTS = {
         {sym("b"): b, SENSITIVITY: d, EPSILON: e}
         for b in (sp.Rational(1, 2), 1)
         for d in (1, 2)
-        for e in (0, sp.Rational(1, 10), sp.Rational(1, 2), 1)
+        for e in (0, sp.Rational(1, 10), sp.Rational(1, 2), 1, sp.Rational(3, 4) * d / b)
         if e < d / b
     ],
 }
@@ -398,6 +398,38 @@ def _fmt(v: sp.Expr) -> str:
     return str(v) if v.is_Rational else f"{float(v):.6g}"
 
 
+_PROFILE_DOMAIN = {  # where each derivation holds (the claim's range of eps)
+    "gaussian": lambda: (),
+    "laplace": lambda: (EPSILON < SENSITIVITY / sym("b"),),
+}
+
+
+def _extremes_decided(formula: sp.Expr, domain: tuple) -> tuple[sp.Expr, list[str]]:
+    """Each Max or Min of two arguments replaced by the one it takes everywhere on the domain,
+    when that order is proved (:mod:`proofs.checkers.inequality`); with the steps."""
+    from proofs.checkers.inequality import check as inequality
+    from proofs.claims import Inequality
+
+    steps: list[str] = []
+
+    def decided(node: sp.Expr) -> sp.Expr:
+        if len(node.args) != 2:
+            return node
+        for low, high in (node.args, node.args[::-1]):
+            try:
+                found = inequality(Inequality(low, high, domain))
+            except InputError:
+                continue
+            if found.verdict is Verdict.PROVED:
+                pick = high if isinstance(node, sp.Max) else low
+                steps.append(f"{node} = {pick} on the range ({low} <= {high}: {found.method})")
+                return pick
+        return node
+
+    plain = formula.replace(lambda n: isinstance(n, (sp.Max, sp.Min)), decided)
+    return plain, steps
+
+
 def _check_privacy_profile(claim) -> Finding:
     deriv = (
         gaussian_profile_derivation()
@@ -410,6 +442,9 @@ def _check_privacy_profile(claim) -> Finding:
     method = "SymPy: integral of (p - e^eps q)_+ derived, difference simplified"
     if sp.simplify(sp.expand(deriv.delta - formula)) == 0:
         return Finding(Verdict.PROVED, method, steps=deriv.steps)
+    plain, picked = _extremes_decided(formula, _PROFILE_DOMAIN[claim.mechanism]())
+    if picked and sp.simplify(sp.expand(deriv.delta - plain)) == 0:
+        return Finding(Verdict.PROVED, method, steps=(*deriv.steps, *picked))
     old = ctx.prec
     ctx.prec = PRECISION
     try:

@@ -32,6 +32,7 @@ from proofs import (
     GaussianCalibrationRegion,
     GaussianVector,
     GroupPrivacy,
+    Inequality,
     InputError,
     K,
     KAryRR,
@@ -966,3 +967,40 @@ def test_an_accountants_subnormal_bound_is_shown_rounded_up():
     from proofs import rdp_delta
 
     assert rdp_delta([(Gaussian(1, 1), 1)], 37.75).summary()
+
+
+@pytest.mark.parametrize(
+    "formula, verdict",
+    [
+        # the clipped form of the Laplace profile: the max is decided on eps < Delta/b, by z3
+        ("max(0, 1 - exp((epsilon - Delta/b)/2))", "proved"),
+        ("max(0, 1 - exp((epsilon - Delta/b)/2)) + max(0, epsilon - 2*Delta/b)", "proved"),
+        ("max(0, 1 - exp((epsilon - Delta/b)/3))", "refuted"),
+        ("max(1 - exp((epsilon - Delta/b)/2), 1/2)", "refuted"),  # not the max that holds
+        ("max(0, 1 - exp((epsilon - Delta/b)/2)) + max(0, epsilon - Delta/(2*b))", "refuted"),
+    ],
+)
+def test_a_profile_written_with_max_is_decided_where_the_order_is_proved(formula, verdict):
+    found = check(PrivacyProfile("laplace", formula))
+    assert found.verdict.value == verdict, found.summary()
+
+
+@pytest.mark.parametrize(
+    "lhs, rhs, domain, verdict",
+    [
+        (0, 1 - sp.exp((EPSILON - SENSITIVITY / b_) / 2), (EPSILON < SENSITIVITY / b_,), "proved"),
+        (
+            0,
+            1 - sp.exp((EPSILON - SENSITIVITY / b_) / 2),
+            (EPSILON < 2 * SENSITIVITY / b_,),
+            "refuted",
+        ),
+        (sp.exp(EPSILON - 1), 1, (EPSILON < 1,), "proved"),
+        (sp.exp(EPSILON - 1), 1, (EPSILON < 1 + R(1, 10**9),), "refuted"),
+        (2, 3 * sp.exp(-EPSILON), (EPSILON < sp.log(R(3, 2)),), "proved"),
+        (2, 3 * sp.exp(-EPSILON), (EPSILON < sp.log(R(3, 2)) + R(1, 10**6),), "refuted"),
+    ],
+)
+def test_one_exponential_against_a_number_is_decided_by_its_exponent(lhs, rhs, domain, verdict):
+    found = check(Inequality(lhs, rhs, domain))
+    assert found.verdict.value == verdict, found.summary()
