@@ -5,40 +5,55 @@ over it is certainly >= 0: the natural one, or the mean-value form f(m) + f'(B)(
 f is smooth. A bound tight at an end of its interval (e^eps - 1 <= 2 eps on (0, 1) is an
 equality at 0) never closes that way, since every enclosure of a box touching the end reaches
 below 0. There Taylor's theorem closes it: at a left end a, if f(a), f'(a), ..., f^(k-1)(a)
-are >= 0 (decided exactly, :func:`proofs.decide.closed_compare`) and f^(k) >= 0 on the box
+are >= 0 (decided exactly or by arb) and f^(k) >= 0 on the box
 [a, c], then each of f^(k-1), ..., f is increasing from a value >= 0, so f >= 0 on [a, c]; at
 a right end b the same with (-1)^j f^(j) in place of f^(j). Points inside where the bound is
-tight at a short rational (cosh x >= 1 + x^2/2 at 0) are made ends of two intervals.
+tight at a short rational (cosh x >= 1 + x^2/2 at 0) are made ends of two intervals. The
+whole search, ends included, has a time limit (``SECONDS``) and a box budget.
 
-Soundness rests on three things, each checked rather than assumed:
-- the interval contains the claim's domain: only linear constraints with rational
-  coefficients are read (exactly); any other constraint is dropped, which widens the interval;
+Soundness rests on four things, each checked rather than assumed:
+- the interval contains the claim's domain: only linear constraints with closed real
+  coefficients are read, an irrational end rounded outward (:func:`proofs.numeric.as_fraction`);
+  any other constraint is dropped, which widens the interval;
 - an enclosure is a proof only where arb certifies it (a ball with NaN or an infinite end is
-  never >= 0);
+  never >= 0), and each side of the claim is a finite ball at every node on every box (SymPy
+  cancels a term on both sides, so f alone can be defined where a side is not);
 - derivatives are used only for expressions built from functions that are smooth wherever
   their arb value and every derivative's are finite (no Abs, Max, Min, Piecewise, sign), and
   only on a box where every node of f, ..., f^(k) is a finite ball, so f is k times
-  differentiable there and SymPy's derivative is its derivative.
+  differentiable there and SymPy's derivative is its derivative;
+- a value at an end counts as >= 0 only when decided exactly or by arb.
 """
 
 from __future__ import annotations
 
 import itertools
 import time
+import warnings
 from dataclasses import dataclass
 from fractions import Fraction
 
 import sympy as sp
 from flint import arb
 
-from proofs.decide import closed_compare
-from proofs.numeric import NotNumeric, ball_of, compile_ball, precision
+from proofs.decide import closed_compare, show
+from proofs.expr import rationalize
+from proofs.numeric import (
+    NotNumeric,
+    as_fraction,
+    ball_of,
+    certainly_greater,
+    certainly_less,
+    compile_ball,
+    precision,
+)
 
 __all__ = ["Cover", "cover", "interval_of"]
 
 MAX_BOXES = 4000
-MAX_ORDER = 5  # derivatives tried at a tight end
+MAX_ORDER = 6  # derivatives tried at a tight end (cos x <= 1 - x^2/2 + x^4/24 needs 6)
 SECONDS = 10.0
+_SIMPLIFY_OPS = 80  # the largest value at an end that exact algebra is asked to decide
 
 # functions smooth at every point where they and their derivatives are finite
 _SMOOTH = (
@@ -67,9 +82,10 @@ class Cover:
     detail: str
 
 
-def _linear_bound(c, x: sp.Symbol) -> tuple[str, Fraction, bool] | None:
-    """A relation linear in x with rational coefficients as ("lo" | "hi", value, strict);
-    None for anything else (the caller drops it: a wider interval)."""
+def _linear_bound(c, x: sp.Symbol) -> tuple[str, Fraction] | None:
+    """A relation linear in x with closed real coefficients as ("lo" | "hi", value), an
+    irrational end rounded outward to a rational; None for anything else (the caller drops it:
+    a wider interval)."""
     if not isinstance(c, (sp.StrictLessThan, sp.LessThan, sp.StrictGreaterThan, sp.GreaterThan)):
         return None
     d = sp.expand(c.lhs - c.rhs)  # d < 0, d <= 0, d > 0 or d >= 0
@@ -77,14 +93,19 @@ def _linear_bound(c, x: sp.Symbol) -> tuple[str, Fraction, bool] | None:
         poly = sp.Poly(d, x)
     except sp.PolynomialError:
         return None
-    if poly.degree() != 1 or not all(k.is_Rational for k in poly.all_coeffs()):
+    if poly.degree() != 1 or any(k.free_symbols for k in poly.all_coeffs()):
         return None
     slope, cut = poly.all_coeffs()
-    root = Fraction(int((-cut / slope).p), int((-cut / slope).q))
+    rising = certainly_greater(slope, 0)
+    if not rising and not certainly_less(slope, 0):
+        return None
     below = isinstance(c, (sp.StrictLessThan, sp.LessThan))  # d below 0
-    strict = isinstance(c, (sp.StrictLessThan, sp.StrictGreaterThan))
     # slope * (x - root) below 0 means x below root when the slope is positive
-    return ("hi" if below == (slope > 0) else "lo"), root, strict
+    side = "hi" if below == bool(rising) else "lo"
+    try:
+        return side, as_fraction(-cut / slope, "up" if side == "hi" else "down")
+    except (NotNumeric, ValueError, ZeroDivisionError, OverflowError):
+        return None
 
 
 def interval_of(x: sp.Symbol, domain) -> tuple[Fraction, Fraction] | None:
@@ -96,7 +117,7 @@ def interval_of(x: sp.Symbol, domain) -> tuple[Fraction, Fraction] | None:
         got = _linear_bound(c, x) if c.free_symbols == {x} else None
         if got is None:
             continue
-        side, value, _strict = got
+        side, value = got
         if side == "lo":
             lo = value if lo is None else max(lo, value)
         else:
@@ -120,18 +141,28 @@ class _Problem:
     natural: object  # ball -> ball enclosing f over the box
     derivs: list  # derivs[j]: ball -> ball enclosing f^(j), every node finite (j = 0..MAX_ORDER)
     tight: dict  # (end, side) -> k: side^j f^(j)(end) >= 0 for every j < k
+    defined: list  # ball -> ball of each side, raising NotNumeric unless every node is finite
 
 
-def _end_orders(f: sp.Expr, x: sp.Symbol, end: Fraction, side: int) -> int:
-    """The largest k <= MAX_ORDER with side^j f^(j)(end) >= 0 for every j < k, decided
-    exactly or by arb (side is 1 at a box's left end, -1 at its right end)."""
+def _nonnegative(value: sp.Expr) -> bool:
+    """0 <= value, certainly: exactly for a rational, else by arb, else (a value arb cannot
+    separate from 0) by exact algebra, only on small expressions: SymPy's simplification of
+    a high derivative took minutes."""
+    try:
+        if sp.count_ops(value) > _SIMPLIFY_OPS:
+            value = rationalize(value)
+            return bool(value.is_Rational and value >= 0) or certainly_less(value, 0) is False
+        return closed_compare(sp.Integer(0), value).status in ("proved", "certified")
+    except (TypeError, ValueError, ArithmeticError, RecursionError):
+        return False
+
+
+def _end_orders(f: sp.Expr, x: sp.Symbol, end: Fraction, side: int, until: float) -> int:
+    """The largest k <= MAX_ORDER with side^j f^(j)(end) >= 0 for every j < k (side is 1 at a
+    box's left end, -1 at its right end); what is not decided by ``until`` counts as not."""
     k, g, at = 0, f, {x: sp.Rational(end.numerator, end.denominator)}
-    while k < MAX_ORDER:
-        try:
-            out = closed_compare(sp.Integer(0), side**k * g.xreplace(at))
-        except (TypeError, ValueError, ArithmeticError):
-            break
-        if out.status not in ("proved", "certified"):
+    while k < MAX_ORDER and time.monotonic() < until:
+        if not _nonnegative(side**k * g.xreplace(at)):
             break
         k, g = k + 1, sp.diff(g, x)
     return k
@@ -143,6 +174,11 @@ _FAILS = (NotNumeric, ZeroDivisionError, ValueError, OverflowError)
 def _closes(p: _Problem, a: Fraction, b: Fraction) -> bool:
     """Is f >= 0 on [a, b], certainly: by an enclosure, or by Taylor's theorem at a tight end?"""
     box = ball_of(a, b)
+    try:
+        for side in p.defined:
+            side(box)
+    except _FAILS:
+        return False
     try:
         if p.natural(box) >= 0:
             return True
@@ -174,32 +210,39 @@ def _differentiable(p: _Problem, box: arb, k: int) -> bool:
     return True
 
 
-def _splits(f: sp.Expr, x: sp.Symbol, a: Fraction, b: Fraction) -> list[Fraction]:
-    """Short rationals inside (a, b) where f is exactly 0 at a local minimum found in floating
-    point (a bound tight inside): each becomes an end."""
+def _splits(f: sp.Expr, x: sp.Symbol, a: Fraction, b: Fraction, until: float) -> list[Fraction]:
+    """Short rationals inside (a, b) near a local minimum of f found at 0 in floating point
+    (a bound tight inside), where f >= 0 is decided: each becomes an end (any split is sound;
+    these are the ones Taylor's theorem can close)."""
     import numpy as np
 
     try:
         g = sp.lambdify(x, f, "numpy")
         grid = np.linspace(float(a), float(b), 2001)
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (a complex value: NumPy's ComplexWarning)
             v = np.broadcast_to(np.asarray(g(grid), dtype=float), grid.shape)
-    except Exception:  # (a function NumPy lacks: no split points, nothing lost)
+    except Exception:  # (a function NumPy lacks, ends past a double: no split points)
         return []
     inside = (v[1:-1] <= v[:-2]) & (v[1:-1] <= v[2:]) & (np.abs(v[1:-1]) < 1e-9)
     out: list[Fraction] = []
     for i in np.flatnonzero(inside)[:8] + 1:
         c = Fraction(float(grid[i])).limit_denominator(1000)
-        value = f.xreplace({x: sp.Rational(c.numerator, c.denominator)})
-        if a < c < b and c not in out and closed_compare(sp.Integer(0), value).status == "proved":
-            out.append(c)
+        if a < c < b and c not in out and time.monotonic() < until:
+            if _nonnegative(f.xreplace({x: sp.Rational(c.numerator, c.denominator)})):
+                out.append(c)
     return sorted(out)
 
 
-def cover(f: sp.Expr, x: sp.Symbol, a: Fraction, b: Fraction) -> Cover:
-    """Is f(x) >= 0 for every x in [a, b], certainly?"""
+def cover(f: sp.Expr, x: sp.Symbol, a: Fraction, b: Fraction, parts: tuple = ()) -> Cover:
+    """Is f(x) >= 0 for every x in [a, b], certainly? Each of ``parts`` (the sides f was made
+    from) must also be a finite real number at every x: SymPy cancels what appears on both
+    sides, so f alone can be defined where a side is not (log(x - 5) on [-2, 2])."""
+    start = time.monotonic()
+    until = start + SECONDS
     try:
         natural = compile_ball(f, (x,))
+        defined = [compile_ball(e, (x,), finite=True) for e in parts]
     except NotNumeric as exc:
         return Cover(False, 0, f"arb cannot enclose it ({exc})")
     derivs: list = []
@@ -210,24 +253,28 @@ def cover(f: sp.Expr, x: sp.Symbol, a: Fraction, b: Fraction) -> Cover:
             ]
         except NotNumeric:
             derivs = []
-    ends = [a, *_splits(f, x, a, b), b]
+    ends = [a, *_splits(f, x, a, b, until), b]
     tight = {}
     if derivs:
         for end in ends:
             for side in (1, -1):
-                k = _end_orders(f, x, end, side)
+                k = _end_orders(f, x, end, side, until)
                 if k:
                     tight[(end, side)] = k
-    p = _Problem(natural, derivs, tight)
+    p = _Problem(natural, derivs, tight, defined)
     stack = list(itertools.pairwise(ends))[::-1]
-    boxes, start = 0, time.monotonic()
+    boxes = 0
     with precision(128):
         while stack:
             lo, hi = stack.pop()
             boxes += 1
-            if boxes > MAX_BOXES or time.monotonic() - start > SECONDS:
-                return Cover(False, boxes, f"the cover did not close near {float(lo):.6g}")
+            if boxes > MAX_BOXES or time.monotonic() > until:
+                return Cover(False, boxes, f"the cover did not close near {show(_rational(lo))}")
             if not _closes(p, lo, hi):
                 mid = (lo + hi) / 2
                 stack += [(mid, hi), (lo, mid)]
     return Cover(True, boxes, f"{boxes} boxes")
+
+
+def _rational(v: Fraction) -> sp.Rational:
+    return sp.Rational(v.numerator, v.denominator)

@@ -217,13 +217,17 @@ def _covered(lhs, rhs, symbols, domain) -> str | None:
     ends = interval_of(x, domain)
     if ends is None:
         return None
-    out = cover(rhs - lhs, x, *ends)
+    out = cover(rhs - lhs, x, *ends, parts=(lhs, rhs))
     if not out.ok:
         return None
-    a, b = (show(sp.Rational(e.numerator, e.denominator)) for e in ends)
+    short = all(e.denominator <= 10**6 and abs(e.numerator) < 10**15 for e in ends)
+    a, b = (
+        show(r) if short else f"{sp.N(r, 10)}"
+        for r in (sp.Rational(e.numerator, e.denominator) for e in ends)
+    )
     return (
-        f"certified for every {x} in [{a}, {b}] (arb branch and bound, {out.detail}; Taylor's "
-        "theorem at the ends where the bound is tight)"
+        f"certified for every {x} in [{a}, {b}]{'' if short else ' (rounded outward)'} (arb "
+        f"branch and bound, {out.detail}; Taylor's theorem at the ends where the bound is tight)"
     )
 
 

@@ -51,7 +51,8 @@ def test_a_bound_tight_inside_its_interval_is_split_there():
         ([eps <= 1, eps < 2], (0, 1)),
         ([eps > sp.Rational(1, 3), eps < 1], (Fraction(1, 3), 1)),
         ([eps**2 < 1], None),  # not linear: dropped, and nothing bounds eps above
-        ([eps < sp.log(3)], None),  # an irrational end: dropped
+        ([eps < sp.Float(0.5)], (0, Fraction(1, 2))),
+        ([sp.Eq(eps, 1)], None),
         ([], None),
     ],
 )
@@ -116,3 +117,47 @@ def test_a_false_bound_tight_at_an_end_is_refuted_not_certified():
     # 2 eps - (e^eps - 1) - eps^2 / 10^6 ... is true; (1 - 10^-9) eps is not below e^eps - 1
     found = check(Inequality(sp.exp(eps) - 1, (1 - sp.Rational(1, 10**9)) * eps, domain=[eps < 1]))
     assert found.verdict is Verdict.REFUTED, found.summary()
+
+
+def test_an_irrational_end_is_rounded_outward():
+    lo, hi = (
+        sp.Rational(e.numerator, e.denominator) for e in interval_of(x, [x > -sp.pi, x < sp.log(3)])
+    )
+    assert (
+        bool(lo < -sp.pi) and bool(hi > sp.log(3)) and bool(hi - sp.log(3) < sp.Rational(1, 10**30))
+    )
+    found = check(Inequality(sp.exp(eps) - 1, 2 * eps, domain=[eps < sp.log(2)]))
+    assert found.verdict is Verdict.CERTIFIED and "rounded outward" in found.method
+
+
+def test_a_bound_tight_to_sixth_order_is_certified():
+    found = check(Inequality(sp.cos(x), 1 - x**2 / 2 + x**4 / 24, domain=[x > -1, x < 1]))
+    assert found.verdict is Verdict.CERTIFIED, found.summary()
+
+
+@pytest.mark.parametrize(
+    "lhs, rhs, domain",
+    [
+        # f = rhs - lhs is defined everywhere once SymPy cancels the side that is not
+        (sp.sqrt(x - 5), sp.sqrt(x - 5) + 1, [x > -2, x < 2]),
+        (sp.log(x - 5), sp.log(x - 5) + x**2, [x > -2, x < 2]),
+        (sp.log(x), sp.log(x) + sp.exp(x) - 1 - x, [x > -1, x < 1]),
+        (sp.acosh(x), sp.acosh(x) + x**2, [x > -1, x < 1]),
+    ],
+)
+def test_a_side_undefined_on_the_interval_is_never_certified(lhs, rhs, domain):
+    assert check(Inequality(lhs, rhs, domain=domain)).verdict is not Verdict.CERTIFIED
+
+
+def test_ends_past_a_double_and_exact_zeros_of_large_derivatives_are_quick():
+    import time
+
+    huge = check(Inequality(sp.Rational(3, 2), sp.exp(x - 10**400), [x > 10**400, x < 10**400 + 1]))
+    assert huge.verdict is Verdict.REFUTED
+    a = sp.Rational(1, 3)
+    g = sp.asinh(sp.coth(x + 2) / 3)
+    taylor = sp.series(g, x, a, 5).removeO()
+    start = time.perf_counter()  # (SymPy simplified the derivatives at 1/3 for over a minute)
+    found = check(Inequality(g - (x - a) ** 2 / 10, taylor, [x > -a / 2, x < 1 - a / 2]))
+    assert found.verdict is not Verdict.REFUTED
+    assert time.perf_counter() - start < 40
