@@ -4,11 +4,13 @@
   assumptions (:func:`proofs.smt.prove_forall`; integer symbols range over the reals there, a
   superset, with a positive integer >= 1). Exponentials and logarithms outside the SMT
   fragment are taken off both sides where that gives an equivalent inequality (exp and log
-  are increasing): exp(A) <= exp(B) as A <= B, log(A) <= R as A <= exp(R).
-- ``certified``: no symbols, and arb balls separate the two sides.
+  are increasing): exp(A) <= exp(B) as A <= B, log(A) <= R as A <= exp(R), and one
+  exponential against a number, k exp(A) + c >= 0, as A against log(-c/k).
+- ``certified``: no symbols, and arb balls separate the two sides; or one symbol on a bounded
+  interval covered by a certified branch and bound (:mod:`proofs.checkers.cover`).
 - ``refuted``: a point meeting every assumption and constraint where lhs > rhs, re-checked
   exactly or with arb balls: z3's model first, then a search over small values
-  (:func:`proofs.checkers.laws.points`).
+  (:func:`proofs.checkers.laws.points`), then a floating-point search.
 - ``unknown`` otherwise. A domain that no value satisfies is refused as an input error; one
   that z3's relaxation of exp and log lets through (exp(x) <= 1 + x with x > 0) is not proved
   over unless some value is shown to satisfy it (:func:`_inhabited`): a proof over no value
@@ -59,16 +61,21 @@ def _monotone(lhs: sp.Expr, rhs: sp.Expr) -> list[tuple[sp.Expr, sp.Expr, str]]:
         out.append((a.args[0], sp.exp(b), "z3 on exp of both sides (exp is increasing)"))
     if isinstance(b, sp.log) and a.is_extended_real:
         out.append((sp.exp(a), b.args[0], "z3 on exp of both sides (exp is increasing)"))
-    out.extend(_one_exponential(sp.sympify(rhs) - sp.sympify(lhs)))
+    out.extend(_one_exponential(sp.sympify(lhs), sp.sympify(rhs)))
     return out
 
 
-def _one_exponential(d: sp.Expr) -> list[tuple[sp.Expr, sp.Expr, str]]:
-    """d >= 0 where d = k exp(A) + c, with k and c closed numbers of opposite signs: as
+def _one_exponential(lhs: sp.Expr, rhs: sp.Expr) -> list[tuple[sp.Expr, sp.Expr, str]]:
+    """rhs - lhs = k exp(A) + c >= 0, with k and c closed numbers of opposite signs: as
     exp(A) <= c/(-k) (k < 0) or exp(A) >= -c/k (k > 0), both sides positive, so as A against
-    the logarithm of the number (0 <= 1 - exp((eps - Delta/b)/2) as eps - Delta/b <= 0)."""
-    terms = sp.Add.make_args(d)
-    exps = [t for t in terms if t.has(sp.exp)]
+    the logarithm of the number (0 <= 1 - exp((eps - Delta/b)/2) as eps - Delta/b <= 0). Each
+    side's terms are read before they are subtracted: a term on both sides that SymPy would
+    cancel (log(x - 5), not real on the domain) leaves the claim to the other routes."""
+    terms = [*sp.Add.make_args(lhs), *sp.Add.make_args(rhs)]
+    if any(t.free_symbols and not isinstance(t.as_coeff_Mul()[1], sp.exp) for t in terms):
+        return []
+    d = rhs - lhs
+    exps = [t for t in sp.Add.make_args(d) if t.has(sp.exp)]
     if len(exps) != 1:
         return []
     k, e = exps[0].as_coeff_Mul()

@@ -9,6 +9,7 @@ import sympy as sp
 
 from proofs.errors import InputError
 from proofs.expr import as_expr
+from proofs.mechanisms.response import AlphaCoinRR, ForcedResponse, KAryRR
 from proofs.mechanisms.tables import FiniteMechanism, same_inputs
 from proofs.validate import check_description, check_epsilon, check_positive
 
@@ -133,6 +134,18 @@ class SparseVector:
             )
 
 
+def _values_of(mech) -> set | None:
+    """The inputs a response mechanism takes, where a table's may be read with them (it is
+    private on every pair of them, so on any neighbours a table names among them); None for
+    any other description."""
+    if isinstance(mech, (AlphaCoinRR, ForcedResponse)):
+        return {0, 1}
+    k = getattr(mech, "k", None) if isinstance(mech, KAryRR) else None
+    if isinstance(k, int) or (isinstance(k, sp.Integer)):
+        return set(range(int(k)))
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Composition:
     """Independent mechanisms run on the same input, their outputs reported together (basic
@@ -153,6 +166,24 @@ class Composition:
             if not hasattr(mech, "domain"):
                 raise InputError(f"mechanism={mech!r} is not a description.")
             check_description(mech)
-        same_inputs(
-            [t for t in self.mechanisms if isinstance(t, FiniteMechanism)], "composed tables"
-        )
+        leaves = self.leaves()
+        tables = [t for t in leaves if isinstance(t, FiniteMechanism)]
+        for other in leaves:
+            if isinstance(other, FiniteMechanism) or not tables:
+                continue
+            values = _values_of(other)
+            if values is None or any(not set(t.pmf) <= values for t in tables):
+                raise InputError(
+                    f"a table is composed with {other!r}, whose inputs are not the table's "
+                    "(or not known); the parts run on one input with one neighbour relation, "
+                    "so describe every part as a FiniteMechanism on the same inputs and "
+                    "neighbours."
+                )
+        same_inputs(tables, "composed tables")
+
+    def leaves(self) -> tuple:
+        """The parts, nested compositions opened (their parts run on the same input too)."""
+        out: list = []
+        for mech in self.mechanisms:
+            out += mech.leaves() if isinstance(mech, Composition) else [mech]
+        return tuple(out)

@@ -393,6 +393,18 @@ def test_tables_composed_on_different_neighbours_are_bad_input_not_proved():
         check(PureDP(Composition((a, b_all)), sp.log(3)))
     with pytest.raises(InputError, match="different inputs"):
         check(PureDP(Composition((a_all, _table([_FLAT, _SKEWED]))), 1))
+    # a composition inside a composition is no way round it (it was proved at any epsilon)
+    with pytest.raises(InputError, match="different neighbours"):
+        check(PureDP(Composition((Composition((a,)), b)), 0))
+
+
+@pytest.mark.parametrize("part", [AlphaCoinRR(sp.Rational(1, 2)), KAryRR(1, 2), Laplace()])
+def test_a_table_composed_with_a_part_on_other_inputs_is_bad_input(part):
+    """AlphaCoinRR takes a bit: a table on {0, 1, 2} composed with it was proved at log 3
+    (input 2 is none of its inputs)."""
+    table = _table([_FLAT, _FLAT, _SKEWED], neighbours=((0, 1),))
+    with pytest.raises(InputError, match="inputs are not the table's"):
+        check(PureDP(Composition((part, Composition((table,)))), 2))
 
 
 def test_a_positive_integer_symbol_keeps_its_bound_of_one_in_z3():
