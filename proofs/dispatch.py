@@ -16,9 +16,9 @@ from functools import lru_cache
 from typing import Any
 
 from proofs.claims import Theorem
-from proofs.errors import InputError
+from proofs.errors import InputError, Undecided
 from proofs.io import long_integers
-from proofs.results import ProofResult, ProofRun, Verdict
+from proofs.results import Finding, ProofResult, ProofRun, Verdict
 
 __all__ = ["CHECKERS", "check", "check_isolated", "checker_for", "error_result", "run_theorems"]
 
@@ -64,7 +64,10 @@ def check(item: Theorem | Any) -> ProofResult:
 def _check(theorem: Theorem) -> ProofResult:
     checker = checker_for(theorem.claim)
     start = time.perf_counter()
-    finding = checker.check(theorem.claim)
+    try:
+        finding = checker.check(theorem.claim)
+    except Undecided as exc:  # (a checker that does not catch it itself: still no verdict)
+        finding = Finding(Verdict.UNKNOWN, "none", reason=str(exc))
     return ProofResult(
         id=theorem.id,
         statement=theorem.statement or theorem.claim.statement(),

@@ -18,6 +18,7 @@ __all__ = [
     "DPAuditError",
     "InputError",
     "Terminated",
+    "Undecided",
     "raise_terminated",
 ]
 
@@ -28,6 +29,11 @@ class DPAuditError(Exception):
 
 class InputError(DPAuditError, ValueError):
     """Bad input from the user. The message names the value, the constraint and the fix."""
+
+
+class Undecided(DPAuditError, ValueError):
+    """A comparison that exact algebra and arb could not decide: the claim's verdict is
+    ``unknown`` with this reason, never an internal error."""
 
 
 # Exit codes of the command line (the contract every tool and CI job relies on).

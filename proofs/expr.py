@@ -390,13 +390,30 @@ def symbols_of(*objects: Any) -> dict[str, sp.Symbol]:
     descriptions (dataclasses), the first occurrence of a name winning."""
     table: dict[str, sp.Symbol] = {}
     for obj in objects:
-        fields = getattr(obj, "__dataclass_fields__", None)
-        values = [getattr(obj, f) for f in fields] if fields else [obj]
-        for value in values:
-            if isinstance(value, sp.Basic):
-                for s in sorted(value.free_symbols, key=str):
-                    table.setdefault(s.name, s)
+        _collect(obj, table, 0)
     return table
+
+
+def _collect(obj: Any, table: dict, depth: int) -> None:
+    """Into ``table``, the symbols of ``obj``: an expression, a description's fields, and what
+    tables and tuples hold (a FiniteMechanism's entries, a Composition's parts)."""
+    if depth > 20:
+        return
+    if isinstance(obj, sp.Basic):
+        for s in sorted(obj.free_symbols, key=str):
+            table.setdefault(s.name, s)
+        return
+    fields = getattr(obj, "__dataclass_fields__", None)
+    if fields:
+        values = [getattr(obj, f) for f in fields]
+    elif isinstance(obj, Mapping):
+        values = list(obj.values())
+    elif isinstance(obj, (tuple, list)):
+        values = list(obj)
+    else:
+        return
+    for value in values:
+        _collect(value, table, depth + 1)
 
 
 def by_name(expr: sp.Expr, table: Mapping[str, Any]) -> sp.Expr:

@@ -22,7 +22,7 @@ from typing import Any
 import sympy as sp
 
 from proofs import exports_of
-from proofs.errors import InputError
+from proofs.errors import InputError, Undecided
 from proofs.expr import as_expr, rationalize
 from proofs.mechanisms import FiniteMechanism
 from proofs.mechanisms.tables import same_inputs
@@ -113,7 +113,7 @@ def _positive(diff: sp.Expr) -> bool:
         return greater
     if sp.simplify(diff) == 0:
         return False
-    raise ValueError(f"cannot decide the sign of {diff}")
+    raise Undecided(f"cannot decide the sign of {diff} (exact algebra and arb)")
 
 
 def _inputs(mechs) -> list:

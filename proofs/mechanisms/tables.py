@@ -40,6 +40,16 @@ class FiniteMechanism:
                 f"neighbours={self.neighbours!r} must be a tuple of (x, x') pairs, "
                 "or None for every pair."
             )
+        given = self.assumptions
+        if isinstance(given, (sp.Basic, str)):  # (one relation for a tuple of them)
+            given = (given,)
+        for c in given:
+            if not isinstance(c, (sp.core.relational.Relational, sp.logic.boolalg.Boolean)):
+                raise InputError(
+                    f"assumptions entry {c!r} must be a SymPy relation such as p > 0 "
+                    "(sympy.Symbol('p') > 0), not text or a number."
+                )
+        object.__setattr__(self, "assumptions", tuple(given))
 
     def domain(self):
         return tuple(self.assumptions)

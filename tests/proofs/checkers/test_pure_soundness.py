@@ -618,3 +618,47 @@ def test_a_composition_matches_the_brute_force_joint_output(parts, factor):
     _agree(result, brute, float(claim))
     if factor < 1:
         assert result.verdict is Verdict.REFUTED, result.summary()
+
+
+def test_a_claim_names_the_symbols_of_a_table_and_of_a_compositions_parts():
+    """A table's p (a plain Symbol) and the claim's text "p" were two quantities: the true
+    claim was refuted with a counterexample naming p twice."""
+    p = sp.Symbol("p")
+    rr = FiniteMechanism(
+        {0: {0: p, 1: 1 - p}, 1: {0: 1 - p, 1: p}},
+        assumptions=(p > sp.Rational(1, 2), p < 1),
+    )
+    assert check(PureDP(rr, "log(p/(1-p))")).verdict is Verdict.PROVED
+    assert check(PureDP(rr, "0.99*log(p/(1-p))")).verdict is Verdict.REFUTED
+    b = sp.Symbol("b")
+    both = Composition((Laplace(b, 1), Laplace(b, 1)))
+    assert check(PureDP(both, "2/b")).verdict is Verdict.PROVED
+
+
+@pytest.mark.parametrize(
+    "assumptions, needle",
+    [
+        (("__import__('os').getcwd() < 1",), "not text"),  # text was handed to sympify
+        ((1,), "not text or a number"),
+    ],
+)
+def test_a_tables_assumptions_are_relations_never_text(assumptions, needle):
+    p = sp.Symbol("p", positive=True)
+    with pytest.raises(InputError, match=needle):
+        FiniteMechanism({0: {0: p, 1: 1 - p}, 1: {0: 1 - p, 1: p}}, assumptions=assumptions)
+    one = FiniteMechanism({0: {0: p, 1: 1 - p}, 1: {0: 1 - p, 1: p}}, assumptions=p < 1)
+    assert one.assumptions == (p < 1,)
+
+
+def test_a_sign_exact_algebra_and_arb_cannot_decide_gives_unknown_not_an_error():
+    from proofs import PostProcessing, SequentialComposition
+    from proofs.finite import rr_table
+
+    # 0, written so that SymPy cannot simplify it and arb cannot separate it from 0
+    z = sp.cos(sp.pi / 7) + sp.cos(3 * sp.pi / 7) + sp.cos(5 * sp.pi / 7) - sp.Rational(1, 2)
+    at = sp.log(2 + z)
+    seq = SequentialComposition(((rr_table(2), rr_table(3)),), at=((at, sp.log(3)),))
+    post = PostProcessing(((rr_table(2), {0: 0, 1: 1}),), at=(at,))
+    for claim in (seq, post):
+        found = check(claim)
+        assert found.verdict is Verdict.UNKNOWN and "cannot decide the sign" in found.reason
