@@ -625,8 +625,7 @@ def test_a_claim_names_the_symbols_of_a_table_and_of_a_compositions_parts():
     claim was refuted with a counterexample naming p twice."""
     p = sp.Symbol("p")
     rr = FiniteMechanism(
-        {0: {0: p, 1: 1 - p}, 1: {0: 1 - p, 1: p}},
-        assumptions=(p > sp.Rational(1, 2), p < 1),
+        {0: {0: p, 1: 1 - p}, 1: {0: 1 - p, 1: p}}, assumptions=(p > sp.Rational(1, 2), p < 1)
     )
     assert check(PureDP(rr, "log(p/(1-p))")).verdict is Verdict.PROVED
     assert check(PureDP(rr, "0.99*log(p/(1-p))")).verdict is Verdict.REFUTED
@@ -662,3 +661,16 @@ def test_a_sign_exact_algebra_and_arb_cannot_decide_gives_unknown_not_an_error()
     for claim in (seq, post):
         found = check(claim)
         assert found.verdict is Verdict.UNKNOWN and "cannot decide the sign" in found.reason
+
+
+def test_a_table_that_is_a_distribution_for_no_value_proves_nothing():
+    """Rows summing to exp(p) - p, which is 1 only at p = 0 (p > 0 here): z3's relaxation of
+    exp let the domain through, and the claim was proved over no mechanism at all."""
+    p = sym("p")
+    half = (sp.exp(p) - p) / 2
+    quarter = sp.Rational(1, 4)
+    never = FiniteMechanism({0: {"a": half, "b": half}, 1: {"a": quarter, "b": 1 - quarter}})
+    assert check(PureDP(never, sp.log(2))).verdict is Verdict.UNKNOWN
+    q = sp.Symbol("q", positive=True)  # rows of q + q: a distribution at q = 1/2
+    once = FiniteMechanism({0: {"a": q, "b": q}, 1: {"a": _HALF, "b": _HALF}})
+    assert check(PureDP(once, sp.log(2))).verdict is Verdict.PROVED
