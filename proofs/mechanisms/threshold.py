@@ -140,10 +140,8 @@ def _values_of(mech) -> set | None:
     any other description."""
     if isinstance(mech, (AlphaCoinRR, ForcedResponse)):
         return {0, 1}
-    k = getattr(mech, "k", None) if isinstance(mech, KAryRR) else None
-    if isinstance(k, int) or (isinstance(k, sp.Integer)):
-        return set(range(int(k)))
-    return None
+    k = mech.k if isinstance(mech, KAryRR) else None
+    return set(range(int(k))) if isinstance(k, (int, sp.Integer)) else None
 
 
 @dataclass(frozen=True, slots=True)
