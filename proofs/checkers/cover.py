@@ -160,7 +160,7 @@ def _nonnegative(value: sp.Expr) -> bool:
 def _end_orders(f: sp.Expr, x: sp.Symbol, end: Fraction, side: int, until: float) -> int:
     """The largest k <= MAX_ORDER with side^j f^(j)(end) >= 0 for every j < k (side is 1 at a
     box's left end, -1 at its right end); what is not decided by ``until`` counts as not."""
-    k, g, at = 0, f, {x: sp.Rational(end.numerator, end.denominator)}
+    k, g, at = 0, f, {x: sp.Rational(end)}
     while k < MAX_ORDER and time.monotonic() < until:
         if not _nonnegative(side**k * g.xreplace(at)):
             break
@@ -229,7 +229,7 @@ def _splits(f: sp.Expr, x: sp.Symbol, a: Fraction, b: Fraction, until: float) ->
     for i in np.flatnonzero(inside)[:8] + 1:
         c = Fraction(float(grid[i])).limit_denominator(1000)
         if a < c < b and c not in out and time.monotonic() < until:
-            if _nonnegative(f.xreplace({x: sp.Rational(c.numerator, c.denominator)})):
+            if _nonnegative(f.xreplace({x: sp.Rational(c)})):
                 out.append(c)
     return sorted(out)
 
@@ -269,12 +269,8 @@ def cover(f: sp.Expr, x: sp.Symbol, a: Fraction, b: Fraction, parts: tuple = ())
             lo, hi = stack.pop()
             boxes += 1
             if boxes > MAX_BOXES or time.monotonic() > until:
-                return Cover(False, boxes, f"the cover did not close near {show(_rational(lo))}")
+                return Cover(False, boxes, f"the cover did not close near {show(sp.Rational(lo))}")
             if not _closes(p, lo, hi):
                 mid = (lo + hi) / 2
                 stack += [(mid, hi), (lo, mid)]
     return Cover(True, boxes, f"{boxes} boxes")
-
-
-def _rational(v: Fraction) -> sp.Rational:
-    return sp.Rational(v.numerator, v.denominator)

@@ -228,10 +228,7 @@ def _covered(lhs, rhs, symbols, domain) -> str | None:
     if not out.ok:
         return None
     short = all(e.denominator <= 10**6 and abs(e.numerator) < 10**15 for e in ends)
-    a, b = (
-        show(r) if short else f"{sp.N(r, 10)}"
-        for r in (sp.Rational(e.numerator, e.denominator) for e in ends)
-    )
+    a, b = (show(sp.Rational(e)) if short else f"{sp.N(sp.Rational(e), 10)}" for e in ends)
     return (
         f"certified for every {x} in [{a}, {b}]{'' if short else ' (rounded outward)'} (arb "
         f"branch and bound, {out.detail}; Taylor's theorem at the ends where the bound is tight)"
