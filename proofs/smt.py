@@ -27,6 +27,10 @@ Translation (sound by construction):
   `l <= b - 1` and `l b >= b - 1`, once `b > 0` is proved on the whole domain (as a root's
   domain is): a relaxation, so identities between equal logarithms survive and models are
   re-checked;
+- a quotient `a / b` is z3's division, which gives `b = 0` some value: `b != 0` is proved on
+  the whole domain first, as a root's domain is, unless SymPy's assumptions show it (the
+  terms of a claim undefined at a point, 1/x <= 1/x + 1 at x = 0, are never proved);
+  :func:`defined_on` asks the same of any expressions;
 - integer-valued symbols are quantified over the reals (a superset: proofs stay sound), a
   positive one from 1 and a negative one up to -1 (true bounds that the reals would lose: a
   dimension k >= 1 makes Delta/b <= k Delta/b hold);
@@ -47,7 +51,7 @@ from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 
 from proofs.expr import float_value
 
-__all__ = ["ForAllResult", "Translator", "Unsupported", "prove_forall"]
+__all__ = ["ForAllResult", "Translator", "Unsupported", "defined_on", "prove_forall"]
 
 
 _MAX_UNIT_POWER = 64  # beyond this, exp(r) gets its own enclosure (degree stays small)
@@ -84,7 +88,9 @@ class Translator:
         self.unit_exponent = sp.Integer(0)  # u: closed exp(r) is written as exp(u)**(r/u)
         self.unit: z3.ArithRef | None = None
         self.roots: list[z3.BoolRef] = []  # r >= 0 and r**q = b**|p| for each b**(p/q)
-        self.root_domains: list[z3.BoolRef] = []  # b >= 0 (b > 0): where those are exact
+        # b >= 0 (b > 0) for each root, b > 0 for each logarithm, b != 0 for each quotient:
+        # where the terms are defined, proved of the whole domain before a proof is trusted
+        self.domains: list[z3.BoolRef] = []
         self.logs: dict[sp.Expr, z3.ArithRef] = {}  # log(b), one variable per argument b
         self.constants: dict[sp.Expr, z3.ArithRef] = {}  # enclosed closed constants
         self.log_facts: list[z3.BoolRef] = []  # b > 0 implies l <= b - 1 and l b >= b - 1
@@ -264,6 +270,9 @@ class Translator:
         base = self.term(e.base)
         if n == 0:
             return z3.RealVal(1)
+        if n < 0 and e.base.is_zero is not False:
+            # z3 gives b/0 some value: a quotient is defined where its denominator is not 0
+            self.domains.append(base != 0)
         if abs(n) > _MAX_SYMBOLIC_POWER and e.base.free_symbols:
             atom = self._power_atom(e.base, base, abs(n))
             return atom if n > 0 else 1 / atom
@@ -315,7 +324,7 @@ class Translator:
         base = self.term(e.base)
         r = z3.FreshReal("root")
         self.roots.append(z3.And(r >= 0, r**q == base ** abs(p)))
-        self.root_domains.append(base > 0 if p < 0 else base >= 0)
+        self.domains.append(base > 0 if p < 0 else base >= 0)
         return r if p > 0 else 1 / r
 
     def _log(self, e: sp.log) -> z3.ArithRef:
@@ -334,7 +343,7 @@ class Translator:
             b = self.term(arg)
             l = z3.FreshReal("log")
             self.log_facts.append(z3.Implies(b > 0, z3.And(l <= b - 1, l * b >= b - 1)))
-            self.root_domains.append(b > 0)
+            self.domains.append(b > 0)
             self.logs[arg] = l
         return self.logs[arg]
 
@@ -440,33 +449,22 @@ def prove_forall(
     re-checked by the caller) or 'unknown' with the reason.
     """
     tr = Translator(integers)
-    # cosh, sinh, tanh, ... as exponentials, which the translation covers
-    hyperbolic = lambda e: sp.sympify(e).replace(
-        lambda x: isinstance(x, HyperbolicFunction), lambda x: x.rewrite(sp.exp)
-    )
-    lhs, rhs = hyperbolic(lhs), hyperbolic(rhs)
-    constraints = [hyperbolic(c) for c in constraints]
+    lhs, rhs = _hyperbolic(lhs), _hyperbolic(rhs)
+    constraints = [_hyperbolic(c) for c in constraints]
     try:
         tr.plan_exponentials([lhs, rhs, *constraints])
         goal_violated = tr.term(rhs) <= tr.term(lhs) if strict else tr.term(lhs) > tr.term(rhs)
         cons = [tr.boolean(c) for c in constraints]
     except Unsupported as exc:
         return ForAllResult("unknown", reason=f"outside the SMT fragment: {exc}")
-    if tr.root_domains:
-        # every root real on the whole domain, proved without the roots' own definitions
-        # (within the one time limit: what this check spends, the proof has less of)
+    if tr.domains:
+        # every term defined on the whole domain (within the one time limit: what this check
+        # spends, the proof has less of)
         start = time.monotonic()
-        domain = z3.Solver()
-        domain.set("timeout", timeout_ms)
-        domain.add(*tr.side, *tr.log_facts, *cons, z3.Not(z3.And(tr.root_domains)))
-        answer = domain.check()
+        answer, _ = _domains_hold(tr, cons, timeout_ms)
         timeout_ms = max(1, timeout_ms - int(1000 * (time.monotonic() - start)))
         if answer != z3.unsat:
-            return ForAllResult(
-                "unknown",
-                reason="outside the SMT fragment: a root's or a logarithm's argument not shown "
-                "to be in its domain (>= 0, > 0) on the whole domain",
-            )
+            return ForAllResult("unknown", reason=f"outside the SMT fragment: {_UNDEFINED}")
     solver = z3.Solver()
     solver.set("timeout", timeout_ms)
     solver.add(*tr.side, *tr.roots, *tr.log_facts, *cons, goal_violated)
@@ -486,3 +484,54 @@ def prove_forall(
             },
         )
     return ForAllResult("unknown", reason=f"z3 returned unknown ({solver.reason_unknown()})")
+
+
+_UNDEFINED = (
+    "a root's or a logarithm's argument, or a denominator, not shown to be in its domain "
+    "(>= 0, > 0, != 0) on the whole domain"
+)
+
+
+def _domains_hold(tr: Translator, cons: list, timeout_ms: int):
+    """Ask z3 for a point of the domain where some term of the translation is undefined,
+    without the roots' own definitions (a root's domain is checked before its value is
+    known): (unsat, None) shows every term defined; (sat, model) or (unknown, None) do not."""
+    solver = z3.Solver()
+    solver.set("timeout", timeout_ms)
+    solver.add(*tr.side, *tr.log_facts, *cons, z3.Not(z3.And(tr.domains)))
+    answer = solver.check()
+    return answer, (solver.model() if answer == z3.sat else None)
+
+
+def defined_on(exprs, constraints=(), *, timeout_ms: int = 10_000) -> ForAllResult:
+    """Is every expression defined (real) wherever ``constraints`` hold: each root's and
+    logarithm's argument in its domain and each denominator nonzero? 'proved'; 'model' with
+    a candidate point where some term is undefined (to be re-checked by the caller: the
+    translation relaxes exp and log); or 'unknown' (also when a term is outside the SMT
+    fragment: tan x, gamma x)."""
+    tr = Translator()
+    exprs = [_hyperbolic(e) for e in exprs]
+    constraints = [_hyperbolic(c) for c in constraints]
+    try:
+        tr.plan_exponentials([*exprs, *constraints])
+        for e in exprs:
+            tr.term(e)
+        cons = [tr.boolean(c) for c in constraints]
+    except Unsupported as exc:
+        return ForAllResult("unknown", reason=f"outside the SMT fragment: {exc}")
+    if not tr.domains:
+        return ForAllResult("proved")
+    answer, model = _domains_hold(tr, cons, timeout_ms)
+    if answer == z3.unsat:
+        return ForAllResult("proved")
+    if answer == z3.sat:
+        values = {s: _model_value(v, model) for s, v in tr.vars.items()}
+        return ForAllResult("model", model={"symbols": values}, reason=_UNDEFINED)
+    return ForAllResult("unknown", reason=_UNDEFINED)
+
+
+def _hyperbolic(e):
+    """cosh, sinh, tanh, ... as exponentials, which the translation covers."""
+    return sp.sympify(e).replace(
+        lambda x: isinstance(x, HyperbolicFunction), lambda x: x.rewrite(sp.exp)
+    )

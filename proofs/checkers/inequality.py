@@ -38,7 +38,7 @@ from proofs.decide import (
 )
 from proofs.numeric import certainly_greater, certainly_less
 from proofs.results import Counterexample, Finding, Verdict
-from proofs.smt import prove_forall
+from proofs.smt import ForAllResult, defined_on, prove_forall
 from proofs.validate import allowed, check_satisfiable
 
 __all__ = ["check", "supports"]
@@ -150,18 +150,103 @@ def _inhabited(symbols, domain: list, known: list, back: dict) -> bool:
     )
 
 
+def _proved(claim: Inequality, how: str, steps: list, known: list, swap: dict) -> Finding:
+    """``proved`` by ``how``, once both sides are shown defined on the whole domain (a claim
+    says nothing where a side is undefined: 1/x <= 1/x at x = 0); else ``unknown``, naming a
+    point of the domain where a side is undefined when one is found and re-checked."""
+    res = _definedness(claim, known, swap)
+    if res.status == "proved":
+        return Finding(Verdict.PROVED, how, steps=tuple(steps))
+    steps = [*steps, f"both sides defined on the domain: {res.status}"]
+    reason = res.reason if res.status == "model" else f"{how} holds, but {res.reason}"
+    return Finding(Verdict.UNKNOWN, how, reason=reason, steps=tuple(steps))
+
+
+def _definedness(claim: Inequality, known: list, swap: dict) -> ForAllResult:
+    """Are both sides defined on the whole domain: 'proved' (by SymPy's assumptions or by
+    z3), 'model' with a point of the domain where a side is undefined, re-checked exactly and
+    named in the reason, or 'unknown'."""
+    sides = (claim.lhs, claim.rhs)
+    if all(map(_defined_everywhere, sides)):
+        return ForAllResult("proved")
+    res = defined_on([e.xreplace(swap) for e in sides], known)
+    if res.status != "model":
+        return res
+    back = {v: k for k, v in swap.items()}
+    where = _undefined_at(claim, {back.get(k, k): v for k, v in res.model["symbols"].items()})
+    if where is None:
+        return ForAllResult("unknown", reason=res.reason)
+    return ForAllResult(
+        "model",
+        reason=f"{where}, a value the domain allows: the claim says nothing there; add a "
+        "constraint that leaves it out",
+    )
+
+
+# defined at every real argument (with their arguments defined)
+_EVERYWHERE = (sp.exp, sp.sin, sp.cos, sp.atan, sp.sinh, sp.cosh, sp.tanh, sp.asinh)
+_EVERYWHERE += (sp.erf, sp.erfc, sp.Abs, sp.Max, sp.Min, sp.sign, sp.floor, sp.ceiling)
+
+
+def _defined_everywhere(e: sp.Expr) -> bool:
+    """Defined (real) for every value of its real symbols, by SymPy's assumptions alone:
+    sums, products, functions defined on the whole line, a quotient whose denominator is
+    never 0, a root of a nonnegative and a logarithm of a positive. False means not shown."""
+    for node in sp.preorder_traversal(e):
+        if node.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+            return False
+        if node.is_Atom or node.is_Add or node.is_Mul or isinstance(node, _EVERYWHERE):
+            continue
+        if node.is_Pow:
+            b, n = node.args
+            if n.is_Integer:
+                if n < 0 and b.is_zero is not False:
+                    return False
+            elif not (b.is_positive or (n.is_Rational and n > 0 and b.is_nonnegative)):
+                return False
+            continue
+        if not (isinstance(node, sp.log) and node.args[0].is_positive):
+            return False
+    return True
+
+
+def _undefined_at(claim: Inequality, values: dict) -> str | None:
+    """ "lhs is undefined at x = 0" when a point meeting every assumption and constraint
+    makes a side undefined (not a finite real number), re-checked exactly; else None."""
+    symbols = claim.lhs.free_symbols | claim.rhs.free_symbols
+    if not symbols <= set(values) or any(v is None for v in values.values()):
+        return None
+    if not all(allowed(s, v) for s, v in values.items()):
+        return None
+    if not all(holds_at(c, values) for c in claim.domain):
+        return None
+    for name, side in (("lhs", claim.lhs), ("rhs", claim.rhs)):
+        try:
+            v = side.xreplace(values)
+        except (ValueError, TypeError, ZeroDivisionError):
+            continue
+        if v.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or v.is_extended_real is False:
+            at = ", ".join(f"{k} = {v}" for k, v in sorted(params(values).items()))
+            return f"{name} is undefined at {at}"
+    return None
+
+
 def check(claim: Inequality) -> Finding:
     lhs, rhs, domain = claim.lhs, claim.rhs, list(claim.domain)
     symbols = lhs.free_symbols | rhs.free_symbols | set().union(*(c.free_symbols for c in domain))
     check_satisfiable(domain, "Inequality")
     # forced log expansion is only valid where every logarithm's argument is positive
     logs_positive = all(g.args[0].is_positive for g in (lhs - rhs).atoms(sp.log))
+    steps = []
+    swap, bounds = _relaxed(symbols)
+    back = {v: k for k, v in swap.items()}
+    known = [c.xreplace(swap) for c in domain] + bounds
     if (
         algebraically_equal(lhs, rhs, thorough=True)
         if logs_positive
         else not differs_somewhere(lhs - rhs) and sp.simplify(lhs - rhs) == 0
     ):
-        return Finding(Verdict.PROVED, "exact algebra (the two sides are equal)")
+        return _proved(claim, "exact algebra (the two sides are equal)", steps, known, swap)
     if not symbols:
         out = closed_compare(lhs, rhs)
         verdict = {"proved": Verdict.PROVED, "certified": Verdict.CERTIFIED}.get(out.status)
@@ -170,16 +255,12 @@ def check(claim: Inequality) -> Finding:
         if out.status == "violated":
             return _refuted(claim, {}, out.detail, lhs, rhs, "closed values compared", ())
         return Finding(Verdict.UNKNOWN, "closed values", reason=out.detail)
-    steps = []
-    swap, bounds = _relaxed(symbols)
-    back = {v: k for k, v in swap.items()}
-    known = [c.xreplace(swap) for c in domain] + bounds
     for a, b, how in [(lhs, rhs, "z3"), *_monotone(lhs, rhs)]:
         res = prove_forall(a.xreplace(swap), b.xreplace(swap), known)
         steps.append(f"{a} <= {b}: {res.status}{f' ({res.reason})' if res.reason else ''}")
         if res.status == "proved":
             if _inhabited(symbols, domain, known, back):
-                return Finding(Verdict.PROVED, how, steps=tuple(steps))
+                return _proved(claim, how, steps, known, swap)
             return Finding(
                 Verdict.UNKNOWN,
                 how,
@@ -207,10 +288,13 @@ def check(claim: Inequality) -> Finding:
     covered = _covered(lhs, rhs, symbols, domain)
     if covered is not None and _inhabited(symbols, domain, known, back):
         return Finding(Verdict.CERTIFIED, covered, steps=tuple(steps))
+    undefined = _definedness(claim, known, swap)
     return Finding(
         Verdict.UNKNOWN,
         "z3 and a search over small values",
-        reason="neither proved by z3 nor violated at a value tried",
+        reason=undefined.reason
+        if undefined.status == "model"
+        else "neither proved by z3 nor violated at a value tried",
         steps=tuple(steps),
     )
 

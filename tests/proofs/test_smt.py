@@ -201,3 +201,23 @@ def test_high_powers_and_exponentials_never_prove_a_false_inequality(left, right
     for k in range(9):
         x = sp.Rational(lo) + sp.Rational(k * width, 8)
         assert (rhs - lhs).subs(X, x).evalf(60) >= 0, (lhs, rhs, x)
+
+
+def test_a_quotient_is_proved_only_where_its_denominator_is_not_0():
+    x = sp.Symbol("x", real=True)
+    assert prove_forall(1 / x, 1 + 1 / x).status == "unknown"  # z3 gives 1/0 a value
+    assert "denominator" in prove_forall(1 / x, 1 + 1 / x).reason
+    assert prove_forall(1 / x, 1 + 1 / x, [x > 0]).status == "proved"
+    assert prove_forall(1 / x, 1 + 1 / x, [x < 0]).status == "proved"
+    assert prove_forall(1 / (x**2 + 1), 1).status == "proved"
+
+
+def test_defined_on_names_a_candidate_point():
+    from proofs.smt import defined_on
+
+    x = sp.Symbol("x", real=True)
+    out = defined_on([1 / (x - 3)], [x > 0])
+    assert out.status == "model" and out.model["symbols"][x] == 3
+    assert defined_on([1 / (x - 3)], [x > 4]).status == "proved"
+    assert defined_on([sp.sqrt(x)], [x > -1]).status == "model"
+    assert defined_on([sp.tan(x)]).status == "unknown"

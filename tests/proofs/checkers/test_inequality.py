@@ -250,3 +250,50 @@ def test_the_float_search_neither_crashes_nor_crawls():
 def test_the_search_box_reads_a_bound_written_any_way(bound):
     found = check(Inequality(sp.exp(eps) - 1, sp.Rational("1.7182") * eps, domain=[bound]))
     assert found.verdict is Verdict.REFUTED
+
+
+_x = sp.Symbol("x", real=True)
+_p = sp.Symbol("p", positive=True)
+_n = sp.Symbol("n", integer=True)
+
+
+@pytest.mark.parametrize(
+    "claim, where",
+    [
+        (Inequality(1 / _x, 1 / _x), "x = 0"),  # exact algebra
+        (Inequality(1 / (_x - 1), 1 / (_x - 1) + _x**2), "x = 1"),  # z3's division
+        (Inequality(_x**-2, 1 + _x**-2), "x = 0"),
+        (Inequality(sp.coth(_x), sp.coth(_x) + sp.cosh(_x) - 1, (_x > -1, _x < 1)), "x = 0"),
+        (Inequality(1 / (sp.exp(_x) - 1), 1 / (sp.exp(_x) - 1)), "x = 0"),
+        (Inequality(sp.log(_x**2), sp.log(_x**2)), "x = 0"),
+        (Inequality(1 / (_p - 1), 1 / (_p - 1)), "p = 1"),
+        (Inequality(1 / _n, 1 / _n), "n = 0"),
+    ],
+)
+def test_a_side_undefined_on_the_domain_is_never_proved(claim, where):
+    """A claim says nothing where a side is undefined: z3 gives x/0 a value and SymPy
+    cancels equal sides, so both once proved these; the point is named."""
+    r = check(claim)
+    assert r.verdict is Verdict.UNKNOWN, r.summary()
+    assert f"is undefined at {where}, a value the domain allows" in r.reason
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        Inequality(1 / _x, 1 + 1 / _x, (_x > 0,)),
+        Inequality(1 / (_x - 1), 1 / (_x - 1) + _x**2, (_x > 2,)),
+        Inequality(_x / (_x**2 + 1), 1),  # the denominator is never 0: z3 shows it
+        Inequality(1 / _p, 1 / _p),  # SymPy's assumptions show it
+        Inequality(sp.exp(_x) / (1 + sp.exp(_x)), 1),
+    ],
+)
+def test_a_quotient_defined_on_the_domain_is_still_proved(claim):
+    assert check(claim).verdict is Verdict.PROVED
+
+
+def test_a_side_outside_z3_and_not_shown_defined_is_unknown():
+    r = check(Inequality(sp.tan(_x), sp.tan(_x)))  # undefined at pi/2
+    assert r.verdict is Verdict.UNKNOWN
+    assert "outside the SMT fragment" in r.reason
+    assert check(Inequality(sp.gamma(_p), sp.gamma(_p))).verdict is Verdict.UNKNOWN
