@@ -674,3 +674,14 @@ def test_a_table_that_is_a_distribution_for_no_value_proves_nothing():
     q = sp.Symbol("q", positive=True)  # rows of q + q: a distribution at q = 1/2
     once = FiniteMechanism({0: {"a": q, "b": q}, 1: {"a": _HALF, "b": _HALF}})
     assert check(PureDP(once, sp.log(2))).verdict is Verdict.PROVED
+
+
+def test_a_claim_just_below_the_true_epsilon_is_refuted_without_a_long_search():
+    """z3's model sits 2^-40 from the worst output, and simplify wrote c log r as log(r^c)
+    and looked for an exact root of r: minutes per case. Both verdicts come at once now."""
+    r = sp.Rational(1000003, 999)
+    mech = Laplace(1 / sp.log(r), 1)
+    assert check(PureDP(mech, (1 - sp.Rational(1, 10**12)) * sp.log(r))).verdict.value == (
+        "refuted"
+    )
+    assert check(PureDP(mech, sp.log(r))).verdict.value == "proved"
