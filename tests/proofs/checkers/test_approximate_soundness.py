@@ -1004,3 +1004,18 @@ def test_a_profile_written_with_max_is_decided_where_the_order_is_proved(formula
 def test_one_exponential_against_a_number_is_decided_by_its_exponent(lhs, rhs, domain, verdict):
     found = check(Inequality(lhs, rhs, domain))
     assert found.verdict.value == verdict, found.summary()
+
+
+@pytest.mark.parametrize(
+    "formula",
+    [
+        "(1 - exp((epsilon - Delta/b)/4))**2000",
+        "1 - exp((epsilon - Delta/b)/2) * (1 + epsilon/10**6)**1000",
+    ],
+)
+def test_a_wrong_profile_with_a_large_power_is_refuted_before_any_simplify(formula):
+    """arb separates these at the Laplace points at once; simplify on the expanded
+    difference ran past a minute."""
+    result = check(PrivacyProfile("laplace", formula))
+    assert result.verdict is Verdict.REFUTED, result.summary()
+    assert result.seconds < 10
