@@ -260,8 +260,10 @@ def _check_per_report_unbiased(claim) -> Finding:
     steps = (f"P[b=1 | x] = {p}", f"E[g(b)] = {mean}", f"bias = {bias}")
     if bias == 0:
         return Finding(Verdict.PROVED, "exact algebra (SymPy)", steps=steps)
-    if hasattr(mech, "m"):  # x in [0, m]
-        found = _refute_difference(mean, claim.target, [*mech.domain(), X <= mech.m], False)
+    if hasattr(mech, "input_domain"):  # x in [0, m]
+        found = _refute_difference(
+            mean, claim.target, [*mech.domain(), *mech.input_domain(X)], False
+        )
     else:  # a bit: x in {0, 1}, where the bias must vanish (target x^2 is x there)
         at_bits = [sp.simplify(bias.subs(X, v)) for v in (0, 1)]
         steps += (f"bias at x = 0, 1: {at_bits[0]}, {at_bits[1]}",)

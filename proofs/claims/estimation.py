@@ -91,7 +91,11 @@ class LinearEstimator:
         return sp.simplify(self.slope**2 * vs)
 
     def domain(self) -> list:
-        return [*self.mechanism.domain(), N1 <= N, N >= 1]
+        """The mechanism's domain, 0 and 1 among its inputs (one-bit telemetry's m >= 1:
+        elsewhere P[b = 1 | x = 1] can pass 1, and a 'variance' there is negative), and
+        n_1 <= n, n >= 1."""
+        inputs = getattr(self.mechanism, "input_domain", lambda x: ())
+        return [*self.mechanism.domain(), *inputs(1), *inputs(0), N1 <= N, N >= 1]
 
     def exact_tail(self, values: dict, t: sp.Expr) -> Fraction:
         """P[|estimate - target| >= t] exactly, at numeric n, n_1 and mechanism parameters."""

@@ -42,6 +42,10 @@ class OneBitTelemetry:
         check_epsilon(self.epsilon)
         check_positive(self.m, "m")
 
+    def input_domain(self, x) -> tuple:
+        """Where x is an input: 0 <= x <= m (beyond, p_one(x) need not be a probability)."""
+        return tuple(c for c in (sp.sympify(x) >= 0, sp.sympify(x) <= self.m) if c is not sp.true)
+
     def p_one(self, x) -> sp.Expr:
         e = sp.exp(self.epsilon)
         if self.form == "sum":

@@ -121,3 +121,17 @@ def test_a_true_variance_bound_is_never_refuted_at_a_model_no_population_has(ext
     extra_expr = sp.sympify(extra, locals={"n": N, "n_1": N1})
     result = check(Variance(rr_estimator(HALF), 3 / (4 * N) + extra_expr))
     assert result.verdict is not Verdict.REFUTED, result.summary()
+
+
+@pytest.mark.parametrize("factor", [2, sp.Rational(101, 100)])
+def test_one_bit_telemetry_is_never_refuted_at_an_input_beyond_m(factor):
+    """The estimator's inputs are 0 and 1, so one-bit telemetry's m is at least 1: at m = 1/4
+    P[b = 1 | x = 1] is (4e - 3)/(e + 1) > 1 and the 'variance' negative, where a true bound
+    Var <= c Var (c >= 1) was refuted. A bound below the variance is still refuted."""
+    e = LinearEstimator(
+        OneBitTelemetry(), "m*(exp(epsilon)+1)/(exp(epsilon)-1)", "-n*m/(exp(epsilon)-1)", "n_1"
+    )
+    assert check(Variance(e, factor * e.variance())).verdict is Verdict.PROVED
+    low = check(Variance(e, e.variance() / factor))
+    assert low.verdict is Verdict.REFUTED
+    assert sp.Rational(low.counterexample.parameters["m"]) >= 1
