@@ -140,13 +140,16 @@ def check_writable(path: str | os.PathLike) -> Path:
         target.exists() and not os.access(target, os.W_OK)
     ):
         raise InputError(f"output {str(path)!r} is not writable; choose another path.")
-    try:  # (the folder's mode says yes to root on /proc, where no file can be made: try it)
-        fd, probe = tempfile.mkstemp(dir=folder, prefix=".dpaudit-")  # (shorter than a name)
-    except OSError as exc:
-        raise _unwritable(target, exc) from None
-    os.close(fd)
-    with contextlib.suppress(OSError):
-        os.unlink(probe)
+    # the folder's mode says yes to root on /proc, where no file can be made: try it (Ctrl-C
+    # held back meanwhile, so the probe is never left behind)
+    with _sigint_held():
+        try:
+            fd, probe = tempfile.mkstemp(dir=folder, prefix=".dpaudit-")  # (shorter than a name)
+        except OSError as exc:
+            raise _unwritable(target, exc) from None
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(probe)
     return target
 
 

@@ -605,3 +605,23 @@ def test_an_empty_file_name_is_named_as_such(extra, needle, capsys):
     assert main(["audit", "laplace", "--samples", "1000", *extra]) == 2
     err = capsys.readouterr().err
     assert needle in err and len(err.strip().splitlines()) == 1
+
+
+def test_ctrl_c_during_the_output_probe_leaves_no_file(tmp_path, monkeypatch):
+    """The probe file that shows an output folder takes files is removed before Ctrl-C, which
+    is held back and delivered just after."""
+    import signal
+
+    from proofs import io as proofs_io
+
+    real_close = os.close
+
+    def interrupted_close(fd):
+        signal.raise_signal(signal.SIGINT)
+        real_close(fd)
+
+    monkeypatch.setattr(proofs_io.os, "close", interrupted_close)
+    with pytest.raises(KeyboardInterrupt):
+        proofs_io.check_writable(tmp_path / "out.json")
+    monkeypatch.undo()
+    assert list(tmp_path.iterdir()) == []
