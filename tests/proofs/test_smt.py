@@ -221,3 +221,13 @@ def test_defined_on_names_a_candidate_point():
     assert defined_on([1 / (x - 3)], [x > 4]).status == "proved"
     assert defined_on([sp.sqrt(x)], [x > -1]).status == "model"
     assert defined_on([sp.tan(x)]).status == "unknown"
+
+
+def test_logs_of_rationals_share_their_factors_constants():
+    """Each closed constant has an enclosure of its own: log(8) and 3 log(2) overlapped and
+    were not shown equal until logs of rationals were written over their factors."""
+    assert prove_forall(sp.log(8), 3 * sp.log(2)).status == "proved"
+    assert prove_forall(
+        sp.log(sp.Rational(12, 35)) + sp.log(35), 2 * sp.log(2) + sp.log(3)
+    ).status == ("proved")
+    assert prove_forall(sp.log(9), 2 * sp.log(3) - sp.Rational(1, 10**12)).status == "model"

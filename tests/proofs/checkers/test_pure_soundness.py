@@ -685,3 +685,10 @@ def test_a_claim_just_below_the_true_epsilon_is_refuted_without_a_long_search():
         "refuted"
     )
     assert check(PureDP(mech, sp.log(r))).verdict.value == "proved"
+
+
+def test_a_geometric_mechanism_is_proved_at_a_log_written_another_way():
+    mech = TwoSidedGeometric(1 / sp.log(2), 3)  # eps = 3 log 2 = log 8
+    assert check(PureDP(mech, sp.log(8))).verdict is Verdict.PROVED
+    below = (1 - sp.Rational(1, 10**9)) * sp.log(8)
+    assert check(PureDP(mech, below)).verdict is Verdict.REFUTED
