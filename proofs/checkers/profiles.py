@@ -398,6 +398,8 @@ def _fmt(v: sp.Expr) -> str:
     return str(v) if v.is_Rational else f"{float(v):.6g}"
 
 
+_MAX_EXTREME_ARGS = 4  # a Max or Min of more is left as it is (each pair may be checked)
+
 _PROFILE_DOMAIN = {  # where each derivation holds (the claim's range of eps)
     "gaussian": lambda: (),
     "laplace": lambda: (EPSILON < SENSITIVITY / sym("b"),),
@@ -405,24 +407,34 @@ _PROFILE_DOMAIN = {  # where each derivation holds (the claim's range of eps)
 
 
 def _extremes_decided(formula: sp.Expr, domain: tuple) -> tuple[sp.Expr, list[str]]:
-    """Each Max or Min of two arguments replaced by the one it takes everywhere on the domain,
-    when that order is proved (:mod:`proofs.checkers.inequality`); with the steps."""
+    """Each Max or Min replaced by the argument it takes everywhere on the domain, when that
+    argument's order against every other is proved (:mod:`proofs.checkers.inequality`); with
+    the steps."""
     from proofs.checkers.inequality import check as inequality
     from proofs.claims import Inequality
 
     steps: list[str] = []
 
+    def proved(low: sp.Expr, high: sp.Expr) -> str | None:
+        try:
+            found = inequality(Inequality(low, high, domain))
+        except InputError:
+            return None
+        return found.method if found.verdict is Verdict.PROVED else None
+
     def decided(node: sp.Expr) -> sp.Expr:
-        if len(node.args) != 2:
+        if len(node.args) > _MAX_EXTREME_ARGS:
             return node
-        for low, high in (node.args, node.args[::-1]):
-            try:
-                found = inequality(Inequality(low, high, domain))
-            except InputError:
-                continue
-            if found.verdict is Verdict.PROVED:
-                pick = high if isinstance(node, sp.Max) else low
-                steps.append(f"{node} = {pick} on the range ({low} <= {high}: {found.method})")
+        for pick in node.args:
+            orders = []
+            for other in (a for a in node.args if a is not pick):
+                low, high = (other, pick) if isinstance(node, sp.Max) else (pick, other)
+                how = proved(low, high)
+                if how is None:
+                    break
+                orders.append(f"{low} <= {high}: {how}")
+            else:
+                steps.append(f"{node} = {pick} on the range ({'; '.join(orders)})")
                 return pick
         return node
 

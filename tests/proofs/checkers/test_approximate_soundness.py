@@ -1019,3 +1019,12 @@ def test_a_wrong_profile_with_a_large_power_is_refuted_before_any_simplify(formu
     result = check(PrivacyProfile("laplace", formula))
     assert result.verdict is Verdict.REFUTED, result.summary()
     assert result.seconds < 10
+
+
+def test_a_profile_with_a_max_of_three_terms_is_proved_when_one_term_is_proved_largest():
+    true = "max(0, 1 - exp((epsilon - Delta/b)/2), (1 - exp((epsilon - Delta/b)/2))/2)"
+    result = check(PrivacyProfile("laplace", true))
+    assert result.verdict is Verdict.PROVED, result.summary()
+    assert any(" = 1 - exp(" in step for step in result.steps)
+    wrong = "max(0, 1 - exp((epsilon - Delta/b)/2), 2*(1 - exp((epsilon - Delta/b)/2)))"
+    assert check(PrivacyProfile("laplace", wrong)).verdict is Verdict.REFUTED
