@@ -51,7 +51,7 @@ from proofs.numeric import (
 __all__ = ["Cover", "cover", "interval_of"]
 
 MAX_BOXES = 4000
-MAX_ORDER = 6  # derivatives tried at a tight end (cos x <= 1 - x^2/2 + x^4/24 needs 6)
+MAX_ORDER = 8  # derivatives tried at a tight end (sin x <= x - x^3/6 + x^5/120 needs 7)
 SECONDS = 10.0
 _SIMPLIFY_OPS = 80  # the largest value at an end that exact algebra is asked to decide
 

@@ -130,9 +130,15 @@ def test_an_irrational_end_is_rounded_outward():
     assert found.verdict is Verdict.CERTIFIED and "rounded outward" in found.method
 
 
-def test_a_bound_tight_to_sixth_order_is_certified():
+def test_bounds_tight_to_sixth_and_seventh_order_are_certified():
     found = check(Inequality(sp.cos(x), 1 - x**2 / 2 + x**4 / 24, domain=[x > -1, x < 1]))
     assert found.verdict is Verdict.CERTIFIED, found.summary()
+    taylor = x - x**3 / 6 + x**5 / 120
+    found = check(Inequality(sp.sin(x), taylor, domain=[x > 0, x < 2]))
+    assert found.verdict is Verdict.CERTIFIED, found.summary()
+    # a hundredth off the fifth-order term: false near 0
+    nudged = x - x**3 / 6 + sp.Rational(99, 100) * x**5 / 120
+    assert check(Inequality(sp.sin(x), nudged, domain=[x > 0, x < 2])).verdict is Verdict.REFUTED
 
 
 @pytest.mark.parametrize(
