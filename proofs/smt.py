@@ -339,11 +339,11 @@ class Translator:
             for a in sp.preorder_traversal(arg)
         ):
             raise Unsupported(f"nested root or logarithm {e}")
+        b = self.term(arg)
+        self.domains.append(b > 0)  # (at every occurrence: one may sit in a Piecewise branch)
         if arg not in self.logs:
-            b = self.term(arg)
             l = z3.FreshReal("log")
             self.log_facts.append(z3.Implies(b > 0, z3.And(l <= b - 1, l * b >= b - 1)))
-            self.domains.append(b > 0)
             self.logs[arg] = l
         return self.logs[arg]
 
@@ -355,12 +355,24 @@ class Translator:
         return acc
 
     def _piecewise(self, e: sp.Piecewise) -> z3.ArithRef:
+        """Nested If terms. A branch need only be defined where it is taken: 1/x for x > 0,
+        else 0, is defined at 0 (the domains its terms add are required under its guard)."""
         *pairs, (last_value, last_cond) = e.args
         if last_cond is not sp.true:
             raise Unsupported("Piecewise without an otherwise branch")
-        acc = self.term(last_value)
-        for value, cond in reversed(pairs):
-            acc = z3.If(self.boolean(cond), self.term(value), acc)
+        conds = [self.boolean(c) for _v, c in pairs]
+        values = []
+        for i, value in enumerate([*(v for v, _c in pairs), last_value]):
+            before, roots = len(self.domains), len(self.roots)
+            values.append(self.term(value))
+            taken = z3.And(*(z3.Not(c) for c in conds[:i]), *conds[i : i + 1])
+            self.domains[before:] = [z3.Implies(taken, d) for d in self.domains[before:]]
+            # a root's definition too: r^2 = b has no solution where b < 0, and held
+            # everywhere it would take those points out of the search
+            self.roots[roots:] = [z3.Implies(taken, d) for d in self.roots[roots:]]
+        acc = values[-1]
+        for cond, value in zip(reversed(conds), reversed(values[:-1])):
+            acc = z3.If(cond, value, acc)
         return acc
 
     def boolean(self, c) -> z3.BoolRef:

@@ -297,3 +297,22 @@ def test_a_side_outside_z3_and_not_shown_defined_is_unknown():
     assert r.verdict is Verdict.UNKNOWN
     assert "outside the SMT fragment" in r.reason
     assert check(Inequality(sp.gamma(_p), sp.gamma(_p))).verdict is Verdict.UNKNOWN
+
+
+def test_a_piecewise_branch_need_be_defined_only_where_it_is_taken():
+    guarded = sp.Piecewise((1 / _x, _x > 0), (0, True))
+    assert check(Inequality(0, guarded)).verdict is Verdict.PROVED
+    assert check(Inequality(guarded, guarded)).verdict is Verdict.PROVED
+    cases = sp.Piecewise((0, _x <= 0), (sp.log(_x), _x < 1), (sp.sqrt(_x - 1), True))
+    assert check(Inequality(cases, sp.Abs(_x))).verdict is Verdict.PROVED
+    # false at x < 0, where sqrt(x - 1)'s definition, held everywhere, had left no point
+    assert check(Inequality(cases, _x)).verdict is Verdict.REFUTED
+    # the root's own definition r^2 = x, held where its branch is not taken, would leave out
+    # every x < 0, where this claim fails
+    root = sp.Piecewise((sp.sqrt(_x), _x >= 0), (5, True))
+    assert check(Inequality(root, 3, (_x > -10, _x < 4))).verdict is Verdict.REFUTED
+    # a branch taken at 0 is not defined there; one logarithm outside every branch neither
+    wide = sp.Piecewise((1 / _x, _x > -1), (0, True))
+    assert "undefined at x = 0" in check(Inequality(wide, wide + 1)).reason
+    twice = sp.Piecewise((sp.log(_x), _x > 0), (0, True)) + sp.log(_x)
+    assert "undefined at x = 0" in check(Inequality(twice, _x)).reason
