@@ -192,9 +192,9 @@ def _defined_everywhere(e: sp.Expr) -> bool:
     """Defined (real) for every value of its real symbols, by SymPy's assumptions alone:
     sums, products, functions defined on the whole line, a quotient whose denominator is
     never 0, a root of a nonnegative and a logarithm of a positive. False means not shown."""
+    if e.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+        return False
     for node in sp.preorder_traversal(e):
-        if node.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
-            return False
         if node.is_Atom or node.is_Add or node.is_Mul or isinstance(node, _EVERYWHERE):
             continue
         if node.is_Pow:
