@@ -199,8 +199,8 @@ def _defined_everywhere(e: sp.Expr) -> bool:
             continue
         if node.is_Pow:
             b, n = node.args
-            if n.is_Integer:
-                if n < 0 and b.is_zero is not False:
+            if n.is_integer:  # (x^k, k an integer symbol, too)
+                if not n.is_nonnegative and b.is_zero is not False:
                     return False
             elif not (b.is_positive or (n.is_Rational and n > 0 and b.is_nonnegative)):
                 return False

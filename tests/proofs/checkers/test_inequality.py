@@ -286,6 +286,8 @@ def test_a_side_undefined_on_the_domain_is_never_proved(claim, where):
         Inequality(_x / (_x**2 + 1), 1),  # the denominator is never 0: z3 shows it
         Inequality(1 / _p, 1 / _p),  # SymPy's assumptions show it
         Inequality(sp.exp(_x) / (1 + sp.exp(_x)), 1),
+        Inequality(_x**k, _x**k),  # a power with a positive integer symbol
+        Inequality((_x**2 + 1) ** -k, (_x**2 + 1) ** -k),
     ],
 )
 def test_a_quotient_defined_on_the_domain_is_still_proved(claim):
@@ -297,6 +299,7 @@ def test_a_side_outside_z3_and_not_shown_defined_is_unknown():
     assert r.verdict is Verdict.UNKNOWN
     assert "outside the SMT fragment" in r.reason
     assert check(Inequality(sp.gamma(_p), sp.gamma(_p))).verdict is Verdict.UNKNOWN
+    assert check(Inequality(_x**-k, _x**-k)).verdict is Verdict.UNKNOWN  # x = 0
 
 
 def test_a_piecewise_branch_need_be_defined_only_where_it_is_taken():
