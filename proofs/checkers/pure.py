@@ -28,7 +28,7 @@ from proofs.decide import closed_compare as _closed_compare
 from proofs.decide import discharge as _discharge
 from proofs.decide import free_symbols as _free
 from proofs.decide import holds_at as _is_true
-from proofs.decide import show
+from proofs.decide import long_rationals, show
 from proofs.decide import too_long as _too_long
 from proofs.errors import InputError
 from proofs.expr import rationalize
@@ -124,14 +124,9 @@ def _log_ratio_matches(case: Case, values: dict) -> bool:
             return True
         # simplify writes c log(r) as log(r^c), and SymPy looks for an exact root of r: with
         # c's denominator 2^40 (a z3 model near the claim) that ran for minutes
-        if any(q.q > _LONG_DENOMINATOR for q in diff.atoms(sp.Rational)):
-            return False
-        return sp.simplify(diff) == 0
+        return not long_rationals(diff) and sp.simplify(diff) == 0
     except (TypeError, ValueError):
         return False
-
-
-_LONG_DENOMINATOR = 10**6
 
 
 def _recheck(case: Case, eps: sp.Expr, values: dict, domain: list) -> Counterexample | None:
