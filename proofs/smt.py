@@ -7,6 +7,8 @@ else (timeout, `unknown`, an expression z3 cannot take) is inconclusive.
 
 Translation (sound by construction):
 - `Abs`, `Max`, `Min`, `Piecewise` become `If` terms (exact case splits);
+- `cosh`, `sinh`, `tanh`, `coth`, `sech`, `csch` are each written with exponentials on their
+  own, so a pole's denominator stays (rewritten as a whole, coth(x) tanh(x) is 1);
 - `exp(c*s)` for a symbol `s` and rational `c` becomes `X_s**k` with a fresh positive
   variable `X_s = exp(s/q)`. The link between `s` and `X_s` is relaxed to the true facts
   `X_s > 0`, `X_s >= 1 + s/q` (and `X_s > 1` when `s > 0`). A proof over the relaxation is a
@@ -130,6 +132,9 @@ class Translator:
         """Find exp(c*s) terms and choose q so that every c*q is an integer; for the closed
         exponentials exp(r), r rational (E among them), the unit u, the largest rational of
         which every r is a whole multiple (exp(150) and exp(300) are exp(150)**1 and **2)."""
+        exprs = [sp.sympify(e) for e in exprs]
+        # each hyperbolic function is translated as its own rewrite (see term): plan those
+        exprs += [h.rewrite(sp.exp) for e in exprs for h in e.atoms(HyperbolicFunction)]
         for e in exprs:
             for node in sp.preorder_traversal(e):
                 if node is sp.E or (node.is_Pow and node.base is sp.E):  # E, E**r unevaluated
@@ -215,6 +220,10 @@ class Translator:
         return c
 
     def term(self, e: sp.Expr) -> z3.ArithRef:
+        if isinstance(e, HyperbolicFunction):
+            # cosh, sinh, tanh, ... as exponentials, each on its own: rewritten as a whole,
+            # coth(x) tanh(x) is 1 and its pole at 0 (the denominator e^x - e^-x) is lost
+            return self.term(e.rewrite(sp.exp))
         if not e.free_symbols and not e.is_Rational and not e.is_Float:
             if e is sp.E or isinstance(e, sp.exp):
                 return self.constant(e)
@@ -253,6 +262,8 @@ class Translator:
                     continue
                 sym, coeff = self._exp_parts(part)
                 x, q = self.exp_var(sym)
+                if not (coeff * q).is_Integer:  # (an exponential plan_exponentials missed)
+                    raise Unsupported(f"exp({part}) was not planned")
                 k = int(coeff * q)
                 if abs(k) > _MAX_SYMBOLIC_POWER:
                     factors.append(self._exp_atom(sym, coeff))
@@ -461,8 +472,8 @@ def prove_forall(
     re-checked by the caller) or 'unknown' with the reason.
     """
     tr = Translator(integers)
-    lhs, rhs = _hyperbolic(lhs), _hyperbolic(rhs)
-    constraints = [_hyperbolic(c) for c in constraints]
+    lhs, rhs = _factored_logs(lhs), _factored_logs(rhs)
+    constraints = [_factored_logs(c) for c in constraints]
     try:
         tr.plan_exponentials([lhs, rhs, *constraints])
         goal_violated = tr.term(rhs) <= tr.term(lhs) if strict else tr.term(lhs) > tr.term(rhs)
@@ -522,8 +533,8 @@ def defined_on(exprs, constraints=(), *, timeout_ms: int = 10_000) -> ForAllResu
     translation relaxes exp and log); or 'unknown' (also when a term is outside the SMT
     fragment: tan x, gamma x)."""
     tr = Translator()
-    exprs = [_hyperbolic(e) for e in exprs]
-    constraints = [_hyperbolic(c) for c in constraints]
+    exprs = [_factored_logs(e) for e in exprs]
+    constraints = [_factored_logs(c) for c in constraints]
     try:
         tr.plan_exponentials([*exprs, *constraints])
         for e in exprs:
@@ -542,13 +553,11 @@ def defined_on(exprs, constraints=(), *, timeout_ms: int = 10_000) -> ForAllResu
     return ForAllResult("unknown", reason=_UNDEFINED)
 
 
-def _hyperbolic(e):
-    """cosh, sinh, tanh, ... as exponentials, which the translation covers; and the log of
-    a rational as the sum over its factors (:func:`_factored_log`)."""
-    e = sp.sympify(e).replace(
-        lambda x: isinstance(x, HyperbolicFunction), lambda x: x.rewrite(sp.exp)
+def _factored_logs(e):
+    """The log of each rational as the sum over its factors (:func:`_factored_log`)."""
+    return sp.sympify(e).replace(
+        lambda x: isinstance(x, sp.log) and x.args[0].is_Rational, _factored_log
     )
-    return e.replace(lambda x: isinstance(x, sp.log) and x.args[0].is_Rational, _factored_log)
 
 
 def _factored_log(node: sp.log) -> sp.Expr:
