@@ -140,7 +140,11 @@ def kov_delta(epsilon, k, epsilon_total, delta=0, prec: int = PRECISION) -> arb:
                 rr += term
             elif not term <= 0:
                 rr += arb(0).union(term)
-        return 1 - (1 - to_ball(d)) ** k * (1 - rr)
+        # 1 - (1 - delta)^k (1 - rr) as (1 - (1 - delta)^k) + (1 - delta)^k rr: written as
+        # it stands, a sum rr below 2^-prec was lost in the 1 (delta 0 and rr 1e-47 gave a
+        # ball around 0, so a claim of delta_total 0 was undecided)
+        log_keep = k * (-to_ball(d)).log1p()
+        return -log_keep.expm1() + log_keep.exp() * rr
     finally:
         ctx.prec = old
 

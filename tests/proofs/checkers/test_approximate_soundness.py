@@ -1028,3 +1028,13 @@ def test_a_profile_with_a_max_of_three_terms_is_proved_when_one_term_is_proved_l
     assert any(" = 1 - exp(" in step for step in result.steps)
     wrong = "max(0, 1 - exp((epsilon - Delta/b)/2), 2*(1 - exp((epsilon - Delta/b)/2)))"
     assert check(PrivacyProfile("laplace", wrong)).verdict is Verdict.REFUTED
+
+
+def test_a_composed_delta_far_below_the_precision_is_still_separated_from_0():
+    """1000-fold composition at eps 0.01 has delta 2.1206e-120 at eps_total 7 (mpmath at 60
+    digits, KOV's sum); 1 - (1 - rr) lost it in the 1 at 128 bits, so delta_total 0 was
+    undecided. The sum is now added to 1 - (1 - delta)^k as it is."""
+    result = check(ComposedDP(0.01, 1000, 7, 0))
+    assert result.verdict is Verdict.REFUTED, result.summary()
+    assert "2.12059836e-120" in result.reason
+    assert check(ComposedDP(0.01, 1000, 7, sp.Rational(22, 10**121))).verdict is Verdict.CERTIFIED
