@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping
+from fractions import Fraction
 
 import sympy as sp
 from flint import arb, ctx
@@ -31,6 +32,7 @@ from proofs.claims import ComposedDP, SequentialComposition
 from proofs.claims.composition import short
 from proofs.decide import compare, discharge, show
 from proofs.errors import InputError
+from proofs.expr import rationalize
 from proofs.finite import compose, compose_adaptive, finite_delta, finite_ratio
 from proofs.formulas import drv_epsilon
 from proofs.numeric import PRECISION, show_ball, to_ball
@@ -104,14 +106,26 @@ def _positive_terms(e: sp.Expr, k: int, et: sp.Expr) -> range | None:
 
 
 def kov_exact(epsilon, k, epsilon_total, delta=0) -> sp.Expr | None:
-    """The exact delta of k-fold composition (KOV 2015, Thm 3.3) as a SymPy expression when
-    every term of the sum is zero (eps_total >= k eps): 1 - (1 - delta)^k. None otherwise."""
+    """The exact delta of k-fold composition (KOV 2015, Thm 3.3) as a SymPy expression: when
+    every term of the sum is zero (eps_total >= k eps), 1 - (1 - delta)^k; when e^eps and
+    e^eps_total are rational (eps = ln 2, eps_total = 3 ln 2), the whole sum in rational
+    arithmetic (k up to 2000). None otherwise."""
     k = check_k(k)
     e, et = check_eps_value(epsilon), check_eps_value(epsilon_total, "epsilon_total")
     d = check_delta(delta)
-    if _positive_terms(e, k, et) != range(0) or (d != 0 and k > _EXACT_K):
+    positive = _positive_terms(e, k, et)
+    if positive is None or (d != 0 and k > _EXACT_K):
         return None
-    return 1 - (1 - d) ** k
+    if positive == range(0):
+        return 1 - (1 - d) ** k
+    r, rt = rationalize(sp.exp(e)), rationalize(sp.exp(et))
+    if k > _EXACT_K or not (r.is_Rational and rt.is_Rational and d.is_Rational):
+        return None
+    r, rt = Fraction(int(r.p), int(r.q)), Fraction(int(rt.p), int(rt.q))
+    terms = sum(math.comb(k, l) * (r ** (k - l) - rt * r**l) for l in positive)
+    rr = terms / (1 + r) ** k
+    keep = (1 - Fraction(int(d.p), int(d.q))) ** k
+    return sp.Rational(1 - keep * (1 - rr))
 
 
 _EXACT_K = 2000  # beyond this, (1 - delta)^k is enclosed with arb instead of a huge rational
@@ -262,14 +276,21 @@ def _composed_dp_check_numeric(claim, values: dict | None = None) -> Finding:
     method = "optimal composition (KOV 2015 Thm 3.3) as an exact finite sum"
     if exact_delta is not None:
         status, how = compare(exact_delta, claim.delta_total)
+        vanish = compare(claim.k * claim.epsilon, claim.epsilon_total)[0] in ("exact", "certified")
         text = (
-            f"eps_total >= k eps: every term of the sum vanishes; exact delta = "
+            "eps_total >= k eps: every term of the sum vanishes; exact delta = "
             f"1 - (1 - delta)^k = {show(exact_delta)} ({how})"
+            if vanish
+            else "e^eps and e^eps_total are rational: the sum in rational arithmetic; exact "
+            f"delta = {show(exact_delta)} ({how})"
         )
         if status == "exact":
             return Finding(Verdict.PROVED, method + ", exact", reason=text)
         if status == "certified":
             return Finding(Verdict.CERTIFIED, method + ", arb", reason=text)
+        if status == "violated" and not vanish:
+            cex = _composed_dp_counterexample(claim, to_ball(exact_delta))
+            return Finding(Verdict.REFUTED, method + ", exact", reason=text, counterexample=cex)
         if status == "violated":
             cex = Counterexample(
                 {"epsilon": str(claim.epsilon), "k": claim.k, "delta": str(claim.delta)},

@@ -1038,3 +1038,14 @@ def test_a_composed_delta_far_below_the_precision_is_still_separated_from_0():
     assert result.verdict is Verdict.REFUTED, result.summary()
     assert "2.12059836e-120" in result.reason
     assert check(ComposedDP(0.01, 1000, 7, sp.Rational(22, 10**121))).verdict is Verdict.CERTIFIED
+
+
+@pytest.mark.parametrize("k, j, delta", [(3, 1, R(2, 9)), (5, 0, R(47, 81)), (4, 2, R(4, 27))])
+def test_a_composition_at_logs_of_rationals_is_decided_exactly_at_its_tie(k, j, delta):
+    """eps = ln 2, eps_total = j ln 2: the KOV sum is rational (3-fold randomized response with
+    p = 2/3 at ln 2: P - 2Q is 8/27 - 2/27 at three ones, 0 at two, so 2/9), and the tie and a
+    claim 10^-40 below it were both undecided with arb."""
+    eps = sp.log(2)
+    assert check(ComposedDP(eps, k, j * eps, delta)).verdict is Verdict.PROVED
+    below = check(ComposedDP(eps, k, j * eps, delta - R(1, 10**40)))
+    assert below.verdict is Verdict.REFUTED and below.counterexample is not None
