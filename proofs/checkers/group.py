@@ -19,6 +19,7 @@ a e^{(k-j) eps} + delta sum_{i<k-j} e^{i eps}; every neighbouring pair is re-che
 from __future__ import annotations
 
 import itertools
+import math
 from fractions import Fraction
 
 import sympy as sp
@@ -275,20 +276,18 @@ def _group_privacy_counterexample(claim, ek, dk) -> Counterexample | None:
         return None  # the chain of so large a group is too big to check exactly in time
     ks = [claim.k] if claim.k else list(_K_CANDIDATES)
     # and e^eps = 1 + 1/k^2, where sum_{i<k} e^{i eps} still exceeds (k-1) e^{(k-1) eps}, and
-    # 1 + 10^-6, where 0.9999 k e^{(k-1) eps} delta falls below the chain's delta
+    # 1 + 10^-6 and 1 + 10^-12, where c k e^{(k-1) eps} delta, c < 1, falls below the chain's
+    # delta (at k = 1000, c = 0.9999 only below eps = 2 10^-7)
     near = [1 + sp.Rational(1, k * k) for k in ks]
-    pairs = [
-        (k, E)
-        for k, n in zip(ks, near)
-        for E in dict.fromkeys([*_E_CANDIDATES, n, 1 + sp.Rational(1, 10**6)])
-    ]
+    tiny = [1 + sp.Rational(1, 10**6), 1 + sp.Rational(1, 10**12)]
+    pairs = [(k, E) for k, n in zip(ks, near) for E in dict.fromkeys([*_E_CANDIDATES, n, *tiny])]
     for k, E in pairs:
         E = _fraction(E)
         geo = sum(E**i for i in range(k))
         # the fixed deltas, and one the chain can carry at this k (the fixed ones are too
         # large for a long chain: delta sum_{i<k} E^i must stay below 1)
         fixed = [_fraction(d) for d in _D_CANDIDATES]
-        deltas = [Fraction(0)] if claim.pure else [*fixed, 1 / (2 * geo)]
+        deltas = [Fraction(0)] if claim.pure else [*fixed, Fraction(1, 2 * math.ceil(geo))]
         for d in dict.fromkeys(deltas):
             top = d * geo
             for a in (Fraction(0), (1 - top) / (2 * E**k), (1 - top) / E**k):

@@ -893,12 +893,15 @@ def test_an_accountants_upper_bound_is_shown_rounded_up(bound):
     assert bound <= shown <= bound * (1 + 2e-7)
 
 
-@pytest.mark.parametrize("k", [2, 3, None])
+@pytest.mark.parametrize("k", [2, 3, None, 200])
 def test_the_standard_group_delta_scaled_down_is_refuted_near_epsilon_zero(k):
     """0.9999 k e^((k-1) eps) delta is below the chain's delta only for eps < about 2e-4
-    (k = 2): e^eps = 1 + 10^-6 is tried."""
+    (k = 2), 2e-6 (k = 200): e^eps = 1 + 10^-6 and 1 + 10^-12 are tried, with a short delta
+    the chain can carry."""
     claim = GroupPrivacy("k*epsilon", "0.9999*k*exp((k-1)*epsilon)*delta", k=k)
-    assert check(claim).verdict is Verdict.REFUTED
+    result = check(claim)
+    assert result.verdict is Verdict.REFUTED
+    assert len(result.counterexample.parameters["delta"]) < 12
 
 
 @pytest.mark.parametrize("k, e, total", [(10, R(1, 2), 2), (300, R(1, 10), 3)])
