@@ -224,6 +224,12 @@ class Translator:
             # cosh, sinh, tanh, ... as exponentials, each on its own: rewritten as a whole,
             # coth(x) tanh(x) is 1 and its pole at 0 (the denominator e^x - e^-x) is lost
             return self.term(e.rewrite(sp.exp))
+        if isinstance(e, sp.log) and e.args[0].is_Rational:
+            # over its factors, in place (a whole expression rebuilt that way lets SymPy
+            # cancel log(4)/x - 2 log(2)/x to 0, and the quotient's x != 0 with it)
+            factored = _factored_log(e)
+            if factored != e:
+                return self.term(factored)
         if not e.free_symbols and not e.is_Rational and not e.is_Float:
             if e is sp.E or isinstance(e, sp.exp):
                 return self.constant(e)
@@ -386,6 +392,16 @@ class Translator:
             acc = z3.If(cond, value, acc)
         return acc
 
+    def constraints(self, constraints) -> list[z3.BoolRef]:
+        """The constraints, each holding only where it is defined: the roots, logarithms and
+        denominators in them add to the constraints, not to :attr:`domains` (z3 gives 1/0 a
+        value, so x = 0 met 1/x > 1, and a claim over it could not be shown defined)."""
+        before = len(self.domains)
+        out = [self.boolean(c) for c in constraints]
+        out += self.domains[before:]
+        del self.domains[before:]
+        return out
+
     def boolean(self, c) -> z3.BoolRef:
         if c is sp.true:
             return z3.BoolVal(True)
@@ -472,12 +488,12 @@ def prove_forall(
     re-checked by the caller) or 'unknown' with the reason.
     """
     tr = Translator(integers)
-    lhs, rhs = _factored_logs(lhs), _factored_logs(rhs)
-    constraints = [_factored_logs(c) for c in constraints]
+    lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
+    constraints = [sp.sympify(c) for c in constraints]
     try:
         tr.plan_exponentials([lhs, rhs, *constraints])
         goal_violated = tr.term(rhs) <= tr.term(lhs) if strict else tr.term(lhs) > tr.term(rhs)
-        cons = [tr.boolean(c) for c in constraints]
+        cons = tr.constraints(constraints)
     except Unsupported as exc:
         return ForAllResult("unknown", reason=f"outside the SMT fragment: {exc}")
     if tr.domains:
@@ -533,13 +549,12 @@ def defined_on(exprs, constraints=(), *, timeout_ms: int = 10_000) -> ForAllResu
     translation relaxes exp and log); or 'unknown' (also when a term is outside the SMT
     fragment: tan x, gamma x)."""
     tr = Translator()
-    exprs = [_factored_logs(e) for e in exprs]
-    constraints = [_factored_logs(c) for c in constraints]
+    exprs, constraints = [sp.sympify(e) for e in exprs], [sp.sympify(c) for c in constraints]
     try:
         tr.plan_exponentials([*exprs, *constraints])
         for e in exprs:
             tr.term(e)
-        cons = [tr.boolean(c) for c in constraints]
+        cons = tr.constraints(constraints)
     except Unsupported as exc:
         return ForAllResult("unknown", reason=f"outside the SMT fragment: {exc}")
     if not tr.domains:
@@ -553,29 +568,28 @@ def defined_on(exprs, constraints=(), *, timeout_ms: int = 10_000) -> ForAllResu
     return ForAllResult("unknown", reason=_UNDEFINED)
 
 
-def _factored_logs(e):
-    """The log of each rational as the sum over its factors (:func:`_factored_log`)."""
-    return sp.sympify(e).replace(
-        lambda x: isinstance(x, sp.log) and x.args[0].is_Rational, _factored_log
-    )
-
-
 def _factored_log(node: sp.log) -> sp.Expr:
     """log(r), r a positive rational, as sum k_f log(f) over r's factors (those below 2^16
     found by trial division, the rest as one factor): each closed constant gets an enclosure
     of its own, so log(8) and 3 log(2) were two constants z3 could not show equal (a
     geometric mechanism with scale 1/log 2 and sensitivity 3 was not proved at log 8)."""
     r = node.args[0]
-    if not r > 0:
+    if not r > 0 or max(int(r.p).bit_length(), int(r.q).bit_length()) > _FACTORED_BITS:
         return node
     powers: dict[int, int] = {}
-    for n, sign in ((int(r.p), 1), (int(r.q), -1)):
-        if n > 1:
-            for f, k in sp.factorint(n, limit=2**16, **_TRIAL_ONLY).items():
-                powers[int(f)] = powers.get(int(f), 0) + sign * int(k)
+    try:
+        for n, sign in ((int(r.p), 1), (int(r.q), -1)):
+            if n > 1:
+                for f, k in sp.factorint(n, limit=2**16, **_TRIAL_ONLY).items():
+                    powers[int(f)] = powers.get(int(f), 0) + sign * int(k)
+    except (OverflowError, ValueError):  # (its perfect-power test took floats of huge powers)
+        return node
     if len(powers) == 1 and abs(next(iter(powers.values()))) == 1:
         return node
     return sp.Add(*(k * sp.log(sp.Integer(f)) for f, k in sorted(powers.items())))
+
+
+_FACTORED_BITS = 256  # a longer numerator or denominator keeps its log whole
 
 
 # trial division only: the other methods took half a second on a 100-digit number

@@ -91,11 +91,12 @@ class LinearEstimator:
         return sp.simplify(self.slope**2 * vs)
 
     def domain(self) -> list:
-        """The mechanism's domain, 0 and 1 among its inputs (one-bit telemetry's m >= 1:
-        elsewhere P[b = 1 | x = 1] can pass 1, and a 'variance' there is negative), and
-        n_1 <= n, n >= 1."""
+        """The mechanism's domain, n_1 <= n, n >= 1, and each of the inputs 0 and 1 an input
+        of the mechanism wherever the population has it: one-bit telemetry's m >= 1 unless
+        n_1 = 0 (at m = 1/4, P[b = 1 | x = 1] passes 1 and a 'variance' is negative)."""
         inputs = getattr(self.mechanism, "input_domain", lambda x: ())
-        return [*self.mechanism.domain(), *inputs(1), *inputs(0), N1 <= N, N >= 1]
+        used = [sp.Or(sp.Eq(N1, 0), sp.And(*inputs(1))), sp.Or(sp.Eq(N1, N), sp.And(*inputs(0)))]
+        return [*self.mechanism.domain(), N1 <= N, N >= 1, *(c for c in used if c is not sp.true)]
 
     def exact_tail(self, values: dict, t: sp.Expr) -> Fraction:
         """P[|estimate - target| >= t] exactly, at numeric n, n_1 and mechanism parameters."""

@@ -10,9 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from proofs import (
+    ChebyshevTail,
     EstimateAt,
     LinearEstimator,
     OneBitTelemetry,
+    Unbiased,
     Variance,
     Verdict,
     check,
@@ -125,13 +127,38 @@ def test_a_true_variance_bound_is_never_refuted_at_a_model_no_population_has(ext
 
 @pytest.mark.parametrize("factor", [2, sp.Rational(101, 100)])
 def test_one_bit_telemetry_is_never_refuted_at_an_input_beyond_m(factor):
-    """The estimator's inputs are 0 and 1, so one-bit telemetry's m is at least 1: at m = 1/4
-    P[b = 1 | x = 1] is (4e - 3)/(e + 1) > 1 and the 'variance' negative, where a true bound
-    Var <= c Var (c >= 1) was refuted. A bound below the variance is still refuted."""
+    """The estimator's inputs are 0 and 1, so one-bit telemetry's m is at least 1 wherever a
+    population has a 1: at m = 1/4 P[b = 1 | x = 1] is (4e - 3)/(e + 1) > 1 and the 'variance'
+    negative, where a true bound Var <= c Var (c >= 1) was refuted. A bound below the
+    variance is still refuted, at a valid population."""
     e = LinearEstimator(
         OneBitTelemetry(), "m*(exp(epsilon)+1)/(exp(epsilon)-1)", "-n*m/(exp(epsilon)-1)", "n_1"
     )
     assert check(Variance(e, factor * e.variance())).verdict is Verdict.PROVED
     low = check(Variance(e, e.variance() / factor))
     assert low.verdict is Verdict.REFUTED
-    assert sp.Rational(low.counterexample.parameters["m"]) >= 1
+    values = low.counterexample.parameters
+    assert values["n_1"] == "0" or sp.Rational(values["m"]) >= 1
+
+
+def test_one_bit_telemetry_with_m_below_1_is_judged_on_populations_without_ones():
+    """Populations of 0s are valid inputs whatever m is: the input-1 condition narrows the
+    domain only where n_1 > 0. Made unconditional, it was False at m = 1/2 and every claim
+    was proved over nothing, and at symbolic m it dropped the m < 1 populations of 0s."""
+    half = sp.Rational(1, 2)
+    e = LinearEstimator(
+        OneBitTelemetry(m=half),
+        "(1/2)*(exp(epsilon)+1)/(exp(epsilon)-1)",
+        "-n*(1/2)/(exp(epsilon)-1)",
+        "n_1",
+    )
+    assert check(Variance(e, -1)).verdict is Verdict.REFUTED
+    assert check(ChebyshevTail(e, 0)).verdict is not Verdict.PROVED
+    assert check(Unbiased(LinearEstimator(OneBitTelemetry(m=half), 1, 0, "n_1"))).verdict is (
+        Verdict.REFUTED
+    )
+    sym = LinearEstimator(
+        OneBitTelemetry(), "m*(exp(epsilon)+1)/(exp(epsilon)-1)", "-n*m/(exp(epsilon)-1)", "n_1"
+    )
+    quarter = check(Variance(sym, "m**2*(exp(epsilon)+1)**2/(exp(epsilon)-1)**2 * n*m/4"))
+    assert quarter.verdict is Verdict.REFUTED  # at m = 1/2, n_1 = 0: Var 0.2302 > 0.1463

@@ -347,3 +347,33 @@ def test_a_hyperbolic_product_away_from_its_pole_is_proved():
     assert check(Inequality(sp.coth(_x) * sp.tanh(_x), 1, (_x > 0,))).verdict is Verdict.PROVED
     assert check(Inequality(sp.sinh(_x) * sp.csch(_x), 1, (_x < 0,))).verdict is Verdict.PROVED
     assert check(Inequality(sp.tanh(_x), 1)).verdict is Verdict.PROVED
+
+
+@pytest.mark.parametrize(
+    "lhs",
+    [
+        sp.log(4) / _x - 2 * sp.log(2) / _x,
+        sp.log(_x) * (sp.log(8) - 3 * sp.log(2)),
+        (sp.log(8) - 3 * sp.log(2)) / _x,
+    ],
+)
+def test_writing_logs_over_their_factors_cancels_no_undefined_term(lhs):
+    """Rebuilt as a whole over log 2, these are 0 and the x != 0 (x > 0) they need was lost;
+    each log is now factored in place."""
+    r = check(Inequality(lhs, _x**2 + 1))
+    assert r.verdict is Verdict.UNKNOWN and "undefined at x = 0" in r.reason
+
+
+def test_the_log_of_a_huge_perfect_power_is_kept_whole():
+    """SymPy's factorint took floats of (2^89 - 1)^30's powers and overflowed: an internal
+    error. A number past 256 bits keeps its log whole."""
+    big = sp.Integer((2**89 - 1) ** 30)
+    assert check(Inequality(_x * sp.log(big), _x * sp.log(big) + _x**2)).verdict is (Verdict.PROVED)
+
+
+def test_a_constraint_holds_only_where_it_is_defined():
+    """z3 gives 1/0 a value, so x = 0 met 1/x > 1 and no claim over it was shown defined:
+    a constraint's own denominators, roots and logarithms now narrow the domain."""
+    assert check(Inequality(_x, _x + 1, (1 / _x > 1,))).verdict is Verdict.PROVED
+    assert check(Inequality(_x**2, _x, (1 / _x >= 1,))).verdict is Verdict.PROVED
+    assert check(Inequality(_x**2, _x / 2, (1 / _x >= 1,))).verdict is Verdict.REFUTED
