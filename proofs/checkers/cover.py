@@ -139,9 +139,25 @@ def _smooth(f: sp.Expr) -> bool:
 @dataclass(slots=True)
 class _Problem:
     natural: object  # ball -> ball enclosing f over the box
-    derivs: list  # derivs[j]: ball -> ball enclosing f^(j), every node finite (j = 0..MAX_ORDER)
+    derivs: _Derivatives | None  # derivs[j]: ball -> ball enclosing f^(j), every node finite
     tight: dict  # (end, side) -> k: side^j f^(j)(end) >= 0 for every j < k
     defined: list  # ball -> ball of each side, raising NotNumeric unless every node is finite
+
+
+class _Derivatives:
+    """f, f', ..., f^(MAX_ORDER) compiled to arb functions (every node finite) when first
+    asked for: most boxes close by an enclosure, and compiling the high derivatives of a
+    nested composition cost seconds. Raises NotNumeric for one arb cannot enclose."""
+
+    def __init__(self, f: sp.Expr, x: sp.Symbol) -> None:
+        self.x, self.exprs, self.compiled = x, [f], {}
+
+    def __getitem__(self, j: int):
+        if j not in self.compiled:
+            while len(self.exprs) <= j:
+                self.exprs.append(sp.diff(self.exprs[-1], self.x))
+            self.compiled[j] = compile_ball(self.exprs[j], (self.x,), finite=True)
+        return self.compiled[j]
 
 
 def _nonnegative(value: sp.Expr) -> bool:
@@ -184,7 +200,7 @@ def _closes(p: _Problem, a: Fraction, b: Fraction) -> bool:
             return True
     except _FAILS:
         pass
-    if not p.derivs:
+    if p.derivs is None:
         return False
     try:  # the mean-value form, where f is differentiable on the box
         mid = ball_of((a + b) / 2)
@@ -245,17 +261,10 @@ def cover(f: sp.Expr, x: sp.Symbol, a: Fraction, b: Fraction, parts: tuple = ())
         defined = [compile_ball(e, (x,), finite=True) for e in parts]
     except NotNumeric as exc:
         return Cover(False, 0, f"arb cannot enclose it ({exc})")
-    derivs: list = []
-    if _smooth(f):
-        try:
-            derivs = [
-                compile_ball(sp.diff(f, x, j), (x,), finite=True) for j in range(MAX_ORDER + 1)
-            ]
-        except NotNumeric:
-            derivs = []
+    derivs = _Derivatives(f, x) if _smooth(f) else None
     ends = [a, *_splits(f, x, a, b, until), b]
     tight = {}
-    if derivs:
+    if derivs is not None:
         for end in ends:
             for side in (1, -1):
                 k = _end_orders(f, x, end, side, until)

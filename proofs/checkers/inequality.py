@@ -162,14 +162,16 @@ def _proved(claim: Inequality, how: str, steps: list, known: list, swap: dict) -
     return Finding(Verdict.UNKNOWN, how, reason=reason, steps=tuple(steps))
 
 
-def _definedness(claim: Inequality, known: list, swap: dict) -> ForAllResult:
+def _definedness(
+    claim: Inequality, known: list, swap: dict, timeout_ms: int = 10_000
+) -> ForAllResult:
     """Are both sides defined on the whole domain: 'proved' (by SymPy's assumptions or by
     z3), 'model' with a point of the domain where a side is undefined, re-checked exactly and
     named in the reason, or 'unknown'."""
     sides = (claim.lhs, claim.rhs)
     if all(map(_defined_everywhere, sides)):
         return ForAllResult("proved")
-    res = defined_on([e.xreplace(swap) for e in sides], known)
+    res = defined_on([e.xreplace(swap) for e in sides], known, timeout_ms=timeout_ms)
     if res.status != "model":
         return res
     back = {v: k for k, v in swap.items()}
@@ -288,7 +290,7 @@ def check(claim: Inequality) -> Finding:
     covered = _covered(lhs, rhs, symbols, domain)
     if covered is not None and _inhabited(symbols, domain, known, back):
         return Finding(Verdict.CERTIFIED, covered, steps=tuple(steps))
-    undefined = _definedness(claim, known, swap)
+    undefined = _definedness(claim, known, swap, timeout_ms=_REASON_MS)
     return Finding(
         Verdict.UNKNOWN,
         "z3 and a search over small values",
@@ -319,6 +321,7 @@ def _covered(lhs, rhs, symbols, domain) -> str | None:
     )
 
 
+_REASON_MS = 2_000  # z3's time for a point that names why an unknown claim is ill-posed
 _GRID = 4001  # points of a one-variable search (random ones for two or three variables)
 _EDGE = 13  # points approaching each end of an open interval, 10^-1 .. 10^-13 away
 _INTEGER_VALUES = (1, 2, 3, 5, 10, 100)
