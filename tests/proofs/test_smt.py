@@ -231,9 +231,3 @@ def test_logs_of_rationals_share_their_factors_constants():
         sp.log(sp.Rational(12, 35)) + sp.log(35), 2 * sp.log(2) + sp.log(3)
     ).status == ("proved")
     assert prove_forall(sp.log(9), 2 * sp.log(3) - sp.Rational(1, 10**12)).status == "model"
-
-
-def test_a_false_constraint_proves_nothing():
-    x = sp.Symbol("x", real=True)
-    assert prove_forall(x, x - 1, [sp.false]).status == "unknown"
-    assert prove_forall(x, x - 1, [sp.Integer(1) >= 2]).status == "unknown"
