@@ -377,3 +377,14 @@ def test_a_constraint_holds_only_where_it_is_defined():
     assert check(Inequality(_x, _x + 1, (1 / _x > 1,))).verdict is Verdict.PROVED
     assert check(Inequality(_x**2, _x, (1 / _x >= 1,))).verdict is Verdict.PROVED
     assert check(Inequality(_x**2, _x / 2, (1 / _x >= 1,))).verdict is Verdict.REFUTED
+
+
+def test_erf_far_out_is_compared_as_erfc():
+    """1 - erf(10^4) is a ball around 0 at any precision arb reaches, and SymPy's sign test
+    of it evaluated at ever more digits (one claim hung past 300 s): erf is written as
+    1 - erfc first, which arb encloses to its own relative precision."""
+    r = sp.Integer(10**4) + sp.Rational(1, 10**7)
+    assert check(Inequality(sp.erfc(r), 1 - sp.erf(r))).verdict is Verdict.PROVED
+    assert check(Inequality(1 - sp.erf(r), 2 * sp.erfc(r))).verdict is Verdict.CERTIFIED
+    assert check(Inequality(2 * sp.erfc(r), 1 - sp.erf(r))).verdict is Verdict.REFUTED
+    assert check(Inequality(sp.erf(r), 1)).verdict is Verdict.CERTIFIED
