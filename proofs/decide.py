@@ -316,9 +316,20 @@ LONG_DENOMINATOR = 10**6
 
 
 def long_rationals(expr: sp.Expr) -> bool:
-    """Does ``expr`` hold a rational with a denominator past :data:`LONG_DENOMINATOR`, where
-    exact algebra is not tried (it may not end)?"""
-    return any(q.q > LONG_DENOMINATOR for q in sp.sympify(expr).atoms(sp.Rational))
+    """Does ``expr`` hold a power with a rational exponent, or a logarithm times a rational,
+    whose denominator is past :data:`LONG_DENOMINATOR`? Exact algebra is not tried on it (it
+    may not end); other long rationals (a tiny epsilon) are harmless there."""
+
+    def long(q) -> bool:
+        return q.is_Rational and q.q > LONG_DENOMINATOR
+
+    for node in sp.preorder_traversal(sp.sympify(expr)):
+        if node.is_Pow and long(node.exp):
+            return True
+        if node.is_Mul and any(isinstance(a, sp.log) for a in node.args):
+            if any(long(a) for a in node.args):
+                return True
+    return False
 
 
 def hyperbolic_to_exp(e: sp.Expr) -> sp.Expr:
