@@ -393,13 +393,20 @@ class Translator:
         return acc
 
     def constraints(self, constraints) -> list[z3.BoolRef]:
-        """The constraints, each holding only where it is defined: the roots, logarithms and
-        denominators in them add to the constraints, not to :attr:`domains` (z3 gives 1/0 a
-        value, so x = 0 met 1/x > 1, and a claim over it could not be shown defined)."""
-        before = len(self.domains)
-        out = [self.boolean(c) for c in constraints]
-        out += self.domains[before:]
-        del self.domains[before:]
+        """The constraints, a conjunction. A relation among them (or inside an And of them)
+        holds only where it is defined: its roots, logarithms and denominators are added to
+        the constraints, not to :attr:`domains` (z3 gives 1/0 a value, so x = 0 met 1/x > 1,
+        and no claim over it could be shown defined). Inside Or or Not they stay required:
+        added beside Or(x < 0, log(x) > 0) as x > 0 they took every x < 0 out of the domain,
+        and 1 <= x was proved over it."""
+        out = []
+        for c in constraints:
+            for part in sp.And.make_args(c) if isinstance(c, sp.And) else (c,):
+                before = len(self.domains)
+                out.append(self.boolean(part))
+                if isinstance(part, sp.core.relational.Relational):
+                    out += self.domains[before:]
+                    del self.domains[before:]
         return out
 
     def boolean(self, c) -> z3.BoolRef:

@@ -121,6 +121,8 @@ def kov_exact(epsilon, k, epsilon_total, delta=0) -> sp.Expr | None:
     r, rt = rationalize(sp.exp(e)), rationalize(sp.exp(et))
     if k > _EXACT_K or not (r.is_Rational and rt.is_Rational and d.is_Rational):
         return None
+    if k * sum(int(v).bit_length() for v in (r.p, r.q, rt.p, rt.q)) > _EXACT_BITS:
+        return None  # (e^eps = 1 + 10^-100 at k = 2000: ten minutes of huge fractions)
     r, rt = Fraction(int(r.p), int(r.q)), Fraction(int(rt.p), int(rt.q))
     terms = sum(math.comb(k, l) * (r ** (k - l) - rt * r**l) for l in positive)
     rr = terms / (1 + r) ** k
@@ -129,6 +131,7 @@ def kov_exact(epsilon, k, epsilon_total, delta=0) -> sp.Expr | None:
 
 
 _EXACT_K = 2000  # beyond this, (1 - delta)^k is enclosed with arb instead of a huge rational
+_EXACT_BITS = 20_000  # k times the bits of e^eps and e^eps_total: the rational sum's budget
 
 
 def kov_delta(epsilon, k, epsilon_total, delta=0, prec: int = PRECISION) -> arb:

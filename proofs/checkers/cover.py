@@ -156,7 +156,12 @@ class _Derivatives:
         if j not in self.compiled:
             while len(self.exprs) <= j:
                 self.exprs.append(sp.diff(self.exprs[-1], self.x))
-            self.compiled[j] = compile_ball(self.exprs[j], (self.x,), finite=True)
+            try:
+                self.compiled[j] = compile_ball(self.exprs[j], (self.x,), finite=True)
+            except NotNumeric as exc:
+                self.compiled[j] = exc  # (kept: not compiled again on every box)
+        if isinstance(self.compiled[j], NotNumeric):
+            raise self.compiled[j]
         return self.compiled[j]
 
 

@@ -1052,3 +1052,10 @@ def test_a_composition_at_logs_of_rationals_is_decided_exactly_at_its_tie(k, j, 
     assert check(ComposedDP(eps, k, j * eps, delta)).verdict is Verdict.PROVED
     below = check(ComposedDP(eps, k, j * eps, delta - R(1, 10**40)))
     assert below.verdict is Verdict.REFUTED and below.counterexample is not None
+
+
+def test_a_composition_at_a_long_rational_e_eps_is_enclosed_not_summed_exactly():
+    """The rational sum at e^eps = 1 + 10^-100 and k = 2000 ran for ten minutes; past a budget
+    of bits it is left to arb."""
+    result = check(ComposedDP(sp.log(1 + R(1, 10**100)), 2000, 0, R(1, 2)))
+    assert result.verdict is Verdict.CERTIFIED and result.seconds < 10

@@ -388,3 +388,14 @@ def test_erf_far_out_is_compared_as_erfc():
     assert check(Inequality(1 - sp.erf(r), 2 * sp.erfc(r))).verdict is Verdict.CERTIFIED
     assert check(Inequality(2 * sp.erfc(r), 1 - sp.erf(r))).verdict is Verdict.REFUTED
     assert check(Inequality(sp.erf(r), 1)).verdict is Verdict.CERTIFIED
+
+
+def test_a_constraint_inside_or_keeps_the_points_where_its_other_side_holds():
+    """The definedness of 1/x or log x in Or(x < 0, log x > 0), added beside the constraint as
+    x > 0, took every x < 0 out of the domain: 1 <= x was proved over it."""
+    assert check(Inequality(1, _x, (sp.Or(_x < 0, sp.log(_x) > 0),))).verdict is Verdict.REFUTED
+    either = sp.Or(sp.Eq(_x, 0), sp.And(_x > 0, 1 / _x < 1))
+    assert check(Inequality(1, _x, (either,))).verdict is Verdict.REFUTED
+    shared = check(Inequality(1 / _x, 2, (sp.Or(sp.Eq(_x, 0), 1 / _x < 1),)))
+    assert shared.verdict is Verdict.UNKNOWN and "undefined at x = 0" in shared.reason
+    assert check(Inequality(_x, _x + 1, (sp.And(1 / _x > 1, _x < 5),))).verdict is Verdict.PROVED
