@@ -121,7 +121,7 @@ def closed_compare(lhs: sp.Expr, rhs: sp.Expr) -> Outcome:
         return Outcome("certified", "arb interval arithmetic")
     if is_zero(lhs - rhs):  # arb cannot separate equal values: try exact algebra
         return Outcome("proved", "exact algebra (equality)")
-    greater = _deeply_greater(lhs, rhs)
+    greater = certainly_greater(lhs, rhs, precisions=_DEEP)
     if greater is not None:
         how = f"arb interval arithmetic at {_DEEP[-1]} bits"
         return Outcome("violated" if greater else "certified", how)
@@ -131,22 +131,6 @@ def closed_compare(lhs: sp.Expr, rhs: sp.Expr) -> Outcome:
 # bits tried when arb's usual precisions leave two closed values unseparated and exact algebra
 # does not show them equal: a composition rule 10^-777 below its bound was otherwise undecided
 _DEEP = (4096, 16384)
-
-
-def _deeply_greater(lhs: sp.Expr, rhs: sp.Expr) -> bool | None:
-    """lhs > rhs (True) or lhs <= rhs (False), certainly, with arb at up to 16,384 bits;
-    None when not separated even there."""
-    for bits in _DEEP:
-        try:
-            with precision(bits):
-                diff = to_ball(lhs) - to_ball(rhs)
-        except (NotNumeric, ZeroDivisionError, ValueError, OverflowError):
-            return None
-        if diff > 0:
-            return True
-        if diff <= 0:
-            return False
-    return None
 
 
 def algebraically_equal(a: sp.Expr, b: sp.Expr, thorough: bool = False) -> bool:
@@ -268,7 +252,7 @@ def compare(value: sp.Expr, bound: sp.Expr) -> tuple[str, str]:
         return "certified", "arb interval arithmetic"
     if is_zero(value - bound):
         return "exact", "exact algebra (equality)"
-    greater = _deeply_greater(value, bound)
+    greater = certainly_greater(value, bound, precisions=_DEEP)
     if greater is not None:
         return ("violated" if greater else "certified"), f"arb at {_DEEP[-1]} bits"
     return "unknown", f"cannot compare {_shown(value)} with {_shown(bound)}"

@@ -189,10 +189,12 @@ def _compile(e: sp.Expr, symbols: tuple, finite: bool) -> Callable[..., arb]:
     raise NotNumeric(f"cannot enclose {e} with arb")
 
 
-def _compare(lhs: Any, rhs: Any, want_greater: bool) -> bool | None:
+def _compare(
+    lhs: Any, rhs: Any, want_greater: bool, precisions: tuple = _PRECISIONS
+) -> bool | None:
     """True if certainly lhs > rhs (or < when want_greater is False); None if undecided."""
     try:
-        for bits in _PRECISIONS:
+        for bits in precisions:
             with precision(bits):
                 diff = to_ball(lhs) - to_ball(rhs)
                 if (diff > 0) if want_greater else (diff < 0):
@@ -204,9 +206,10 @@ def _compare(lhs: Any, rhs: Any, want_greater: bool) -> bool | None:
         return None
 
 
-def certainly_greater(lhs: Any, rhs: Any) -> bool | None:
-    """Decide lhs > rhs rigorously: True, False, or None when arb cannot separate them."""
-    return _compare(lhs, rhs, want_greater=True)
+def certainly_greater(lhs: Any, rhs: Any, precisions: tuple = _PRECISIONS) -> bool | None:
+    """Decide lhs > rhs rigorously: True, False, or None when arb cannot separate them at
+    any of ``precisions`` (bits)."""
+    return _compare(lhs, rhs, want_greater=True, precisions=precisions)
 
 
 def certainly_less(lhs: Any, rhs: Any) -> bool | None:

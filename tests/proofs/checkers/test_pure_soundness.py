@@ -692,3 +692,14 @@ def test_a_geometric_mechanism_is_proved_at_a_log_written_another_way():
     assert check(PureDP(mech, sp.log(8))).verdict is Verdict.PROVED
     below = (1 - sp.Rational(1, 10**9)) * sp.log(8)
     assert check(PureDP(mech, below)).verdict is Verdict.REFUTED
+
+
+def test_a_composition_rule_far_below_its_bound_is_refuted_at_once():
+    """The rule is 6^-1000 (about 10^-777) below ln 6 on the listed instance: arb at 1,024
+    bits left it tied, and SymPy's simplify looked for the minimal polynomial of
+    6^(1 - 6^-1000) for hours. Exact algebra is withheld there, and arb tries 16,384 bits."""
+    from proofs import SequentialComposition, rr_table
+
+    rule = "(epsilon_1 + epsilon_2)*(1 - exp(-1000*(epsilon_1 + epsilon_2)))"
+    result = check(SequentialComposition(((rr_table(3), rr_table(2)),), rule=rule))
+    assert result.verdict is Verdict.REFUTED and result.seconds < 10
