@@ -42,6 +42,7 @@ Translation (sound by construction):
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from dataclasses import dataclass
@@ -575,6 +576,7 @@ def defined_on(exprs, constraints=(), *, timeout_ms: int = 10_000) -> ForAllResu
     return ForAllResult("unknown", reason=_UNDEFINED)
 
 
+@functools.lru_cache(maxsize=1024)  # (trial division again at every occurrence, every call)
 def _factored_log(node: sp.log) -> sp.Expr:
     """log(r), r a positive rational, as sum k_f log(f) over r's factors (those below 2^16
     found by trial division, the rest as one factor): each closed constant gets an enclosure
