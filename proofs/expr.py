@@ -101,6 +101,19 @@ class _Parser:
         self.tokens = self._tokenize(text)
         self.pos = 0
         self.depth = 0
+        # each quotient, root, logarithm and power written, as written: SymPy folds
+        # (x - 1)/(x - 1) to 1 and sqrt(x)^2 to x while building, and with them where the
+        # text is undefined (:func:`parse`'s `guards`)
+        self.guards: list[sp.Expr] = []
+
+    def guard(self, term: sp.Expr, what: str) -> None:
+        """Keep `term` (a quotient, root, logarithm or power just written) as a guard; a
+        number that is not a finite real (sqrt(-1), log(0)) is refused here, though it may
+        cancel later (sqrt(-1) sqrt(-1) is -1)."""
+        if term.free_symbols:
+            self.guards.append(term)
+        elif term.is_extended_real is False or term.is_finite is False or term.has(sp.zoo):
+            raise self.fail(f"{what} is {term}, not a real number")
 
     def fail(self, why: str) -> InputError:
         shown = self.text if len(self.text) <= 80 else self.text[:77] + "..."
@@ -160,6 +173,8 @@ class _Parser:
             right = self.unary()
             if op == "/" and right == 0:
                 raise self.fail("it divides by zero")
+            if op == "/":
+                self.guard(1 / right, f"1/({right})")
             value = value * right if op == "*" else value / right
         return value
 
@@ -185,6 +200,8 @@ class _Parser:
             exponent = self.unary()
             self.depth -= 1
             self.check_size(base, exponent)
+            if not (exponent.is_integer and exponent.is_nonnegative):
+                self.guard(base**exponent, f"({base})^({exponent})")
             return base**exponent
         return base
 
@@ -246,17 +263,29 @@ class _Parser:
         self.take(")")
         if name not in _ARITY and len(args) != 1:
             raise self.fail(f"{name} takes one argument")
-        return func(*args)
+        value = func(*args)
+        if func in (sp.log, sp.sqrt):
+            self.guard(value, f"{name}({args[0]})")
+        return value
 
 
 def parse(
-    text: str, field: str = "value", symbols: Mapping[str, sp.Symbol] | None = None
+    text: str,
+    field: str = "value",
+    symbols: Mapping[str, sp.Symbol] | None = None,
+    guards: list | None = None,
 ) -> sp.Expr:
     """Read a formula written by a user into a SymPy expression, without evaluating any code.
 
     `symbols` maps names to the symbols a caller wants them to be (for example the ones a
     checker quantifies over). Raises :class:`InputError` naming `field` for anything outside
-    the grammar of this module.
+    the grammar of this module, or for a quotient, root, logarithm or power of numbers that is
+    not a finite real (``sqrt(-1)``, ``log(0)``), even where it would cancel.
+
+    SymPy simplifies while it builds, so the expression may be defined where the text is
+    not: ``(x - 1)/(x - 1)`` is 1. A list given as `guards` receives every quotient (as
+    ``1/b``), root, logarithm and non-integer or negative power the text wrote with a symbol
+    in it, so a caller can require them defined too.
     """
     if not isinstance(text, str):
         raise InputError(f"{field}={text!r} is not text; give a formula as a string.")
@@ -265,16 +294,25 @@ def parse(
             f"{field} is {len(text)} characters long; formulas are limited to "
             f"{MAX_LENGTH} characters."
         )
-    return _Parser(text, field, symbols or {}).parse()
+    parser = _Parser(text, field, symbols or {})
+    value = parser.parse()
+    if guards is not None:
+        guards.extend(parser.guards)
+    return value
 
 
-def as_expr(value: Any, name: str, symbols: Mapping[str, sp.Symbol] | None = None) -> sp.Expr:
+def as_expr(
+    value: Any,
+    name: str,
+    symbols: Mapping[str, sp.Symbol] | None = None,
+    guards: list | None = None,
+) -> sp.Expr:
     """A user parameter as a SymPy expression.
 
     SymPy objects pass through, their Floats made rationals (:func:`float_value`); Python and
     NumPy integers, ``Fraction``, ``Decimal`` and floats become exact rationals (a float becomes
-    the rational it prints as, so ``0.1`` is 1/10); text goes through :func:`parse`. Anything
-    else is an :class:`InputError`.
+    the rational it prints as, so ``0.1`` is 1/10); text goes through :func:`parse` (which
+    fills `guards`, when given). Anything else is an :class:`InputError`.
     """
     if isinstance(value, sp.Basic):
         if not isinstance(value, sp.Expr):
@@ -285,7 +323,7 @@ def as_expr(value: Any, name: str, symbols: Mapping[str, sp.Symbol] | None = Non
     if isinstance(value, bool):
         raise InputError(f"{name}={value!r} must be a number or a SymPy expression, not a bool.")
     if isinstance(value, str):
-        return _finite_real(parse(value, name, symbols), name)
+        return _finite_real(parse(value, name, symbols, guards), name)
     if isinstance(value, numbers.Integral):
         return sp.Integer(int(value))
     if isinstance(value, Fraction):

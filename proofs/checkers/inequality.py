@@ -109,15 +109,15 @@ def _relaxed(symbols) -> tuple[dict, list]:
 
 
 def _violation(claim: Inequality, values: dict) -> tuple[bool, str, sp.Expr, sp.Expr]:
-    """lhs > rhs, certainly, at a point meeting every assumption and constraint?"""
-    symbols = claim.lhs.free_symbols | claim.rhs.free_symbols
-    if set(values) != symbols | set().union(*(c.free_symbols for c in claim.domain)) or any(
-        v is None for v in values.values()
-    ):
+    """lhs > rhs, certainly, at a point meeting every assumption and constraint, where every
+    guard is defined?"""
+    if set(values) != _symbols(claim) or any(v is None for v in values.values()):
         return False, "", sp.nan, sp.nan
     if not all(allowed(s, v) for s, v in values.items()):
         return False, "", sp.nan, sp.nan
     if not all(holds_at(c, values) for c in claim.domain):
+        return False, "", sp.nan, sp.nan
+    if any(_undefined(g, values) is not False for g in claim.guards):
         return False, "", sp.nan, sp.nan
     try:  # (Max(0, log(x)) at x = 0: SymPy refuses an undefined argument)
         lhs, rhs = claim.lhs.xreplace(values), claim.rhs.xreplace(values)
@@ -125,6 +125,24 @@ def _violation(claim: Inequality, values: dict) -> tuple[bool, str, sp.Expr, sp.
         return False, "", sp.nan, sp.nan
     bad, how = greater(lhs, rhs)
     return bad, how, lhs, rhs
+
+
+def _symbols(claim: Inequality) -> set:
+    """Every symbol the claim quantifies over: its sides', its guards' and its domain's."""
+    parts = (claim.lhs, claim.rhs, *claim.guards, *claim.domain)
+    return set().union(*(p.free_symbols for p in parts))
+
+
+def _undefined(term: sp.Expr, values: dict) -> bool | None:
+    """Is `term` undefined (not a finite real) at `values`: True, False, or None when SymPy
+    cannot tell."""
+    try:
+        v = term.xreplace(values)
+    except (ValueError, TypeError, ZeroDivisionError):  # (SymPy refused: not re-checked)
+        return None
+    if v.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or v.is_extended_real is False:
+        return True
+    return None if v.free_symbols or v.is_extended_real is None else False
 
 
 def _refuted(claim: Inequality, values: dict, how: str, lhs, rhs, method: str, steps) -> Finding:
@@ -165,10 +183,10 @@ def _proved(claim: Inequality, how: str, steps: list, known: list, swap: dict) -
 def _definedness(
     claim: Inequality, known: list, swap: dict, timeout_ms: int = 10_000
 ) -> ForAllResult:
-    """Are both sides defined on the whole domain: 'proved' (by SymPy's assumptions or by
-    z3), 'model' with a point of the domain where a side is undefined, re-checked exactly and
-    named in the reason, or 'unknown'."""
-    sides = (claim.lhs, claim.rhs)
+    """Are both sides and every guard defined on the whole domain: 'proved' (by SymPy's
+    assumptions or by z3), 'model' with a point of the domain where one is undefined,
+    re-checked exactly and named in the reason, or 'unknown'."""
+    sides = (claim.lhs, claim.rhs, *claim.guards)
     if all(map(_defined_everywhere, sides)):
         return ForAllResult("proved")
     res = defined_on([e.xreplace(swap) for e in sides], known, timeout_ms=timeout_ms)
@@ -215,19 +233,16 @@ def _defined_everywhere(e: sp.Expr) -> bool:
 def _undefined_at(claim: Inequality, values: dict) -> str | None:
     """ "lhs is undefined at x = 0" when a point meeting every assumption and constraint
     makes a side undefined (not a finite real number), re-checked exactly; else None."""
-    symbols = claim.lhs.free_symbols | claim.rhs.free_symbols
-    if not symbols <= set(values) or any(v is None for v in values.values()):
+    if not _symbols(claim) <= set(values) or any(v is None for v in values.values()):
         return None
     if not all(allowed(s, v) for s, v in values.items()):
         return None
     if not all(holds_at(c, values) for c in claim.domain):
         return None
-    for name, side in (("lhs", claim.lhs), ("rhs", claim.rhs)):
-        try:
-            v = side.xreplace(values)
-        except (ValueError, TypeError, ZeroDivisionError):
-            continue
-        if v.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or v.is_extended_real is False:
+    named = [("lhs", claim.lhs), ("rhs", claim.rhs)]
+    named += [(f"the term {g} (as written)", g) for g in claim.guards]
+    for name, term in named:
+        if _undefined(term, values):
             at = ", ".join(f"{k} = {v}" for k, v in sorted(params(values).items()))
             return f"{name} is undefined at {at}"
     return None
@@ -235,7 +250,7 @@ def _undefined_at(claim: Inequality, values: dict) -> str | None:
 
 def check(claim: Inequality) -> Finding:
     lhs, rhs, domain = claim.lhs, claim.rhs, list(claim.domain)
-    symbols = lhs.free_symbols | rhs.free_symbols | set().union(*(c.free_symbols for c in domain))
+    symbols = _symbols(claim)
     check_satisfiable(domain, "Inequality")
     # forced log expansion is only valid where every logarithm's argument is positive
     logs_positive = all(g.args[0].is_positive for g in (lhs - rhs).atoms(sp.log))
@@ -288,7 +303,11 @@ def check(claim: Inequality) -> Finding:
                 claim, values, check_how, l, r, "floating-point search, re-checked", steps
             )
     covered = _covered(lhs, rhs, symbols, domain)
-    if covered is not None and _inhabited(symbols, domain, known, back):
+    if (
+        covered is not None
+        and _inhabited(symbols, domain, known, back)
+        and (not claim.guards or _definedness(claim, known, swap).status == "proved")
+    ):
         return Finding(Verdict.CERTIFIED, covered, steps=tuple(steps))
     undefined = _definedness(claim, known, swap, timeout_ms=_REASON_MS)
     return Finding(

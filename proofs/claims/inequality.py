@@ -32,24 +32,36 @@ class Inequality(Claim):
     one name means one quantity in both sides and the domain (the first occurrence, lhs
     first, gives its assumptions). Decided by exact algebra and z3 (exponentials compared by
     their exponents, as exp is increasing); a counterexample is a point of the domain
-    re-checked exactly or with arb balls."""
+    re-checked exactly or with arb balls.
+
+    The claim is about the points where it is defined: both sides, and every term in
+    `guards`. Text fills `guards` with each quotient (as 1/b), root, logarithm and power it
+    wrote (:func:`proofs.expr.parse`), since SymPy folds ``(x - 1)/(x - 1)`` to 1 while
+    reading it; terms given here are added to those, and their symbols are quantified over
+    like the sides' (so ``(x - 1)/(x - 1) <= 1`` is about every x > 0 but 1)."""
 
     lhs: Any
     rhs: Any
     domain: tuple = ()
+    guards: tuple = ()
 
     def __post_init__(self):
-        lhs = _real(as_expr(self.lhs, "lhs"))
-        rhs = _real(as_expr(self.rhs, "rhs", symbols=symbols_of(lhs)))
-        for side in (lhs, rhs):  # (which one would win is up to set order: refuse)
+        written: list = []
+        lhs = _real(as_expr(self.lhs, "lhs", guards=written))
+        rhs = _real(as_expr(self.rhs, "rhs", symbols=symbols_of(lhs), guards=written))
+        given = self.guards if isinstance(self.guards, (tuple, list)) else (self.guards,)
+        written = [_real(g) for g in written]
+        written += [_real(as_expr(g, "guards", symbols=symbols_of(lhs))) for g in given]
+        for side in (lhs, rhs, *written):  # (which one would win is up to set order: refuse)
             names = [s.name for s in side.free_symbols]
             if len(names) != len(set(names)):
                 raise InputError(
                     "one name is used for symbols with different assumptions; give each "
                     "quantity one symbol."
                 )
-        table = symbols_of(lhs, rhs)
+        table = symbols_of(lhs, rhs, *written)
         rhs = by_name(rhs, table)
+        guards = tuple(dict.fromkeys(by_name(g, table) for g in written if g.free_symbols))
         domain = self.domain if isinstance(self.domain, (tuple, list)) else (self.domain,)
         rels = []
         for c in domain:
@@ -66,7 +78,8 @@ class Inequality(Claim):
                     "would hold vacuously. Give satisfiable constraints."
                 )
             rels.append(c)
-        every = lhs.free_symbols | rhs.free_symbols | set().union(*(c.free_symbols for c in rels))
+        every = set().union(lhs.free_symbols, rhs.free_symbols, *(g.free_symbols for g in guards))
+        every |= set().union(*(c.free_symbols for c in rels))
         if any(s.is_real is False for s in every):
             raise InputError(
                 f"symbols {sorted(str(s) for s in every if s.is_real is False)} are not real; "
@@ -75,6 +88,7 @@ class Inequality(Claim):
         object.__setattr__(self, "lhs", lhs)
         object.__setattr__(self, "rhs", rhs)
         object.__setattr__(self, "domain", tuple(c for c in rels if c is not sp.true))
+        object.__setattr__(self, "guards", guards)
 
     def statement(self) -> str:
         where = f" where {', '.join(str(c) for c in self.domain)}" if self.domain else ""

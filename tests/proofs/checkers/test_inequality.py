@@ -2,6 +2,7 @@
 symbols, input errors, and a property test of soundness against independent numerics."""
 
 import random
+import re
 from fractions import Fraction
 
 import mpmath as mp
@@ -399,3 +400,41 @@ def test_a_constraint_inside_or_keeps_the_points_where_its_other_side_holds():
     shared = check(Inequality(1 / _x, 2, (sp.Or(sp.Eq(_x, 0), 1 / _x < 1),)))
     assert shared.verdict is Verdict.UNKNOWN and "undefined at x = 0" in shared.reason
     assert check(Inequality(_x, _x + 1, (sp.And(1 / _x > 1, _x < 5),))).verdict is Verdict.PROVED
+
+
+@pytest.mark.parametrize(
+    "lhs, rhs, where",
+    [
+        ("(x-1)/(x-1)", "1", "the term 1/(x - 1) (as written) is undefined at x = 1"),
+        ("sqrt(x-2)^2", "x", "the term sqrt(x - 2) (as written) is undefined at x = 1"),
+        ("exp(log(x-2))", "x", "the term log(x - 2) (as written) is undefined at x = 1"),
+        ("y*(x-1)/(x-1)", "y", "the term 1/(x - 1) (as written) is undefined at x = 1, y = 1"),
+    ],
+)
+def test_what_text_wrote_must_be_defined_though_sympy_folded_it(lhs, rhs, where):
+    """SymPy folds (x - 1)/(x - 1) to 1 while reading it, so 1 <= 1 was proved over x = 1,
+    where the claim as written says nothing; the parser keeps what it read as guards."""
+    r = check(Inequality(lhs, rhs))
+    assert r.verdict is Verdict.UNKNOWN, r.summary()
+    assert where in r.reason
+
+
+def test_a_guard_defined_on_the_domain_is_proved_and_never_refuted_where_undefined():
+    x = sp.Symbol("x", positive=True)
+    assert check(Inequality("(x-1)/(x-1)", "1", (x > 2,))).verdict is Verdict.PROVED
+    assert check(Inequality("sqrt(x-2)^2", "x", (x >= 2,))).verdict is Verdict.PROVED
+    # false only at x = 1, the one point of the domain, where it is undefined
+    only = check(Inequality("2*(x-1)/(x-1)", "1", (x >= 1, x <= 1)))
+    assert only.verdict is Verdict.UNKNOWN, only.summary()
+    refuted = check(Inequality("(x-1)/(x-1)", "1/2"))
+    assert refuted.verdict is Verdict.REFUTED
+    assert refuted.counterexample.parameters["x"] != "1"
+
+
+def test_guards_given_as_terms_and_numbers_that_are_not_real_in_text():
+    r = check(Inequality(1, 1, guards=(1 / _x,)))
+    assert r.verdict is Verdict.UNKNOWN and "the term 1/x" in r.reason
+    assert check(Inequality(1, 1, guards=(1 / _p,))).verdict is Verdict.PROVED
+    for text, shown in [("sqrt(-1)*sqrt(-1)", "I"), ("log(-1)-log(-1)", "I*pi"), ("0^(-1)", "zoo")]:
+        with pytest.raises(InputError, match=f"is {re.escape(shown)}, not a real number"):
+            Inequality(text, "1")
