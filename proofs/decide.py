@@ -29,6 +29,7 @@ __all__ = [
     "Outcome",
     "algebraically_equal",
     "closed_compare",
+    "closed_sign",
     "compare",
     "differ",
     "differs_somewhere",
@@ -38,6 +39,7 @@ __all__ = [
     "holds_at",
     "hyperbolic_to_exp",
     "is_zero",
+    "known",
     "long_rationals",
     "show",
     "too_long",
@@ -147,6 +149,8 @@ def algebraically_equal(a: sp.Expr, b: sp.Expr, thorough: bool = False) -> bool:
     diff = a - b
     if diff == 0 or sp.expand(diff) == 0:
         return True
+    if differs_somewhere(diff):  # (SymPy's simplify may take a tiny value for 0)
+        return False
     # erf as 1 - erfc before simplify: its sign tests evaluated 1 - erf(10^4) at ever more
     # digits and did not end (erfc(r) against 1 - erf(r), 1 - erf(r) against 2 erfc(r))
     if diff.has(sp.erf):
@@ -186,12 +190,17 @@ _PROBES = (sp.Rational(7, 13), sp.Rational(29, 11))
 
 def differs_somewhere(diff: sp.Expr) -> bool:
     """Is ``diff`` certainly non-zero (by arb) at a point whose values have its symbols' signs,
-    integrality and parity? Then it is not identically zero, and no simplification can show
-    that it is. False when undecided, or when ``diff`` has kinks (``|x| - x`` vanishes where
-    ``x > 0`` only). Only ever used to skip trying to show ``diff`` is zero: its points need
-    not satisfy every assumption (a prime symbol's, say)."""
+    integrality and parity (closed: at all)? Then it is not identically zero, and no
+    simplification can show that it is. False when undecided, or when ``diff`` has kinks
+    (``|x| - x`` vanishes where ``x > 0`` only). Only ever used to skip trying to show
+    ``diff`` is zero: its points need not satisfy every assumption (a prime symbol's, say)."""
+    diff = sp.sympify(diff)
     symbols = sorted(diff.free_symbols, key=str)
-    if not symbols or diff.has(*_KINKED):
+    if not symbols:
+        if diff.is_Rational or diff.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+            return diff.is_Rational and diff != 0
+        return certainly_greater(diff, 0) is True or certainly_less(diff, 0) is True
+    if diff.has(*_KINKED):
         return False
     for r in _PROBES:
         try:  # balls, never exact rationals: (7/13)**(10**8) is not computed
@@ -270,12 +279,13 @@ def _shown(expr: sp.Expr) -> str:
 def is_zero(expr: sp.Expr) -> bool:
     """expr == 0 identically, by SymPy simplification (also with erfc written as erf, with
     powers collected, and as a rational function of one exponential). False means "not shown",
-    never "non-zero"."""
+    never "non-zero". Never tried where arb shows a value other than 0 (SymPy's simplify made
+    log(1 + e^-t) - log((2/3)/(2/3 - e^-t/3)), about 9e-15 at t = 31.6, exactly 0)."""
     expr = sp.sympify(expr)
     try:
         if expr == 0 or sp.expand(expr) == 0:
             return True
-        if long_rationals(expr):
+        if long_rationals(expr) or differs_somewhere(expr):
             return False
         if sp.simplify(expr) == 0:
             return True
@@ -293,6 +303,67 @@ def is_zero(expr: sp.Expr) -> bool:
         NotImplementedError,
     ):
         return False  # SymPy (or mpmath inside it) gave up: not shown
+
+
+def closed_sign(expr: sp.Expr) -> int | None:
+    """The sign (1, 0 or -1) of a closed real expression, shown rigorously: exact for a
+    rational, by arb balls otherwise, and 0 by exact algebra where arb cannot separate the
+    value from 0. None when undecided, or when ``expr`` has symbols or is not finite."""
+    e = sp.sympify(expr)
+    if e.is_Rational:
+        return 1 if e > 0 else (-1 if e < 0 else 0)
+    if e.free_symbols or e.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+        return None
+    if certainly_greater(e, 0) is True:
+        return 1
+    if certainly_less(e, 0) is True:
+        return -1
+    return 0 if is_zero(e) else None
+
+
+_FACTS = {
+    "positive": {1},
+    "nonnegative": {0, 1},
+    "negative": {-1},
+    "nonpositive": {-1, 0},
+    "zero": {0},
+    "nonzero": {-1, 1},
+}
+
+
+def known(expr: sp.Expr, fact: str) -> bool:
+    """Is ``expr`` shown to be `fact` (positive, nonnegative, negative, nonpositive, zero or
+    nonzero) for every value of its symbols? Closed: by :func:`closed_sign`. With symbols: by
+    SymPy's assumptions, believed only when each closed part they rest on has the sign SymPy
+    gives it, confirmed by arb. SymPy finds a closed number's sign by evaluating it to two
+    digits, which a cancellation fools: e^-40 - log(1 + e^-40) - e^-80, about -9e-36, was
+    nonnegative to it, and a table with that entry was proved a distribution."""
+    e = sp.sympify(expr)
+    if not e.free_symbols:
+        sign = closed_sign(e)
+        return sign is not None and sign in _FACTS[fact]
+    if getattr(e, f"is_{fact}") is not True:
+        return False
+    return all(_sign_agrees(part) for part in _closed_parts(e))
+
+
+def _closed_parts(e: sp.Expr):
+    """The largest closed sub-expressions of ``e`` other than rationals."""
+    if not e.free_symbols:
+        if not e.is_Rational:
+            yield e
+        return
+    for a in e.args:
+        yield from _closed_parts(a)
+
+
+def _sign_agrees(part: sp.Expr) -> bool:
+    """Does every sign fact SymPy holds of the closed ``part`` agree with its shown sign?"""
+    sign = closed_sign(part)
+    for value, said in ((1, part.is_positive), (-1, part.is_negative), (0, part.is_zero)):
+        if (said is True and sign != value) or (said is False and sign == value):
+            return False
+    return True
 
 
 # SymPy's simplify and sign queries write r^(p/q) as an algebraic number of degree q and look

@@ -22,6 +22,7 @@ from typing import Any
 import sympy as sp
 
 from proofs import exports_of
+from proofs.decide import known
 from proofs.errors import InputError, Undecided
 from proofs.expr import as_expr, rationalize
 from proofs.mechanisms import FiniteMechanism
@@ -35,7 +36,7 @@ __all__ = [*exports_of(__name__)]
 def rr_table(ratio) -> FiniteMechanism:
     """Binary randomized response with P[y = x] = r/(1 + r), y, x in {0, 1}: exact epsilon ln r."""
     r = rationalize(as_expr(ratio, "ratio"))
-    if r.free_symbols or not r.is_positive:
+    if r.free_symbols or not known(r, "positive"):
         raise InputError(f"ratio={ratio!r} must be a positive number e^eps, e.g. 3.")
     keep = r / (1 + r)
     return FiniteMechanism({0: {0: keep, 1: 1 - keep}, 1: {0: 1 - keep, 1: keep}}, name=f"RR({r})")
@@ -163,7 +164,7 @@ def _kernel(f: Mapping, y) -> dict:
     target = f[y]
     if isinstance(target, Mapping):
         row = {z: rationalize(as_expr(p, f"f[{y!r}]")) for z, p in target.items()}
-        if any(p.is_negative for p in row.values()) or sum(row.values()) != 1:
+        if any(known(p, "negative") for p in row.values()) or sum(row.values()) != 1:
             raise InputError(
                 f"f[{y!r}] = {dict(row)} is not a probability distribution; give "
                 "non-negative probabilities that sum to 1."

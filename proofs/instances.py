@@ -14,7 +14,7 @@ from typing import Any
 
 import sympy as sp
 
-from proofs.decide import is_zero
+from proofs.decide import is_zero, known
 
 __all__ = ["instance_of"]
 
@@ -78,8 +78,8 @@ def _respects(sym: sp.Symbol, value: sp.Expr) -> bool:
     """Does `value` satisfy the assumptions of `sym`? (Unknown counts as no.)"""
     value = sp.sympify(value)
     checks = {
-        "positive": value.is_positive,
-        "nonnegative": value.is_nonnegative,
+        "positive": known(value, "positive"),
+        "nonnegative": known(value, "nonnegative"),
         "integer": value.is_integer,
         "real": value.is_real,
     }

@@ -41,6 +41,11 @@ def load_claims_file(path: str) -> list:
             f"claims file {path!r} is not a .py file; give a Python file that "
             "defines CLAIMS = [...]."
         )
+    if file.is_dir():
+        raise InputError(
+            f"claims file {path!r} is a folder; give the Python file in it that defines "
+            "CLAIMS = [...]."
+        )
     if not file.is_file():
         raise InputError(f"claims file {path!r} does not exist; check the path.")
     spec = importlib.util.spec_from_file_location(f"dpaudit_claims_{uuid.uuid4().hex}", file)
@@ -97,6 +102,8 @@ def load_baseline(baseline_path: str) -> dict[str, str]:
     """id -> verdict of a `dpaudit prove --json` output; any other file is an InputError."""
     try:
         saved = json.loads(Path(baseline_path).read_text(encoding="utf-8"))
+        if not isinstance(saved["results"], list):  # (a dict's keys read as no results)
+            raise TypeError("results")
         table = {r["id"]: r["verdict"] for r in saved["results"]}
         known = {v.value for v in Verdict}
         if not same_schema(saved.get("schema_version")) or not all(

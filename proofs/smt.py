@@ -288,9 +288,12 @@ class Translator:
         base = self.term(e.base)
         if n == 0:
             return z3.RealVal(1)
-        if n < 0 and e.base.is_zero is not False:
-            # z3 gives b/0 some value: a quotient is defined where its denominator is not 0
-            self.domains.append(base != 0)
+        if n < 0:
+            from proofs.decide import known  # (decide uses this module)
+
+            if not known(e.base, "nonzero"):
+                # z3 gives b/0 some value: a quotient is defined where its denominator is not 0
+                self.domains.append(base != 0)
         if abs(n) > _MAX_SYMBOLIC_POWER and e.base.free_symbols:
             atom = self._power_atom(e.base, base, abs(n))
             return atom if n > 0 else 1 / atom

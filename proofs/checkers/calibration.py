@@ -22,6 +22,7 @@ from flint import arb
 
 from proofs.checkers.profiles import gaussian_delta, gaussian_profile_derivation
 from proofs.claims import CalibrationMinimal, GaussianCalibration, GaussianCalibrationRegion
+from proofs.decide import known
 from proofs.errors import InputError
 from proofs.formulas import classical_sigma
 from proofs.numeric import as_fraction, ball_of, compile_ball, precision, show_ball, to_ball
@@ -191,7 +192,7 @@ def _gaussian_calibration_loss_terms(claim):
     sig = claim.sigma.subs(DELTA, claim.delta)
     # cancel, not simplify: simplify's logcombine can raise big rationals to huge powers
     mu = sp.cancel(SENSITIVITY / sig)
-    if mu.free_symbols - {EPSILON} or sig.is_positive is not True:
+    if mu.free_symbols - {EPSILON} or not known(sig, "positive"):
         return None
     return mu / 2 - EPSILON / mu, -mu / 2 - EPSILON / mu
 
@@ -292,8 +293,8 @@ def _gaussian_calibration_region_gap(claim):
     # (not force=True: it moved logs of negative arguments, and changed a claimed sigma)
     sig = sp.expand_log(claim.sigma.subs(DELTA, sp.exp(-_V)))
     mu = sp.cancel(SENSITIVITY / sig)
-    positive = sig.is_positive or sp.logcombine(sig, force=True).is_positive
-    if mu.free_symbols - {EPSILON, _V} or positive is not True:
+    positive = known(sig, "positive") or known(sp.logcombine(sig, force=True), "positive")
+    if mu.free_symbols - {EPSILON, _V} or not positive:
         return None
     a, b = mu / 2 - EPSILON / mu, -mu / 2 - EPSILON / mu
     r2 = sp.sqrt(2)
@@ -412,7 +413,7 @@ def _check_calibration_minimal(claim) -> Finding:
     d = to_ball(check_delta(claim.delta))
     sig, tol = claim.sigma, claim.tolerance
     at = gaussian_delta(claim.epsilon, sig, claim.sensitivity)
-    if sp.sympify(sig - tol).is_positive:
+    if known(sp.sympify(sig - tol), "positive"):
         below = gaussian_delta(claim.epsilon, sig - tol, claim.sensitivity)
     else:  # no positive sigma below: sigma is within tol of the smallest if it is valid
         below = arb(1)

@@ -39,7 +39,7 @@ from proofs.claims.distributions import (
     holds_everywhere,
     noise_law,
 )
-from proofs.decide import differ, greater, is_zero, show
+from proofs.decide import differ, greater, is_zero, known, show
 from proofs.errors import InputError
 from proofs.mechanisms import Gaussian, Laplace, TwoSidedGeometric
 from proofs.results import Counterexample, Finding, Verdict
@@ -334,7 +334,7 @@ def _check_noisy_mean_variance(claim) -> Finding:
     law = _noisy_mean_variance_law(claim, s)
     positive = (
         claim.noise == "laplace"
-        or claim.sigma.is_positive is True
+        or known(claim.sigma, "positive")
         or holds_everywhere(0, claim.sigma, _noisy_mean_variance_domain(claim), True)
     )
     try:

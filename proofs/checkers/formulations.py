@@ -25,6 +25,7 @@ from typing import Any
 import sympy as sp
 
 from proofs import mechanisms as m
+from proofs.decide import known
 from proofs.expr import as_expr
 
 _real = dict(real=True)
@@ -100,9 +101,9 @@ def _finite_tight(cases: tuple[Case, ...]):
     """Tight epsilon of a variable-free finite mechanism with numeric parameters."""
     ratios = []
     for i, c in enumerate(cases):
-        if (c.p.free_symbols | c.q.free_symbols) or (c.q.is_zero and not c.p.is_zero):
+        if (c.p.free_symbols | c.q.free_symbols) or (known(c.q, "zero") and not known(c.p, "zero")):
             return None  # (symbolic, or unbounded: :func:`_finite_unbounded`)
-        if not c.p.is_zero:  # an output x never gives bounds nothing
+        if not known(c.p, "zero"):  # an output x never gives bounds nothing
             ratios.append((c.p / c.q, i))
     if not ratios:
         return None
@@ -113,7 +114,11 @@ def _finite_tight(cases: tuple[Case, ...]):
 def _finite_unbounded(cases: tuple[Case, ...]):
     """The first case of a numeric table with P[M(x')=y] = 0 < P[M(x)=y], as (index, {})."""
     for i, c in enumerate(cases):
-        if not (c.p.free_symbols | c.q.free_symbols) and c.q.is_zero and c.p.is_positive:
+        if (
+            not (c.p.free_symbols | c.q.free_symbols)
+            and known(c.q, "zero")
+            and known(c.p, "positive")
+        ):
             return (i, {})
     return None
 

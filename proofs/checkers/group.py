@@ -26,7 +26,7 @@ import sympy as sp
 
 from proofs.claims import GroupPrivacy
 from proofs.decide import compare as _compare
-from proofs.decide import show
+from proofs.decide import known, show
 from proofs.finite import finite_delta
 from proofs.formulas import chain_delta
 from proofs.mechanisms import FiniteMechanism
@@ -94,7 +94,7 @@ def _prove_le(lhs: sp.Expr, rhs: sp.Expr, extra=()) -> tuple[str, str]:
             if cons and cons[0] == sp.Eq(EPS, 0):
                 branch = sp.simplify(branch.subs(EPS, 0))
             gap = sp.simplify(_exp_vars(sp.sympify(branch)))
-            if gap == 0 or gap.is_nonnegative:
+            if gap == 0 or known(gap, "nonnegative"):
                 hows.append("exact algebra")
                 continue
             domain = [K >= 1, DEL <= 1, _X >= 1, _F >= 1, *extra]

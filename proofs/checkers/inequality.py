@@ -36,6 +36,7 @@ from proofs.decide import (
     holds_at,
     show,
 )
+from proofs.decide import known as shown
 from proofs.numeric import certainly_greater, certainly_less
 from proofs.results import Counterexample, Finding, Verdict
 from proofs.smt import ForAllResult, defined_on, prove_forall
@@ -57,7 +58,7 @@ def _monotone(lhs: sp.Expr, rhs: sp.Expr) -> list[tuple[sp.Expr, sp.Expr, str]]:
     if isinstance(a, sp.exp) and isinstance(b, sp.exp):
         if a.args[0].is_extended_real and b.args[0].is_extended_real:
             out.append((a.args[0], b.args[0], "z3 on the exponents (exp is increasing)"))
-    if isinstance(a, sp.log) and a.args[0].is_positive and b.is_extended_real:
+    if isinstance(a, sp.log) and shown(a.args[0], "positive") and b.is_extended_real:
         out.append((a.args[0], sp.exp(b), "z3 on exp of both sides (exp is increasing)"))
     if isinstance(b, sp.log) and a.is_extended_real:
         out.append((sp.exp(a), b.args[0], "z3 on exp of both sides (exp is increasing)"))
@@ -220,12 +221,14 @@ def _defined_everywhere(e: sp.Expr) -> bool:
         if node.is_Pow:
             b, n = node.args
             if n.is_integer:  # (x^k, k an integer symbol, too)
-                if not n.is_nonnegative and b.is_zero is not False:
+                if not shown(n, "nonnegative") and not shown(b, "nonzero"):
                     return False
-            elif not (b.is_positive or (n.is_Rational and n > 0 and b.is_nonnegative)):
+            elif not (
+                shown(b, "positive") or (n.is_Rational and n > 0 and shown(b, "nonnegative"))
+            ):
                 return False
             continue
-        if not (isinstance(node, sp.log) and node.args[0].is_positive):
+        if not (isinstance(node, sp.log) and shown(node.args[0], "positive")):
             return False
     return True
 
@@ -253,7 +256,7 @@ def check(claim: Inequality) -> Finding:
     symbols = _symbols(claim)
     check_satisfiable(domain, "Inequality")
     # forced log expansion is only valid where every logarithm's argument is positive
-    logs_positive = all(g.args[0].is_positive for g in (lhs - rhs).atoms(sp.log))
+    logs_positive = all(shown(g.args[0], "positive") for g in (lhs - rhs).atoms(sp.log))
     steps = []
     swap, bounds = _relaxed(symbols)
     back = {v: k for k, v in swap.items()}

@@ -10,6 +10,7 @@ import sympy as sp
 from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 
 from proofs.claims.distributions import NoiseDensity, holds_everywhere
+from proofs.decide import known
 from proofs.symbols import Y, Z
 from proofs.validate import allowed
 
@@ -195,7 +196,7 @@ def _relax_exp(expr: sp.Expr, domain) -> tuple[sp.Expr, list]:
 def nonneg(expr: sp.Expr, domain) -> str | None:
     """How `expr >= 0` was shown on the whole domain, or None."""
     e = sp.sympify(expr)
-    if e.is_nonnegative:
+    if known(e, "nonnegative"):
         return "SymPy assumptions"
     if e.is_Mul and all(nonneg(f, domain) for f in e.args):
         return "a product of non-negative factors"

@@ -29,7 +29,7 @@ import sympy as sp
 from flint import arb, ctx
 
 from proofs.claims import ApproxDP, PrivacyProfile
-from proofs.decide import compare
+from proofs.decide import compare, known
 from proofs.errors import InputError
 from proofs.expr import rationalize
 from proofs.finite import finite_delta
@@ -98,7 +98,7 @@ def gaussian_profile_derivation() -> ProfileDerivation:
         loss = sp.simplify(sp.expand_log(sp.log(p / q), force=True))
         steps.append(f"log-ratio L(y) = {loss}")
         slope = sp.simplify(sp.diff(loss, _y))
-        if slope.is_positive is not True:
+        if not known(slope, "positive"):
             return ProfileDerivation("Gaussian", None, False, tuple(steps), f"dL/dy = {slope}")
         steps.append(f"dL/dy = {slope} > 0: the optimal event is a half-line y > c*")
         roots = sp.solve(sp.Eq(loss, e), _y)

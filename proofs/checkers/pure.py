@@ -28,7 +28,7 @@ from proofs.decide import closed_compare as _closed_compare
 from proofs.decide import discharge as _discharge
 from proofs.decide import free_symbols as _free
 from proofs.decide import holds_at as _is_true
-from proofs.decide import long_rationals, show
+from proofs.decide import known, long_rationals, show
 from proofs.decide import too_long as _too_long
 from proofs.errors import InputError
 from proofs.expr import rationalize
@@ -61,7 +61,22 @@ _MAX_PARAM_POINTS = 60
 def _case_obligation(case: Case, eps: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     if case.log_ratio is not None:
         return case.log_ratio, eps
-    return case.p, sp.exp(eps) * case.q
+    return _obligation(case.p, case.q, eps)
+
+
+def _obligation(p: sp.Expr, q: sp.Expr, eps: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+    """p <= e^eps q as two sides to compare. Closed p, q > 0 and an epsilon with a long
+    rational in it (c log r, c = 1 - 10^-12) are compared as log(p/q) <= eps: SymPy writes
+    e^(c log r) as r^c and looks for an exact root of r, which with r of 300 digits did not
+    end, and an unevaluated exponential is evaluated again by the product with q."""
+    if (
+        long_rationals(eps)
+        and not (p.free_symbols or q.free_symbols)
+        and certainly_greater(p, 0) is True
+        and certainly_greater(q, 0) is True
+    ):
+        return sp.log(p / q), eps
+    return p, sp.exp(eps) * q
 
 
 # --- counterexamples ------------------------------------------------------------------------
@@ -99,13 +114,19 @@ def _violation(case: Case, e: sp.Expr, values: dict) -> tuple[str, str] | None:
         if certainly_greater(p, 0) is not True:
             return None
         return "P[M(x)=y]/P[M(x')=y] = infinite (P under x' is 0)", "exact: q = 0 and p > 0"
-    verdict = _closed_compare(p, sp.exp(e) * q)
+    verdict = _closed_compare(*_obligation(p, q, e))
     if verdict.status != "violated":
         return None
     ratio = p / q
-    if sp.count_ops(ratio) <= _SIMPLIFY_OPS:  # (for the text only: the verdict is decided)
-        ratio = sp.simplify(ratio)
+    if sp.count_ops(ratio) <= _SIMPLIFY_OPS and not _long_numbers(ratio):
+        ratio = sp.simplify(ratio)  # (for the text only: the verdict is decided)
     return f"P[M(x)=y]/P[M(x')=y] = {_show(ratio)}", verdict.detail
+
+
+def _long_numbers(e: sp.Expr) -> bool:
+    """Does ``e`` hold a rational of more than 12 digits? simplify's logcombine ran for minutes
+    on a short ratio of logarithms of exponentials with 16-digit rationals in them."""
+    return any(max(abs(r.p), r.q) > 10**12 for r in e.atoms(sp.Rational))
 
 
 # a ratio larger than this is shown as it is (or as its enclosure): simplifying sparse vector's
@@ -166,10 +187,17 @@ def _recheck(case: Case, eps: sp.Expr, values: dict, domain: list) -> Counterexa
         ratio=ratio,
         bound=f"epsilon = {_show(e)}"
         if case.log_ratio is not None
-        else f"e^epsilon = exp({_show(e)}) = {float(sp.exp(e)):.6g}",
+        else f"e^epsilon = exp({_show(e)}) = {_exp_text(e)}",
         check=check,
         note=case.note,
     )
+
+
+def _exp_text(e: sp.Expr) -> str:
+    """e^e to six digits, from a float of e (SymPy's exp(c log r) is r^c, which did not end
+    for a long r and c)."""
+    v = float(e)
+    return f"{math.exp(v):.6g}" if v < 709 else f"about 10^{v / math.log(10):.6g}"
 
 
 def _case_vars(case: Case) -> set:
@@ -345,7 +373,7 @@ def _unbounded(form: Formulation) -> tuple[sp.Expr | None, str]:
     index, point = form.unbounded
     case = form.cases[index]
     p, q = rationalize(case.p.subs(point)), rationalize(case.q.subs(point))
-    positive = certainly_greater(p, 0) if not _free([p]) else sp.simplify(p).is_positive
+    positive = certainly_greater(p, 0) if not _free([p]) else known(sp.simplify(p), "positive")
     if sp.simplify(q) != 0 or positive is not True:  # symbols: by their assumptions
         return None, "the zero-probability output was not verified"
     where = ", ".join(f"{getattr(k, 'name', k)}={v}" for k, v in point.items())
@@ -469,7 +497,7 @@ def _attained_in_table(mech, form: Formulation, eps: sp.Expr, domain: list) -> s
     if not isinstance(mech, FiniteMechanism):
         return None
     for case in form.cases:
-        if case.p.is_zero or sp.simplify(case.p - sp.exp(eps) * case.q) != 0:
+        if known(case.p, "zero") or sp.simplify(case.p - sp.exp(eps) * case.q) != 0:
             continue
         if prove_forall(sp.Integer(0), case.p, domain, strict=True).status == "proved":
             return eps

@@ -39,6 +39,7 @@ import sympy as sp
 
 from proofs import mechanisms as m
 from proofs.checkers.formulations import Case, Formulation, Lemma, coordinate_lemmas, formulate
+from proofs.decide import known
 from proofs.expr import as_expr, to_fraction
 
 __all__ = ["pattern_probability"]
@@ -262,8 +263,8 @@ def _(sv: m.SparseVector) -> Formulation:
         )
     by_threshold, by_post = _threshold_bound(sv), _postprocessing_bound(sv)
     # the smaller bound (decided under the symbols' assumptions; the threshold one when unsure)
-    use_threshold = (
-        sv.reveal != "compared" and sp.simplify(by_threshold - by_post).is_positive is not True
+    use_threshold = sv.reveal != "compared" and not known(
+        sp.simplify(by_threshold - by_post), "positive"
     )
     fresh_text = " and the fresh ones" if sv.reveal == "fresh" else ""
     if use_threshold:

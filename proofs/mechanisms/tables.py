@@ -69,6 +69,8 @@ class FiniteMechanism:
         return tuple(c for c in valid if c is not sp.true)
 
     def validate(self):
+        from proofs.decide import known  # (signs of closed values by arb, not SymPy's guess)
+
         if not self.pmf:
             raise InputError("pmf={} is empty; give P[M(x)=y] for at least two inputs x.")
         outputs = {frozenset(row) for row in self.pmf.values()}  # (0 and "0" differ)
@@ -76,7 +78,7 @@ class FiniteMechanism:
             raise InputError("pmf rows have different outputs; list every output for every input.")
         for x, row in self.pmf.items():
             values = [as_expr(v, f"pmf[{x!r}][{y!r}]") for y, v in row.items()]
-            if any(v.is_negative or (v - 1).is_positive for v in values):
+            if any(known(v, "negative") or known(v - 1, "positive") for v in values):
                 raise InputError(
                     f"pmf[{x!r}] = {dict(row)} has a value outside [0, 1]; give probabilities."
                 )

@@ -19,10 +19,12 @@ from proofs import (
     AlphaCoinRR,
     ApproxDP,
     ComposedDP,
+    FiniteMechanism,
     Histogram,
     KAryRR,
     Laplace,
     LaplaceVector,
+    Normalised,
     PostProcessing,
     PureDP,
     Rappor,
@@ -233,3 +235,53 @@ def test_general_rules_false_only_beyond_the_fixed_ratios_are_refuted():
     assert check(PostProcessing(((rr3, {0: 0, 1: 1}),), rule="max(epsilon_0, 1/2)")).verdict is (
         Verdict.PROVED
     )
+
+
+# SymPy finds a closed number's sign (and simplify whether it is 0) by evaluating it to a few
+# digits, which a cancellation fools; values from the user-table probe, checked with mpmath at
+# 80 digits: _NEG = -9.0242569392270758871e-36, _GAP = +9.2336333120482593390e-15
+_T = sp.Rational(8901020307485223, 281474976710656)
+_A = sp.log(1 + sp.exp(-_T))
+_B = sp.log(sp.Rational(2, 3) / (sp.Rational(2, 3) - sp.exp(-_T) / 3))
+_NEG = sp.exp(-40) - sp.log(1 + sp.exp(-40)) - sp.exp(-80)
+
+
+def test_a_tiny_closed_difference_is_never_taken_for_zero():
+    from proofs import Inequality
+    from proofs.decide import algebraically_equal, is_zero
+
+    assert not is_zero(_A - _B) and not algebraically_equal(_A, _B, thorough=True)
+    x = sp.Symbol("x", positive=True)
+    for claim in (Inequality(_A, _B), Inequality(_A - _B, 0), Inequality(_A + x, _B + x)):
+        assert check(claim).verdict is Verdict.REFUTED, claim
+    assert check(Inequality(_B, _A)).verdict is Verdict.CERTIFIED
+
+
+def test_signs_of_closed_parts_are_shown_not_guessed():
+    from proofs.decide import closed_sign, known
+
+    x = sp.Symbol("x", positive=True)
+    assert closed_sign(_NEG) == -1
+    assert not known(_NEG, "nonnegative") and known(_NEG, "negative")
+    assert not known(x * _NEG, "nonnegative")  # SymPy: True, from _NEG's wrong sign
+    assert known(x * sp.exp(-40), "nonnegative") and known(x + 1, "positive")
+    assert closed_sign(sp.log(8) - 3 * sp.log(2)) == 0
+
+
+def test_a_table_with_a_tiny_negative_entry_is_not_a_distribution():
+    table = FiniteMechanism({0: {0: _NEG, 1: 1 - _NEG}, 1: {0: sp.S.Half, 1: sp.S.Half}})
+    assert check(Normalised(table)).verdict is not Verdict.PROVED
+    with pytest.raises(InputError, match="outside"):
+        table.validate()
+
+
+def test_long_logs_and_tiny_rates_are_decided_quickly():
+    """exp(c log r) with a 300-digit r and c = 1 - 10^-12 was r^c to SymPy, which looked for
+    an exact root of r for ever; the ratio of a decided violation was simplified for minutes."""
+    r = sp.Rational(5 * 10**300, 6 * (2 * 10**299 - 1))
+    claim = PureDP(rr_table(r), sp.log(r) * (1 - sp.Rational(1, 10**12)))
+    assert check(claim).verdict is Verdict.REFUTED
+    pd = _A - _B  # about 9.2e-15
+    table = FiniteMechanism({0: {0: sp.S.Half, 1: sp.S.Half}, 1: {0: pd, 1: 1 - pd}})
+    assert check(PureDP(table, 31)).verdict is Verdict.REFUTED  # true epsilon 31.62
+    assert check(PureDP(table, 32)).verdict is Verdict.CERTIFIED
