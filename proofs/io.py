@@ -136,6 +136,8 @@ def check_writable(path: str | os.PathLike) -> Path:
         )
     if target.is_dir():
         raise InputError(f"output {str(path)!r} is a folder; give a file name.")
+    if str(path).endswith((os.sep, "/")):  # (written as the name without its slash)
+        raise InputError(f"output {str(path)!r} ends with '/', a folder's mark; give a file name.")
     if not os.access(folder, os.W_OK | os.X_OK) or (
         target.exists() and not os.access(target, os.W_OK)
     ):

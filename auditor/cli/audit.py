@@ -63,20 +63,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=RELATIONS,
         help="neighbouring relation: checks given pairs, or generates candidates",
     )
-    parser.add_argument("--sensitivity", type=float, help="for --relation sensitivity (default 1)")
+    parser.add_argument("--sensitivity", type=number, help="for --relation sensitivity (default 1)")
     parser.add_argument(
-        "--size", type=int, help="records/answers in generated datasets (default 5)"
+        "--size", type=integer, help="records/answers in generated datasets (default 5)"
     )
     parser.add_argument(
         "--search",
         choices=("patterns", "hypothesis"),
-        default="patterns",
+        default=None,
         help="with --relation and no pairs: classic input patterns (default) or a "
         "Hypothesis search steered by the estimated privacy loss",
     )
     parser.add_argument(
         "--records",
-        type=float,
+        type=number,
         nargs=2,
         metavar=("LO", "HI"),
         help="with --relation add-remove or replace-one and no pairs: the range of one "
@@ -90,11 +90,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="samples per dataset (total; 1e8 notation accepted)",
     )
     parser.add_argument(
-        "--confidence", type=float, default=0.95, help="confidence level (default 0.95)"
+        "--confidence", type=number, default=0.95, help="confidence level (default 0.95)"
     )
     parser.add_argument(
         "--inconclusive-factor",
-        type=float,
+        type=number,
         default=2.0,
         metavar="F",
         help="inconclusive (exit 4) when no violation is found and the audit could not have "
@@ -107,10 +107,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="ideal: audit the real-number mechanism, without events on the bits of doubles "
         "(default float: the implementation as it runs, and say which kind a violation is)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the audit (default 0)")
+    parser.add_argument("--seed", type=integer, default=0, help="seed of the audit (default 0)")
     scale = parser.add_argument_group("scale: where samples are drawn, resuming, stopping")
     scale.add_argument(
-        "--workers", type=int, default=None, help="worker processes (default: every core)"
+        "--workers", type=integer, default=None, help="worker processes (default: every core)"
     )
     scale.add_argument(
         "--executor",
@@ -128,7 +128,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     scale.add_argument(
         "--max-time",
-        type=float,
+        type=number,
         metavar="SECONDS",
         help="end the audit SECONDS after its start, with a valid result on the samples so far",
     )
@@ -150,9 +150,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _as_written(text: str, what: str) -> None:
+    """Numbers in ASCII digits, without "_": Python also reads full-width digits (U+FF11 as 1) and
+    grouped ones ("1_0" is 10), which a typo or a paste could give."""
+    if not text.isascii() or "_" in text:
+        raise argparse.ArgumentTypeError(
+            f"invalid {what} {text!r}: write it in ASCII digits without '_', e.g. 1000"
+        )
+
+
+def number(text: str) -> float:
+    """A number option (validated further where it is used)."""
+    _as_written(text, "number")
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number {text!r}") from None
+
+
+def integer(text: str) -> int:
+    """An integer option (validated further where it is used)."""
+    _as_written(text, "integer")
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid integer {text!r}") from None
+
+
 def finite_number(text: str) -> float:
     """A finite number, kept as written in the message when it is not one (float() reads
     1e400 as inf, and -0 as -0.0)."""
+    _as_written(text, "number")
     try:
         value = float(text)
     except ValueError:
@@ -164,6 +192,7 @@ def finite_number(text: str) -> float:
 
 def sample_count(text: str) -> int:
     """A sample count: an integer, or float notation that is one (1e8, 2.5e6)."""
+    _as_written(text, "count")
     try:
         value = int(text)
     except ValueError:
@@ -315,6 +344,16 @@ def _used_options(args: argparse.Namespace, pairs: list | None) -> None:
             f"--size {args.size} sets the size of generated datasets: it needs --relation and "
             "no pairs of your own; drop it."
         )
+    if args.search is not None and (pairs is not None or args.relation is None):
+        raise InputError(
+            f"--search {args.search} steers the search for pairs under --relation: it needs "
+            "--relation and no pairs of your own; drop it."
+        )
+    if args.scheduler is not None and args.executor != "dask":
+        raise InputError(
+            f"--scheduler {args.scheduler!r} is the address of a Dask cluster; add "
+            "--executor dask, or drop --scheduler for the local pool."
+        )
     if args.sensitivity is not None and args.relation != "sensitivity":
         raise InputError(
             f"--sensitivity {args.sensitivity:g} is for --relation sensitivity; add that or "
@@ -356,30 +395,38 @@ def run(args: argparse.Namespace) -> int:
                 f"--epsilon {built_at:g}: the catalogue entry {args.target!r} is built at the "
                 f"claimed epsilon and cannot be at this one{why}; give --epsilon > 0."
             ) from None
-        if pairs is None and args.relation is None:
+        own_pairs = pairs is None and args.relation is None
+        if own_pairs:
             pairs = list(entry.pairs)
+    if pairs is None and args.relation is None:
+        raise InputError(
+            f"no neighbouring pair given for {args.target!r}; give --pair A B (JSON values, "
+            "repeatable), --pairs FILE.json, or --relation to generate pairs."
+        )
     from auditor.engine.adapter import BadOutput, MechanismRaised
 
     try:
         with mechanism_stdout_to_stderr():
             result = _audit(args, func, pairs, delta, name)
-    except BadOutput as e:
+    except (BadOutput, MechanismRaised) as e:
         if entry is None:
+            raise
+        if pairs is None:
+            # a catalogue entry fed the datasets a relation generates: the entry is not the
+            # user's to fix, its data is (a relation's records, where it takes a number)
+            own = entry.pairs[0]
+            what = e.what if isinstance(e, MechanismRaised) else str(e).split("; make it")[0]
+            raise InputError(
+                f"--relation {args.relation}: the catalogue entry {args.target!r} takes data "
+                f"such as {own.a!r} and {own.b!r} (its own pairs), not the datasets the "
+                f"relation generates ({what}); drop --relation, or give --pair with data of "
+                "its kind."
+            ) from None
+        if isinstance(e, MechanismRaised) or not own_pairs:
             raise
         raise InputError(
             f"--epsilon {built_at:g}: the catalogue entry {args.target!r}, built at this "
             f"epsilon, gives outputs that cannot be audited ({e}); give a larger --epsilon."
-        ) from None
-    except MechanismRaised as e:
-        # a catalogue entry fed the datasets a relation generates: the entry is not the
-        # user's to fix, its data is (a relation's records, where it takes a number)
-        if entry is None or pairs is not None:
-            raise
-        own = entry.pairs[0]
-        raise InputError(
-            f"--relation {args.relation}: the catalogue entry {args.target!r} takes data such "
-            f"as {own.a!r} and {own.b!r} (its own pairs), not the datasets the relation "
-            f"generates ({e.what}); drop --relation, or give --pair with data of its kind."
         ) from None
     _write_outputs(args, result, func, started)
     if not args.quiet:  # (beside JSON on stdout, on stderr: `--json - | jq` reads JSON alone)
@@ -443,7 +490,7 @@ def _audit(args: argparse.Namespace, func, pairs, delta, name):
         sensitivity=1.0 if args.sensitivity is None else args.sensitivity,
         size=5 if args.size is None else args.size,
         name=name,
-        pair_search=args.search,
+        pair_search=args.search or "patterns",
         records=None if args.records is None else tuple(args.records),
         progress=False if args.quiet else None,
         early_stop=not args.no_early_stop,

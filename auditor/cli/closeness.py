@@ -12,6 +12,7 @@ import argparse
 import csv
 import sys
 
+from auditor.cli.audit import integer, number
 from auditor.closeness.names import DISTANCES
 from proofs.errors import EXIT_FOUND, EXIT_INCONCLUSIVE, EXIT_OK, InputError
 from proofs.io import check_outputs, names_stdout, write_json_atomic
@@ -35,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--epsilon",
         "-t",
-        type=float,
+        type=number,
         default=None,
         metavar="T",
         help="closeness threshold t; gives a verdict (exit 1 when exceeded)",
@@ -47,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--n",
-        type=int,
+        type=integer,
         default=None,
         metavar="N",
         help="(n, t) variant: compare each class with its best reference set of "
@@ -55,7 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--time-limit",
-        type=float,
+        type=number,
         default=120.0,
         metavar="SECONDS",
         help="with --n: total time for the exact searches (default 120); classes "
@@ -70,7 +71,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", metavar="OUT", help="write the result as JSON")
     parser.add_argument(
         "--top",
-        type=int,
+        type=integer,
         default=10,
         metavar="K",
         help="how many of the worst classes to list (default 10)",

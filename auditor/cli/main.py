@@ -163,10 +163,38 @@ def _run(args: argparse.Namespace) -> int:
     return _demo.run(args)
 
 
+def _unknown_option(parser: argparse.ArgumentParser, words: list[str]) -> None:
+    """Name an option no parser knows before anything else is judged: argparse reported a
+    missing required argument first ("one of --epsilon --profile is required" for --eps 1,
+    "command is required" for --nosuch) and never named the misspelt word."""
+    import difflib
+
+    commands = next(a.choices for a in parser._actions if a.dest == "command")
+    known, where, command = parser._option_string_actions, "dpaudit", None
+    for word in words:
+        if word == "--":
+            return
+        if command is None and word in commands:
+            command = word
+            known, where = commands[word]._option_string_actions, f"dpaudit {word}"
+            continue
+        if not re.match(r"^--?[A-Za-z]", word) or _NEGATIVE_NUMBER.match(word):
+            continue
+        name = word.split("=", 1)[0]
+        if name not in known:
+            longs = sorted(o for o in known if o.startswith("--"))
+            close = [o for o in longs if o.startswith(name)] or difflib.get_close_matches(
+                name, longs, 1
+            )
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise InputError(f"unknown option {name}{hint}; see `{where} --help`.")
+
+
 def _parse(argv: list[str] | None) -> argparse.Namespace:
     """The arguments; an option no subcommand knows sends the user to that subcommand's help
     (the top-level parser reports it, and said `dpaudit --help`)."""
     parser = build_parser()
+    _unknown_option(parser, sys.argv[1:] if argv is None else list(argv))
     try:
         return parser.parse_args(argv)
     except InputError as exc:

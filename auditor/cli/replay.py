@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from auditor.cli.audit import sample_count
+from auditor.cli.audit import integer, number, sample_count
 from proofs.errors import EXIT_FOUND, EXIT_OK
 
 __all__ = ["add_arguments", "run"]
@@ -29,8 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="fresh samples per dataset (default: as many as the audit certified on)",
     )
-    parser.add_argument("--seed", type=int, default=None, help="default: the audit's seed + 1")
-    parser.add_argument("--confidence", type=float, default=None, help="default: the audit's")
+    parser.add_argument("--seed", type=integer, default=None, help="default: the audit's seed + 1")
+    parser.add_argument("--confidence", type=number, default=None, help="default: the audit's")
     parser.add_argument("--json", metavar="OUT", help="write the replayed result as JSON")
 
 

@@ -92,8 +92,10 @@ def _call(mech: Mechanism, data: Any, n: int, rng: np.random.Generator) -> Any:
         if mech.wants_rng:
             return [f(data, rng=rng) for _ in range(n)]
         return [f(data) for _ in range(n)]
-    except InputError:
+    except MechanismRaised:
         raise
+    except InputError as exc:  # the mechanism refused this data (a catalogue entry says why)
+        raise MechanismRaised(str(exc)) from None
     except SystemExit as exc:  # exit code 0 would read as "nothing wrong found"
         how = "os._exit" if isinstance(exc, MechanismExit) else "sys.exit"
         raise InputError(
@@ -109,8 +111,9 @@ def _call(mech: Mechanism, data: Any, n: int, rng: np.random.Generator) -> Any:
 
 
 class MechanismRaised(InputError):
-    """The mechanism raised on some data: ``args`` are what happened and the advice (a caller
-    who knows better, as for a catalogue entry, gives its own advice with ``what``)."""
+    """The mechanism raised on some data, or refused it with an :class:`InputError` of its
+    own: ``args`` are what happened and the advice, if any (a caller who knows better, as for
+    a catalogue entry fed a relation's datasets, gives its own advice with ``what``)."""
 
     @property
     def what(self) -> str:

@@ -184,7 +184,7 @@ def _event(state: Any, spec: Any, what: str):
     except (TypeError, ValueError) as e:
         raise InputError(f"the witness {what} is malformed ({e}){_UNEDITED}") from None
     if not hasattr(event, "contains"):
-        raise InputError(f"the witness {what} {state!r} is not an event.")
+        raise InputError(f"the witness {what} {brief(state, 80)} is not an event{_UNEDITED}")
     differs = _spec_differs(event, spec)
     if differs:
         raise InputError(
@@ -326,6 +326,11 @@ def replay(
         raise InputError(
             f"the result's seed {recorded!r} is not an integer >= 0 (an edited file?); give the "
             "seed to replay with (--seed)."
+        )
+    if seed is None and whole and recorded + 1 >= MAX_SEED:
+        raise InputError(
+            f"the result's seed {brief(recorded, 60)} is not below 2^512 - 1 (an edited "
+            "file?); give the seed to replay with (--seed)."
         )
     s = (recorded + 1 if whole else 0) if seed is None else seed
     if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < MAX_SEED:

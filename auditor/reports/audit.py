@@ -17,7 +17,7 @@ from typing import Any
 from auditor.engine.result import dataset_words, float_note, ratio_words
 from auditor.reports.html import report_kind
 from proofs.errors import InputError
-from proofs.io import SCHEMA_VERSION, read_json, same_schema, write_files_atomic
+from proofs.io import SCHEMA_VERSION, brief, read_json, same_schema, write_files_atomic
 
 __all__ = [
     "audit_html",
@@ -503,7 +503,29 @@ def load_result(path: str) -> dict[str, Any]:
     if not isinstance(d.get("witness"), (dict, type(None))):
         raise InputError(f"result {path!r} has a witness that is not an object or null.")
     _check_ranges(d, path)
+    _check_schema(d, path)
     return d
+
+
+def _check_schema(d: dict[str, Any], path: str) -> None:
+    """The whole file against the schema an audit's output follows: a hand-edited field
+    (delta 1, a negative seed, an unknown event) is refused here as replay refuses it."""
+    import json
+    from importlib import resources
+
+    import jsonschema
+
+    text = resources.files("auditor").joinpath("schemas/audit.schema.json").read_text("utf-8")
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(json.loads(text)).iter_errors(d)
+    )
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "the top level"
+        raise InputError(
+            f"result {path!r} does not follow the audit output's schema at {where} "
+            f"({brief(error.message, 160)}); give an unedited file written by `dpaudit audit "
+            "--json`."
+        )
 
 
 # what an audit writes (auditor/schemas/audit.schema.json): a hand-edited value outside is

@@ -42,6 +42,7 @@ def target(tmp_path):
         (["--pair", "0", "1", "--json", "/nonexistent-folder/r.json"], "does not exist"),
         (["--pair", "0", "1", "--report", "/nonexistent-folder/r.html"], "does not exist"),
         (["--pair", "0", "1", "--json", "."], "is a folder"),
+        (["--pair", "0", "1", "--report", "new.md/"], "a folder's mark"),
         # no file can be made there (root passed the mode check, and found out after the run)
         (["--pair", "0", "1", "--report", "/proc/r.md"], "'/proc/r.md'"),
         (["--pair", "0", "1", "--semantics", "exact"], "--semantics"),
@@ -50,6 +51,14 @@ def target(tmp_path):
         (["--pair", "0", "1", "--delta", "-2E+0"], "delta=-2.0"),
         (["--pair", "0", "1", "--max-time", "-inf"], "-inf"),
         (["--pair", "0", "1", "--max-time", "1e10"], "1e+09"),  # (the alarm timer overflows)
+        # Python reads full-width and grouped digits; a typo or a paste could give them
+        (["--pair", "0", "1", "--seed", "\uff11"], "ASCII digits"),
+        (["--pair", "0", "1", "--confidence", "0.9_5"], "ASCII digits"),
+        # misspelt options were reported as a missing required one, never named
+        (["--pair", "0", "1", "--confidance", "0.9"], "--confidance (did you mean --confidence?)"),
+        ([], "give --pair A B"),
+        (["--pair", "0", "1", "--search", "hypothesis"], "--search hypothesis"),
+        (["--pair", "0", "1", "--scheduler", "tcp://127.0.0.1:1"], "--executor dask"),
     ],
 )
 def test_bad_cli_input_is_one_line_before_sampling(target, extra, needle, capsys):
@@ -625,3 +634,36 @@ def test_ctrl_c_during_the_output_probe_leaves_no_file(tmp_path, monkeypatch):
         proofs_io.check_writable(tmp_path / "out.json")
     monkeypatch.undo()
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["--nosuch"], "unknown option --nosuch; see `dpaudit --help`"),
+        (["audit", "laplace", "--eps", "1"], "unknown option --eps (did you mean --epsilon?)"),
+        (["prove", "--jsn", "x.json"], "unknown option --jsn (did you mean --json?)"),
+    ],
+)
+def test_an_unknown_option_is_named_first(argv, needle, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert needle in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "name, relation",
+    [("rr.k_ary", "replace-one"), ("svt3", "add-remove"), ("noisy_hist2", "add-remove")],
+)
+def test_a_catalogue_entry_fed_a_relations_data_names_the_relation(name, relation, capsys):
+    argv = ["audit", name, "--epsilon", "1", "--samples", "2000", "--relation", relation]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"--relation {relation}: the catalogue entry {name!r} takes data such as" in err
+    assert "drop --relation" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_catalogue_entry_given_pairs_of_two_shapes_is_not_told_to_raise_epsilon(capsys):
+    argv = ["audit", "noisy_hist2", "--epsilon", "1", "--samples", "2000"]
+    assert main([*argv, "--pair", "[1, 1]", "[1, 1, 1]"]) == 2
+    err = capsys.readouterr().err
+    assert "outputs must have one type" in err and "--epsilon" not in err

@@ -128,6 +128,10 @@ def test_a_checkpoint_that_is_not_a_file_is_refused(module, tmp_path, capsys):
         (("p_value",), float("nan")),
         (("epsilon_lower_bound",), float("inf")),
         (("verdict",), "violation"),
+        # outside the schema though each headline number is in range (replay refused them)
+        (("delta",), 1),
+        (("seed",), -3),
+        (("witness", "event_state"), {"type": "no-such-event"}),
     ],
 )
 def test_a_hand_edited_result_is_bad_input_for_report(module, capsys, path, value):

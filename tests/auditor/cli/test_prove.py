@@ -136,7 +136,7 @@ def test_unknown_option_is_bad_input(capsys):
     assert "Traceback" not in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("make", ["missing", "directory", "corrupt"])
+@pytest.mark.parametrize("make", ["missing", "directory", "corrupt", "results not a list"])
 def test_a_bad_baseline_is_refused_before_any_claim_runs(make, tmp_path, capsys, monkeypatch):
     import proofs.prove
 
@@ -145,6 +145,8 @@ def test_a_bad_baseline_is_refused_before_any_claim_runs(make, tmp_path, capsys,
         base.mkdir()
     elif make == "corrupt":
         base.write_text("{not json")
+    elif make == "results not a list":  # (its keys were read as no results: all "new")
+        base.write_text('{"schema_version": "1", "results": {}}')
     ran = []
     monkeypatch.setattr(proofs.prove, "run_theorems", lambda *a, **k: ran.append(1))
     assert main(["prove", "--quiet", "--baseline", str(base)]) == 2
@@ -171,3 +173,10 @@ def test_a_claims_file_given_twice_is_named_once(tmp_path, capsys):
     assert main(["prove", str(f), str(f)]) == 2
     err = capsys.readouterr().err
     assert "is given twice; give it once" in err and "appears twice" not in err
+
+
+def test_a_folder_given_as_claims_file_is_named_a_folder(tmp_path, capsys):
+    folder = tmp_path / "claims.py"
+    folder.mkdir()
+    assert main(["prove", str(folder), "--quiet"]) == 2
+    assert "is a folder" in capsys.readouterr().err

@@ -175,7 +175,7 @@ def test_a_damaged_result_is_one_line_bad_input_not_a_traceback(broken_result, t
     state = d["witness"]["event_state"]
     damaged = [
         (5, "not an audit result"),
-        (_edited(d, event_state=5), "not an event"),
+        (_edited(d, event_state=5), "not an event; replay an unedited file"),
         (_edited(d, event_state=[1, 2]), "not an event"),
         (_edited(d, pair=3), "pair 3 is malformed"),
         (_edited(d, counts=3), "counts 3 is malformed"),
@@ -194,6 +194,8 @@ def test_a_damaged_result_is_one_line_bad_input_not_a_traceback(broken_result, t
         with pytest.raises(InputError, match=message) as err:
             auditor.replay(doc, samples=2_000)
         assert "\n" not in str(err.value)
+    with pytest.raises(InputError, match=r"the result's seed .* give the seed to replay with"):
+        auditor.replay({**d, "seed": 2**600}, samples=2_000)
     with pytest.raises(InputError, match="confidence='x'"):
         auditor.replay(d, confidence="x")
     # a recorded seed that is no seed is an edited file (it was replayed with seed 0 silently)
