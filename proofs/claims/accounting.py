@@ -305,19 +305,25 @@ class RDPConversion(Claim):
             f.subs({RDP: self.k * a * D**2 / (2 * s**2), ALPHA: a, DL: self.delta})
             for a in self.alphas
         ]
+        approx = []
         for a, v in zip(self.alphas, vals):
-            if v != sp.oo and (v.is_extended_real is False or sp.N(v).is_real is False):
+            n = sp.N(v, 30) if v != sp.oo else sp.oo
+            # (nan is neither real nor not real to SymPy, and min() skipped it unless first:
+            # 0 log 0 at one order made the claim's epsilon depend on the orders' order)
+            if v != sp.oo and (v.has(sp.nan, sp.zoo, -sp.oo) or not n.is_real):
                 raise InputError(
                     f"formula={self.formula} gives epsilon = {v} at alpha = {a}, not a real "
                     "number; give a formula real for every order (e.g. rdp + log(1/delta)/(alpha "
                     "- 1))."
                 )
-        # the least value, exactly: by floats first, then every value within a hair of it goes
-        # into a Min that SymPy or arb decides exactly (two orders whose values tie as floats
-        # picked the larger one, and a false claim was certified at that larger epsilon)
-        floats = [float(v) for v in vals]
-        low = min(floats)
-        near = [v for v, f in zip(vals, floats) if f <= low + 1e-9 * max(1.0, abs(low))]
+            approx.append(n)
+        # the least value, exactly: by 30-digit values first (floats overflowed past 1e308),
+        # then every value within a hair of it goes into a Min that SymPy or arb decides
+        # exactly (two orders whose values tie as floats picked the larger one, and a false
+        # claim was certified at that larger epsilon)
+        low = min(approx)
+        hair = sp.Float("1e-9", 30) * sp.Max(1, abs(low)) if low.is_finite else 0
+        near = [v for v, n in zip(vals, approx) if n <= low + hair]
         return near[0] if len(near) == 1 else sp.Min(*near)
 
     def statement(self) -> str:

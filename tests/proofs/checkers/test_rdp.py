@@ -30,8 +30,11 @@ from proofs import (
     KAryRR,
     Laplace,
     RDPComposition,
+    RDPConversion,
+    RenyiGaussian,
     TwoSidedGeometric,
     Verdict,
+    check,
     composition_rdp,
     gaussian_epsilon,
     rdp_curve,
@@ -413,3 +416,23 @@ def test_bad_inputs_of_the_functions():
         rdp_curve(Gaussian(2, 1), 1)
     with pytest.raises(InputError, match="sequence"):
         rdp_epsilon(3, 1e-5)
+
+
+def test_a_false_renyi_bound_with_a_tiny_rational_is_refuted_not_simplified_for_minutes():
+    """simplify ran for minutes on log(alpha) - alpha^2/10^30 against the divergence."""
+    for bound in ("log(alpha) - alpha**2/10**30", "log(alpha) - 10**-10*(alpha-1)**2"):
+        assert check(RenyiGaussian(bound)).verdict is Verdict.REFUTED
+
+
+@pytest.mark.parametrize("alphas", [(3, 2), (2, 3)])
+def test_a_conversion_formula_undefined_at_an_order_is_bad_input_whatever_the_order(alphas):
+    """0 log 0 at alpha = 2 is nan, which min() skipped unless it came first: the claim's
+    epsilon depended on the order of the orders, and a false claim was certified."""
+    formula = "rdp + log(1/delta)/(alpha - 1) + (alpha - 2)*log(alpha - 2)"
+    with pytest.raises(InputError, match="epsilon = nan at alpha = 2"):
+        check(RDPConversion(3, 10, 1e-5, alphas=alphas, formula=formula))
+
+
+def test_a_conversion_formula_beyond_a_double_is_refuted():
+    claim = RDPConversion(3, 10, 1e-5, formula="rdp - 10**400", alphas=(2, 3))
+    assert check(claim).verdict is Verdict.REFUTED
