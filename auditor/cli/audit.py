@@ -159,32 +159,28 @@ def _as_written(text: str, what: str) -> None:
         )
 
 
+def _read(text: str, kind: type, what: str):
+    _as_written(text, what)
+    try:
+        return kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid {what} {text!r}") from None
+
+
 def number(text: str) -> float:
     """A number option (validated further where it is used)."""
-    _as_written(text, "number")
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid number {text!r}") from None
+    return _read(text, float, "number")
 
 
 def integer(text: str) -> int:
     """An integer option (validated further where it is used)."""
-    _as_written(text, "integer")
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid integer {text!r}") from None
+    return _read(text, int, "integer")
 
 
 def finite_number(text: str) -> float:
     """A finite number, kept as written in the message when it is not one (float() reads
     1e400 as inf, and -0 as -0.0)."""
-    _as_written(text, "number")
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid number {text!r}") from None
+    value = number(text)
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"{text!r} is not a finite number; e.g. 1") from None
     return value + 0.0  # (-0.0 is 0)
