@@ -155,7 +155,7 @@ def _as_written(text: str, what: str) -> None:
     grouped ones ("1_0" is 10), which a typo or a paste could give."""
     if not text.isascii() or "_" in text:
         raise argparse.ArgumentTypeError(
-            f"invalid {what} {text!r}: write it in ASCII digits without '_', e.g. 1000"
+            f"invalid {what} {text!r}: write it in ASCII characters, without '_'"
         )
 
 
@@ -340,7 +340,7 @@ def _used_options(args: argparse.Namespace, pairs: list | None) -> None:
             f"--size {args.size} sets the size of generated datasets: it needs --relation and "
             "no pairs of your own; drop it."
         )
-    if args.search is not None and (pairs is not None or args.relation is None):
+    if args.search == "hypothesis" and (pairs is not None or args.relation is None):
         raise InputError(
             f"--search {args.search} steers the search for pairs under --relation: it needs "
             "--relation and no pairs of your own; drop it."
@@ -391,23 +391,25 @@ def run(args: argparse.Namespace) -> int:
                 f"--epsilon {built_at:g}: the catalogue entry {args.target!r} is built at the "
                 f"claimed epsilon and cannot be at this one{why}; give --epsilon > 0."
             ) from None
-        own_pairs = pairs is None and args.relation is None
-        if own_pairs:
+        if pairs is None and args.relation is None:
             pairs = list(entry.pairs)
     if pairs is None and args.relation is None:
         raise InputError(
             f"no neighbouring pair given for {args.target!r}; give --pair A B (JSON values, "
             "repeatable), --pairs FILE.json, or --relation to generate pairs."
         )
-    from auditor.engine.adapter import BadOutput, MechanismRaised
+    from auditor.engine.adapter import BadOutput, ChangingOutputs, MechanismRaised
 
     try:
         with mechanism_stdout_to_stderr():
             result = _audit(args, func, pairs, delta, name)
-    except (BadOutput, MechanismRaised) as e:
+    except InputError as e:
         if entry is None:
             raise
-        if pairs is None:
+        of_data = isinstance(e, (MechanismRaised, ChangingOutputs)) or getattr(
+            e, "from_mechanism", False
+        )
+        if of_data and pairs is None:
             # a catalogue entry fed the datasets a relation generates: the entry is not the
             # user's to fix, its data is (a relation's records, where it takes a number)
             own = entry.pairs[0]
@@ -418,8 +420,9 @@ def run(args: argparse.Namespace) -> int:
                 f"relation generates ({what}); drop --relation, or give --pair with data of "
                 "its kind."
             ) from None
-        if isinstance(e, MechanismRaised) or not own_pairs:
+        if not isinstance(e, BadOutput) or isinstance(e, ChangingOutputs):
             raise
+        # (a built-in mechanism at an epsilon so small its noise overflows)
         raise InputError(
             f"--epsilon {built_at:g}: the catalogue entry {args.target!r}, built at this "
             f"epsilon, gives outputs that cannot be audited ({e}); give a larger --epsilon."

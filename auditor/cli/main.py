@@ -171,22 +171,27 @@ def _unknown_option(parser: argparse.ArgumentParser, words: list[str]) -> None:
 
     commands = next(a.choices for a in parser._actions if a.dest == "command")
     known, where, command = parser._option_string_actions, "dpaudit", None
+    if "-h" in words or "--help" in words:
+        return  # (argparse prints the help first)
     for word in words:
         if word == "--":
             return
-        if command is None and word in commands:
+        if command is None and not word.startswith("-"):
+            if word not in commands:
+                return  # a misspelt subcommand: argparse names it and the choices
             command = word
             known, where = commands[word]._option_string_actions, f"dpaudit {word}"
             continue
-        if not re.match(r"^--?[A-Za-z]", word) or _NEGATIVE_NUMBER.match(word):
+        # as argparse reads them: a word with a space is a value, and -t0.2 is -t with 0.2
+        if " " in word or not re.match(r"^--?[A-Za-z]", word) or _NEGATIVE_NUMBER.match(word):
             continue
-        name = word.split("=", 1)[0]
+        name = word.split("=", 1)[0] if word.startswith("--") else word[:2]
         if name not in known:
             longs = sorted(o for o in known if o.startswith("--"))
-            close = [o for o in longs if o.startswith(name)] or difflib.get_close_matches(
+            close = [o for o in longs if o.startswith(name)][:3] or difflib.get_close_matches(
                 name, longs, 1
             )
-            hint = f" (did you mean {close[0]}?)" if close else ""
+            hint = f" (did you mean {' or '.join(close)}?)" if close else ""
             raise InputError(f"unknown option {name}{hint}; see `{where} --help`.")
 
 

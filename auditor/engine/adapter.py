@@ -34,6 +34,7 @@ from proofs.io import MechanismExit
 __all__ = [
     "KINDS",
     "BadOutput",
+    "ChangingOutputs",
     "Mechanism",
     "MechanismRaised",
     "as_mechanism",
@@ -92,10 +93,9 @@ def _call(mech: Mechanism, data: Any, n: int, rng: np.random.Generator) -> Any:
         if mech.wants_rng:
             return [f(data, rng=rng) for _ in range(n)]
         return [f(data) for _ in range(n)]
-    except MechanismRaised:
-        raise
     except InputError as exc:  # the mechanism refused this data (a catalogue entry says why)
-        raise MechanismRaised(str(exc)) from None
+        exc.from_mechanism = True  # (kept as it is: a caller may catch its own subclass)
+        raise
     except SystemExit as exc:  # exit code 0 would read as "nothing wrong found"
         how = "os._exit" if isinstance(exc, MechanismExit) else "sys.exit"
         raise InputError(
@@ -111,9 +111,10 @@ def _call(mech: Mechanism, data: Any, n: int, rng: np.random.Generator) -> Any:
 
 
 class MechanismRaised(InputError):
-    """The mechanism raised on some data, or refused it with an :class:`InputError` of its
-    own: ``args`` are what happened and the advice, if any (a caller who knows better, as for
-    a catalogue entry fed a relation's datasets, gives its own advice with ``what``)."""
+    """The mechanism raised on some data: ``args`` are what happened and the advice (a caller
+    who knows better, as for a catalogue entry fed a relation's datasets, gives its own advice
+    with ``what``). An :class:`InputError` of the mechanism's own passes as it is, with
+    ``from_mechanism`` set."""
 
     @property
     def what(self) -> str:
@@ -152,6 +153,10 @@ def _too_large(v: Any) -> bool:
 
 class BadOutput(InputError):
     """A mechanism's output that cannot be audited (NaN, infinite, of a changing shape...)."""
+
+
+class ChangingOutputs(BadOutput):
+    """Outputs of one kind or shape on some data and another on other data."""
 
 
 def _bad_output(mech: Mechanism, index: int, value: Any, why: str) -> InputError:

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from auditor.engine.adapter import BadOutput, Mechanism
+from auditor.engine.adapter import ChangingOutputs, Mechanism
 from auditor.engine.checkpoint import Checkpoint
 from auditor.engine.choice import Outcome, Power, choose, partner, pooled_pairs, shares, simplest
 from auditor.engine.crossfit import count_keys, crossfit
@@ -252,7 +252,7 @@ class Session:
             return
         if shape != (self.probe.kind, self.probe.tail):
             p = self.pairs[pair]
-            raise BadOutput(
+            raise ChangingOutputs(
                 f"mechanism {self.mech.name} returned {shape[0]} outputs of shape {shape[1]} on "
                 f"data={(p.a if side == 0 else p.b)!r} but {self.probe.kind} outputs of shape "
                 f"{self.probe.tail} earlier; outputs must have one type."

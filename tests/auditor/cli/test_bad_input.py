@@ -52,8 +52,8 @@ def target(tmp_path):
         (["--pair", "0", "1", "--max-time", "-inf"], "-inf"),
         (["--pair", "0", "1", "--max-time", "1e10"], "1e+09"),  # (the alarm timer overflows)
         # Python reads full-width and grouped digits; a typo or a paste could give them
-        (["--pair", "0", "1", "--seed", "\uff11"], "ASCII digits"),
-        (["--pair", "0", "1", "--confidence", "0.9_5"], "ASCII digits"),
+        (["--pair", "0", "1", "--seed", "\uff11"], "ASCII characters"),
+        (["--pair", "0", "1", "--confidence", "0.9_5"], "ASCII characters"),
         # misspelt options were reported as a missing required one, never named
         (["--pair", "0", "1", "--confidance", "0.9"], "--confidance (did you mean --confidence?)"),
         ([], "give --pair A B"),
@@ -667,3 +667,45 @@ def test_a_catalogue_entry_given_pairs_of_two_shapes_is_not_told_to_raise_epsilo
     assert main([*argv, "--pair", "[1, 1]", "[1, 1, 1]"]) == 2
     err = capsys.readouterr().err
     assert "outputs must have one type" in err and "--epsilon" not in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["closeness", "t.csv", "--qi", "a", "--sensitive", "s", "-t0.2"],  # -t with 0.2
+        ["report", "r.json", "-or.md"],
+        ["closeness", "t.csv", "--qi", "-b c", "--sensitive", "s"],  # a value with a space
+        ["audit", "m.py:f", "--epsilon", "1", "--pair", "-1", "-2e-3", "--json=-r x.json"],
+        ["audit", "m.py:f", "--epsilon", "1", "--", "--not-an-option"],
+    ],
+)
+def test_the_option_scan_passes_what_argparse_reads_as_values(argv):
+    from auditor.cli.main import _unknown_option, build_parser
+
+    _unknown_option(build_parser(), argv)  # (raises InputError on an unknown option)
+
+
+def test_a_misspelt_subcommand_and_help_are_left_to_argparse(capsys):
+    assert main(["adit", "laplace", "--epsilon", "1"]) == 2
+    assert "invalid choice: 'adit'" in capsys.readouterr().err
+    assert main(["audit", "--help", "--bogus"]) == 0
+    assert main(["audit", "laplace", "--se", "1"]) == 2
+    assert "did you mean --search or --seed or --semantics?" in capsys.readouterr().err
+
+
+def test_a_catalogue_entry_whose_noise_overflows_is_told_to_raise_epsilon(capsys):
+    for extra in (["--pair", "0", "1"], []):
+        argv = ["audit", "laplace", "--epsilon", "1e-310", "--samples", "2000", *extra]
+        assert main(argv) == 2
+        assert "give a larger --epsilon" in capsys.readouterr().err
+
+
+def test_a_mechanisms_own_input_error_reaches_the_caller_as_it_is():
+    class Refused(InputError):
+        pass
+
+    def mech(data, size, rng):
+        raise Refused(f"data={data!r} is not mine")
+
+    with pytest.raises(Refused, match="is not mine"):
+        auditor.audit(mech, [(0, 1)], epsilon=1.0, samples=2_000, seed=0)
