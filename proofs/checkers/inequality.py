@@ -37,7 +37,7 @@ from proofs.decide import (
     show,
 )
 from proofs.decide import known as shown
-from proofs.numeric import certainly_greater, certainly_less
+from proofs.numeric import NotNumeric, certainly_greater, certainly_less, precision, to_ball
 from proofs.results import Counterexample, Finding, Verdict
 from proofs.smt import ForAllResult, defined_on, prove_forall
 from proofs.validate import allowed, check_satisfiable
@@ -141,9 +141,18 @@ def _undefined(term: sp.Expr, values: dict) -> bool | None:
         v = term.xreplace(values)
     except (ValueError, TypeError, ZeroDivisionError):  # (SymPy refused: not re-checked)
         return None
-    if v.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or v.is_extended_real is False:
+    if v.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
         return True
-    return None if v.free_symbols or v.is_extended_real is None else False
+    if v.is_Rational:
+        return False
+    if not v.free_symbols:  # defined only where an arb ball shows a finite real (SymPy
+        try:  # called sqrt of -9e-36 real, taking the radicand for positive)
+            with precision(128):
+                if to_ball(v).is_finite():
+                    return False
+        except (NotNumeric, ZeroDivisionError, ValueError, OverflowError):
+            pass
+    return True if v.is_extended_real is False else None
 
 
 def _refuted(claim: Inequality, values: dict, how: str, lhs, rhs, method: str, steps) -> Finding:

@@ -28,7 +28,7 @@ from proofs.decide import closed_compare as _closed_compare
 from proofs.decide import discharge as _discharge
 from proofs.decide import free_symbols as _free
 from proofs.decide import holds_at as _is_true
-from proofs.decide import known, long_rationals, show
+from proofs.decide import known, long_numbers, long_rationals, show
 from proofs.decide import too_long as _too_long
 from proofs.errors import InputError
 from proofs.expr import rationalize
@@ -118,15 +118,9 @@ def _violation(case: Case, e: sp.Expr, values: dict) -> tuple[str, str] | None:
     if verdict.status != "violated":
         return None
     ratio = p / q
-    if sp.count_ops(ratio) <= _SIMPLIFY_OPS and not _long_numbers(ratio):
+    if sp.count_ops(ratio) <= _SIMPLIFY_OPS and not long_numbers(ratio):
         ratio = sp.simplify(ratio)  # (for the text only: the verdict is decided)
     return f"P[M(x)=y]/P[M(x')=y] = {_show(ratio)}", verdict.detail
-
-
-def _long_numbers(e: sp.Expr) -> bool:
-    """Does ``e`` hold a rational of more than 12 digits? simplify's logcombine ran for minutes
-    on a short ratio of logarithms of exponentials with 16-digit rationals in them."""
-    return any(max(abs(r.p), r.q) > 10**12 for r in e.atoms(sp.Rational))
 
 
 # a ratio larger than this is shown as it is (or as its enclosure): simplifying sparse vector's

@@ -285,3 +285,52 @@ def test_long_logs_and_tiny_rates_are_decided_quickly():
     table = FiniteMechanism({0: {0: sp.S.Half, 1: sp.S.Half}, 1: {0: pd, 1: 1 - pd}})
     assert check(PureDP(table, 31)).verdict is Verdict.REFUTED  # true epsilon 31.62
     assert check(PureDP(table, 32)).verdict is Verdict.CERTIFIED
+
+
+_NEGT = "(exp(-40) - log(1+exp(-40)) - exp(-80))"
+
+
+def test_sums_sympy_forms_inside_a_sign_query_are_shown_too():
+    """SymPy judges n - 1 + c at n = 1 by c's sign, a sum no node of the expression holds."""
+    from proofs.decide import closed_sign, known
+
+    n = sp.Symbol("n", integer=True, positive=True)
+    assert not known(n - 1 + _NEG, "positive") and known(n + sp.log(2), "positive")
+    table = FiniteMechanism(
+        {0: {0: n - 1 + _NEG, 1: 2 - n - _NEG}, 1: {0: sp.S.Half, 1: sp.S.Half}},
+        assumptions=(n <= 1,),
+    )
+    assert check(Normalised(table)).verdict is not Verdict.PROVED
+    assert closed_sign(1 - sp.erf(100)) == 1
+
+
+def test_text_guards_are_judged_by_arb():
+    from proofs import Inequality
+
+    x = sp.Symbol("x", positive=True)
+    # true wherever the guard sqrt(x - 1 + c) is defined; at x = 1 it is sqrt of -9e-36
+    claim = Inequality("0", f"sqrt(x - 1 + {_NEGT})^2", (x >= 1,))
+    assert check(claim).verdict is not Verdict.REFUTED
+    for text in (f"exp(log({_NEGT}))", "x/(log(8)-3*log(2)) - x/(log(8)-3*log(2))"):
+        with pytest.raises(InputError, match="not a real number"):
+            Inequality(text, "0")
+
+
+def test_simplify_taking_a_tiny_difference_for_zero_proves_nothing():
+    from proofs import RenyiGaussian, Unbiased, frequency_estimator
+    from proofs.claims.estimation import LinearEstimator
+
+    gap = _A - _B  # about 9.2e-15
+    assert check(RenyiGaussian(f"alpha*Delta^2/(2*sigma^2) - ({gap})")).verdict is not (
+        Verdict.PROVED
+    )
+    e = frequency_estimator(KAryRR(1, 3))
+    shifted = LinearEstimator(e.mechanism, e.slope, e.intercept, e.target - gap, "c_hat")
+    assert check(Unbiased(shifted)).verdict is not Verdict.PROVED
+
+
+def test_a_kinked_difference_of_long_numbers_is_not_simplified_until_memory_runs_out():
+    from proofs import Inequality
+
+    x = sp.Symbol("x", positive=True)
+    assert check(Inequality(sp.Max(x, 1) * _A, sp.Max(x, 1) * _B)).verdict is Verdict.REFUTED
