@@ -200,9 +200,12 @@ class _Parser:
             exponent = self.unary()
             self.depth -= 1
             self.check_size(base, exponent)
+            value = base**exponent
             if not (exponent.is_integer and exponent.is_nonnegative):
-                self.guard(base**exponent, f"({base})^({exponent})")
-            return base**exponent
+                self.guard(value, f"({base})^({exponent})")
+            if exponent.is_Rational and not exponent.is_integer:
+                self.root_folded(value, base, exponent)
+            return value
         return base
 
     def check_size(self, base: sp.Expr, exponent: sp.Expr) -> None:
@@ -263,9 +266,54 @@ class _Parser:
         self.take(")")
         if name not in _ARITY and len(args) != 1:
             raise self.fail(f"{name} takes one argument")
+        if func in (sp.Abs, sp.Max, sp.Min):
+            return self.extreme(func, args)
         value = func(*args)
         if func in (sp.log, sp.sqrt):
             self.guard(value, f"{name}({args[0]})")
+        if func is sp.sqrt:
+            self.root_folded(value, args[0], sp.S.Half)
+        return value
+
+    def root_folded(self, value: sp.Expr, base: sp.Expr, exponent: sp.Expr) -> None:
+        """A root SymPy folded away (sqrt(u^2) is u where it takes u for nonnegative) must be
+        shown nonnegative, as a principal root is: sqrt(c^2) was c for c about -9e-36."""
+        from proofs.decide import known
+
+        rooted = any(
+            (p.is_Pow and p.exp.is_Rational and not p.exp.is_integer) or isinstance(p, sp.Abs)
+            for p in sp.preorder_traversal(value)
+        )
+        if rooted or exponent.q % 2:  # (the root, or |u|, is still there: no sign was used)
+            return
+        if not known(value, "nonnegative"):
+            raise self.fail(f"({base})^({exponent}) is folded to {value}, which is not shown")
+
+    def extreme(self, func, args: list) -> sp.Expr:
+        """abs, max or min, as SymPy folds them, once each fold is shown: SymPy compares
+        closed values by a few digits, so |c| was c and max(x, x + c) was x + c for c about
+        -9e-36. A fold that cannot be shown is refused."""
+        from proofs.decide import closed_sign, known
+
+        if func is sp.Abs:
+            (u,) = args
+            if not u.free_symbols:
+                sign = closed_sign(u)
+                if sign is None:
+                    raise self.fail(f"the sign of {u} cannot be shown")
+                return u if sign >= 0 else -u
+            value = sp.Abs(u)
+            if value == u and not known(u, "nonnegative"):
+                raise self.fail(f"abs({u}) is folded to {u}, which is not shown")
+            if value == -u and not known(u, "nonpositive"):
+                raise self.fail(f"abs({u}) is folded to {-u}, which is not shown")
+            return value
+        value = func(*args)
+        kept = set(value.args) if isinstance(value, func) else {value}
+        fact = "nonnegative" if func is sp.Max else "nonpositive"
+        for a in args:
+            if a not in kept and not any(known(k - a, fact) for k in kept):
+                raise self.fail(f"{a} is dropped from {func.__name__}, which is not shown")
         return value
 
 

@@ -334,3 +334,29 @@ def test_a_kinked_difference_of_long_numbers_is_not_simplified_until_memory_runs
 
     x = sp.Symbol("x", positive=True)
     assert check(Inequality(sp.Max(x, 1) * _A, sp.Max(x, 1) * _B)).verdict is Verdict.REFUTED
+
+
+@pytest.mark.parametrize(
+    "lhs, rhs, verdict",
+    [
+        (f"abs({_NEGT})", "0", Verdict.REFUTED),  # |c| was c, and c <= 0 was certified
+        ("0", f"abs({_NEGT})", Verdict.CERTIFIED),
+        ("abs(x - 1)", "x + 1", Verdict.PROVED),
+        ("max(1, 2, x)", "x + 2", Verdict.PROVED),
+        ("sqrt(4*x^2)", "2*x", Verdict.PROVED),
+    ],
+)
+def test_abs_max_min_and_roots_of_text_fold_only_as_shown(lhs, rhs, verdict):
+    from proofs import Inequality
+
+    assert check(Inequality(lhs, rhs)).verdict is verdict
+
+
+@pytest.mark.parametrize(
+    "text", [f"max(0, {_NEGT})", f"min(0, {_NEGT})", f"max(x, x + {_NEGT})", f"sqrt({_NEGT}^2)"]
+)
+def test_a_fold_by_a_guessed_sign_is_refused(text):
+    from proofs import Inequality
+
+    with pytest.raises(InputError, match="which is not shown"):
+        Inequality(text, "0")
