@@ -278,8 +278,12 @@ class _Parser:
     def root_folded(self, value: sp.Expr, base: sp.Expr, exponent: sp.Expr) -> None:
         """A root SymPy folded away (sqrt(u^2) is u where it takes u for nonnegative) must be
         shown nonnegative, as a principal root is: sqrt(c^2) was c for c about -9e-36."""
-        from proofs.decide import known
+        from proofs.decide import known, trustworthy
 
+        if value.is_Pow and value.base == base and value.exp == exponent:
+            return
+        if not trustworthy(base):  # (sqrt(2 c^2) was sqrt(2) c: a sign SymPy misjudged)
+            raise self.fail(f"({base})^({exponent}) is folded to {value} by a sign SymPy misjudges")
         rooted = any(
             (p.is_Pow and p.exp.is_Rational and not p.exp.is_integer) or isinstance(p, sp.Abs)
             for p in sp.preorder_traversal(value)
@@ -293,7 +297,7 @@ class _Parser:
         """abs, max or min, as SymPy folds them, once each fold is shown: SymPy compares
         closed values by a few digits, so |c| was c and max(x, x + c) was x + c for c about
         -9e-36. A fold that cannot be shown is refused."""
-        from proofs.decide import closed_sign, known
+        from proofs.decide import closed_sign, known, trustworthy
 
         if func is sp.Abs:
             (u,) = args
@@ -303,6 +307,10 @@ class _Parser:
                     raise self.fail(f"the sign of {u} cannot be shown")
                 return u if sign >= 0 else -u
             value = sp.Abs(u)
+            if isinstance(value, sp.Abs) and value.args[0] == u:
+                return value  # (not folded)
+            if not trustworthy(u):  # (SymPy pulled |c| out of a product as c, or as 0)
+                raise self.fail(f"abs({u}) is folded to {value} by a sign SymPy misjudges")
             if value == u and not known(u, "nonnegative"):
                 raise self.fail(f"abs({u}) is folded to {u}, which is not shown")
             if value == -u and not known(u, "nonpositive"):
@@ -312,7 +320,11 @@ class _Parser:
         kept = set(value.args) if isinstance(value, func) else {value}
         fact = "nonnegative" if func is sp.Max else "nonpositive"
         for a in args:
-            if a not in kept and not any(known(k - a, fact) for k in kept):
+            if a in kept:
+                continue
+            if not all(map(trustworthy, args)) or not any(
+                known(k - a, fact) or known(sp.factor_terms(k - a), fact) for k in kept
+            ):
                 raise self.fail(f"{a} is dropped from {func.__name__}, which is not shown")
         return value
 
@@ -327,13 +339,15 @@ def _enclosed(term: sp.Expr) -> bool:
         return True
     if term.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
         return False
-    for bits in (128, 1024):
-        try:
-            with precision(bits):
-                if to_ball(term).is_finite():
-                    return True
-        except (NotNumeric, ZeroDivisionError, ValueError, OverflowError):
-            return False
+    forms = [term, term.rewrite(sp.erfc)] if term.has(sp.erf) else [term]  # (1 - erf(30))
+    for form in forms:
+        for bits in (128, 1024):
+            try:
+                with precision(bits):
+                    if to_ball(form).is_finite():
+                        return True
+            except (NotNumeric, ZeroDivisionError, ValueError, OverflowError):
+                break
     return False
 
 

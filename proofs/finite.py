@@ -22,7 +22,7 @@ from typing import Any
 import sympy as sp
 
 from proofs import exports_of
-from proofs.decide import known
+from proofs.decide import known, simplifies_to_zero
 from proofs.errors import InputError, Undecided
 from proofs.expr import as_expr, rationalize
 from proofs.mechanisms import FiniteMechanism
@@ -112,7 +112,7 @@ def _positive(diff: sp.Expr) -> bool:
     greater = certainly_greater(diff, 0)
     if greater is not None:
         return greater
-    if sp.simplify(diff) == 0:
+    if simplifies_to_zero(diff):
         return False
     raise Undecided(f"cannot decide the sign of {diff} (exact algebra and arb)")
 

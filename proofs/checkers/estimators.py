@@ -36,7 +36,7 @@ import sympy as sp
 from proofs.claims import ChebyshevTail, EstimateAt, PerReportUnbiased, Unbiased, Variance
 from proofs.claims.estimation import NotRational
 from proofs.decide import compare as _compare
-from proofs.decide import differs_somewhere
+from proofs.decide import differs_somewhere, trustworthy
 from proofs.expr import rationalize
 from proofs.results import Counterexample, Finding, Verdict
 from proofs.smt import prove_forall
@@ -121,7 +121,7 @@ def _params(values: dict) -> dict:
 def _zero(simplified: sp.Expr, difference: sp.Expr) -> bool:
     """Did SymPy simplify `difference` to 0, and arb find no point where it is not? (simplify
     took a bias of 1.7e-14, a difference of logarithms, for 0)"""
-    return simplified == 0 and not differs_somewhere(difference)
+    return simplified == 0 and not differs_somewhere(difference) and trustworthy(difference)
 
 
 def _check_unbiased(claim) -> Finding:

@@ -31,10 +31,10 @@ from proofs.claims.inequality import Inequality
 from proofs.decide import (
     algebraically_equal,
     closed_compare,
-    differs_somewhere,
     greater,
     holds_at,
     show,
+    simplifies_to_zero,
 )
 from proofs.decide import known as shown
 from proofs.numeric import NotNumeric, certainly_greater, certainly_less, precision, to_ball
@@ -273,7 +273,7 @@ def check(claim: Inequality) -> Finding:
     if (
         algebraically_equal(lhs, rhs, thorough=True)
         if logs_positive
-        else not differs_somewhere(lhs - rhs) and sp.simplify(lhs - rhs) == 0
+        else simplifies_to_zero(lhs - rhs)
     ):
         return _proved(claim, "exact algebra (the two sides are equal)", steps, known, swap)
     if not symbols:

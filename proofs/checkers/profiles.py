@@ -29,7 +29,7 @@ import sympy as sp
 from flint import arb, ctx
 
 from proofs.claims import ApproxDP, PrivacyProfile
-from proofs.decide import compare, known
+from proofs.decide import compare, known, simplifies_to_zero
 from proofs.errors import InputError
 from proofs.expr import rationalize
 from proofs.finite import finite_delta
@@ -112,7 +112,7 @@ def gaussian_profile_derivation() -> ProfileDerivation:
         steps.append(f"P_q[Y > c] = integral_c^oo q = {tail_q}")
         delta = tail_q.subs(_c, cstar - D) - sp.exp(e) * tail_q.subs(_c, cstar)
         published = phi(D / (2 * s) - e * s / D) - sp.exp(e) * phi(-D / (2 * s) - e * s / D)
-        same = sp.simplify(sp.expand(delta - published)) == 0
+        same = simplifies_to_zero(sp.expand(delta - published))
         steps.append(
             "equals Balle-Wang Thm 8: "
             + ("yes (SymPy simplifies the difference to 0)" if same else "not shown")
@@ -154,7 +154,7 @@ def laplace_profile_derivation() -> ProfileDerivation:
         )
         delta = gap(cstar, D, D - _y, _y) + gap(D, sp.oo, _y - D, _y)
         published = 1 - sp.exp((e - D / b) / 2)
-        same = sp.simplify(sp.expand(sp.powsimp(sp.expand(delta - published)))) == 0
+        same = simplifies_to_zero(sp.expand(sp.powsimp(sp.expand(delta - published))))
         steps.append(
             "integral of (p - e^eps q) over y > c* simplifies to 1 - exp((eps - "
             "Delta/b)/2): " + ("yes" if same else "not shown")
@@ -457,10 +457,10 @@ def _check_privacy_profile(claim) -> Finding:
     if refuted is not None:
         return refuted
     method = "SymPy: integral of (p - e^eps q)_+ derived, difference simplified"
-    if sp.simplify(sp.expand(deriv.delta - formula)) == 0:
+    if simplifies_to_zero(sp.expand(deriv.delta - formula)):
         return Finding(Verdict.PROVED, method, steps=deriv.steps)
     plain, picked = _extremes_decided(formula, _PROFILE_DOMAIN[claim.mechanism]())
-    if picked and sp.simplify(sp.expand(deriv.delta - plain)) == 0:
+    if picked and simplifies_to_zero(sp.expand(deriv.delta - plain)):
         return Finding(Verdict.PROVED, method, steps=(*deriv.steps, *picked))
     return Finding(
         Verdict.UNKNOWN,

@@ -28,7 +28,7 @@ from proofs.decide import closed_compare as _closed_compare
 from proofs.decide import discharge as _discharge
 from proofs.decide import free_symbols as _free
 from proofs.decide import holds_at as _is_true
-from proofs.decide import known, long_numbers, long_rationals, show
+from proofs.decide import known, long_numbers, long_rationals, show, simplifies_to_zero
 from proofs.decide import too_long as _too_long
 from proofs.errors import InputError
 from proofs.expr import rationalize
@@ -139,7 +139,7 @@ def _log_ratio_matches(case: Case, values: dict) -> bool:
             return True
         # simplify writes c log(r) as log(r^c), and SymPy looks for an exact root of r: with
         # c's denominator 2^40 (a z3 model near the claim) that ran for minutes
-        return not long_rationals(diff) and sp.simplify(diff) == 0
+        return simplifies_to_zero(diff)
     except (TypeError, ValueError):
         return False
 
@@ -352,7 +352,7 @@ def tight_epsilon(mech, domain: list | None = None) -> tuple[sp.Expr | None, str
         return None, f"candidate {value} not verified as an upper bound"
     case = form.cases[index]
     p, q = case.p.subs(point), case.q.subs(point)
-    attained = sp.simplify(p - sp.exp(value) * q) == 0 or _algebraically_equal(
+    attained = simplifies_to_zero(p - sp.exp(value) * q) or _algebraically_equal(
         sp.log(p) - sp.log(q), value, thorough=True
     )
     if not attained:
@@ -368,7 +368,7 @@ def _unbounded(form: Formulation) -> tuple[sp.Expr | None, str]:
     case = form.cases[index]
     p, q = rationalize(case.p.subs(point)), rationalize(case.q.subs(point))
     positive = certainly_greater(p, 0) if not _free([p]) else known(sp.simplify(p), "positive")
-    if sp.simplify(q) != 0 or positive is not True:  # symbols: by their assumptions
+    if not simplifies_to_zero(q) or positive is not True:  # symbols: by their assumptions
         return None, "the zero-probability output was not verified"
     where = ", ".join(f"{getattr(k, 'name', k)}={v}" for k, v in point.items())
     return sp.oo, "P[M(x')=y] = 0 < P[M(x)=y] at " + (
@@ -491,7 +491,7 @@ def _attained_in_table(mech, form: Formulation, eps: sp.Expr, domain: list) -> s
     if not isinstance(mech, FiniteMechanism):
         return None
     for case in form.cases:
-        if known(case.p, "zero") or sp.simplify(case.p - sp.exp(eps) * case.q) != 0:
+        if known(case.p, "zero") or not simplifies_to_zero(case.p - sp.exp(eps) * case.q):
             continue
         if prove_forall(sp.Integer(0), case.p, domain, strict=True).status == "proved":
             return eps

@@ -358,5 +358,46 @@ def test_abs_max_min_and_roots_of_text_fold_only_as_shown(lhs, rhs, verdict):
 def test_a_fold_by_a_guessed_sign_is_refused(text):
     from proofs import Inequality
 
-    with pytest.raises(InputError, match="which is not shown"):
+    with pytest.raises(InputError, match=r"which is not shown|misjudges"):
         Inequality(text, "0")
+
+
+_GT = "(log(1+exp(-32)) - log((2/3)/(2/3 - exp(-32)/3)))"  # about +6.3e-15; 0 to SymPy
+_NT = "(n - 1 + n*exp(-40) - n*log(1+exp(-40)) - n*exp(-80))"  # -9e-36 at n = 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"abs({_NEGT}*(x-y))",  # SymPy pulls |c| out of a product as c
+        f"abs({_GT}*(x-y))",  # ... and as 0
+        f"sqrt(2*{_NEGT}^2)",  # sqrt(2) c
+        f"abs({_NT})",  # signed as a polynomial by its coefficients' sum
+        f"max(0, {_NT})",
+    ],
+)
+def test_folds_resting_on_a_misjudged_constant_are_refused(text):
+    from proofs import Inequality
+
+    with pytest.raises(InputError, match=r"not shown|misjudges"):
+        Inequality(text, "0")
+
+
+@pytest.mark.parametrize(
+    "lhs, domain",
+    [(f"max(x, y)*{_GT}", ()), (f"sqrt(x-3)*{_GT}", (">", 3)), (f"log(x-3)*{_GT}", (">", 4))],
+)
+def test_simplify_of_a_product_with_a_constant_it_takes_for_zero_proves_nothing(lhs, domain):
+    from proofs import Inequality
+
+    x = sp.Symbol("x", positive=True)
+    claim = Inequality(lhs, "0", (x > domain[1],) if domain else ())
+    assert check(claim).verdict is Verdict.REFUTED  # the constant is positive: lhs > 0
+
+
+def test_max_and_min_folds_that_need_factoring_are_still_read():
+    from proofs import Inequality
+
+    for lhs, rhs in [("max(k*eps, eps)", "k*eps"), ("min(k*eps, eps)", "eps")]:
+        assert check(Inequality(lhs, rhs)).verdict is Verdict.PROVED
+    assert check(Inequality("1/(1 - erf(30))", "10^400")).verdict is Verdict.CERTIFIED
