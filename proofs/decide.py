@@ -379,7 +379,7 @@ def known(expr: sp.Expr, fact: str) -> bool:
         return sign is not None and sign in _FACTS[fact]
     if getattr(e, f"is_{fact}") is not True or _mixed_constants(e):
         return False
-    return trustworthy(e) and all(_sign_agrees(part) for part in _closed_parts(e))
+    return trustworthy(e) and all(_sign_agrees(part) for part in _closed_sums(e))
 
 
 def trustworthy(expr: sp.Expr) -> bool:
@@ -425,21 +425,16 @@ def simplifies_to_zero(expr: sp.Expr) -> bool:
         return False
 
 
-def _closed_parts(e: sp.Expr):
-    """The largest closed sub-expressions of ``e`` other than rationals, and in each sum with
-    symbols the sum of its closed terms, with and without its rational one: SymPy judges
-    n - 1 + c (n a positive integer) at n = 1 by the sign of c, a sum no node holds."""
-    if not e.free_symbols:
-        if not e.is_Rational:
-            yield e
-        return
-    if e.is_Add:
-        closed = [a for a in e.args if not a.free_symbols and not a.is_Rational]
-        if closed:
-            yield sp.Add(*closed)
-            yield sp.Add(*(a for a in e.args if not a.free_symbols))
-    for a in e.args:
-        yield from _closed_parts(a)
+def _closed_sums(e: sp.Expr):
+    """In each sum with symbols, the sum of its closed terms, with and without its rational
+    one (its closed parts themselves are :func:`trustworthy`'s): SymPy judges n - 1 + c (n a
+    positive integer) at n = 1 by the sign of c, a sum no node holds."""
+    for node in sp.preorder_traversal(e):
+        if node.is_Add and node.free_symbols:
+            closed = [a for a in node.args if not a.free_symbols and not a.is_Rational]
+            if closed:
+                yield sp.Add(*closed)
+                yield sp.Add(*(a for a in node.args if not a.free_symbols))
 
 
 @functools.lru_cache(maxsize=4096)
