@@ -178,7 +178,7 @@ def _unknown_option(parser: argparse.ArgumentParser, words: list[str]) -> None:
             return
         if command is None and not word.startswith("-"):
             if word not in commands:
-                return  # a misspelt subcommand: argparse names it and the choices
+                raise InputError(_not_a_command(word, sorted(commands)))
             command = word
             known, where = commands[word]._option_string_actions, f"dpaudit {word}"
             continue
@@ -193,6 +193,27 @@ def _unknown_option(parser: argparse.ArgumentParser, words: list[str]) -> None:
             )
             hint = f" (did you mean {' or '.join(close)}?)" if close else ""
             raise InputError(f"unknown option {name}{hint}; see `{where} --help`.")
+
+
+def _not_a_command(word: str, commands: list[str]) -> str:
+    """The message for a first word that is no subcommand: a misspelt one is named with the
+    nearest, and a TARGET given without `audit` (a catalogue name, module:callable, a .py
+    file) is shown the command that audits it."""
+    import difflib
+
+    close = difflib.get_close_matches(word, commands, 1)
+    said = f"unknown command {word!r}"
+    if close:
+        return f"{said} (did you mean {close[0]}?); see `dpaudit --help`."
+    if ":" in word or word.endswith(".py") or _catalogue_name(word):
+        return f"{said}; to audit it, run `dpaudit audit {word} --epsilon E ...`."
+    return f"{said}; choose one of {', '.join(commands)} (see `dpaudit --help`)."
+
+
+def _catalogue_name(word: str) -> bool:
+    from auditor.catalogue import ALIASES, CATALOGUE
+
+    return word in CATALOGUE or word in ALIASES
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:

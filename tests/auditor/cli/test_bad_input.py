@@ -685,12 +685,22 @@ def test_the_option_scan_passes_what_argparse_reads_as_values(argv):
     _unknown_option(build_parser(), argv)  # (raises InputError on an unknown option)
 
 
-def test_a_misspelt_subcommand_and_help_are_left_to_argparse(capsys):
+def test_a_misspelt_subcommand_is_named_with_the_nearest_and_help_left_to_argparse(capsys):
     assert main(["adit", "laplace", "--epsilon", "1"]) == 2
-    assert "invalid choice: 'adit'" in capsys.readouterr().err
+    assert "unknown command 'adit' (did you mean audit?)" in capsys.readouterr().err
+    assert main(["frobnicate"]) == 2
+    assert "choose one of audit, closeness, demo," in capsys.readouterr().err
     assert main(["audit", "--help", "--bogus"]) == 0
     assert main(["audit", "laplace", "--se", "1"]) == 2
     assert "did you mean --search or --seed or --semantics?" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("target", ["laplace", "m.py:f", "pkg.mod:mech", "mech.py"])
+def test_a_target_given_without_audit_is_shown_the_audit_command(capsys, target):
+    assert main([target, "--epsilon", "1"]) == 2
+    err = capsys.readouterr().err
+    assert f"to audit it, run `dpaudit audit {target} --epsilon E ...`" in err
+    assert err.count("\n") == 1
 
 
 def test_a_catalogue_entry_whose_noise_overflows_is_told_to_raise_epsilon(capsys):
