@@ -25,6 +25,7 @@ those in :data:`KNOWN_SYMBOLS`, which carry the assumptions the proofs use for t
 
 from __future__ import annotations
 
+import math
 import numbers
 import re
 from collections.abc import Mapping
@@ -451,7 +452,7 @@ def float_value(f: sp.Float) -> sp.Rational:
     mpf, prec = f._mpf_, f._prec
     if not f.is_finite:
         raise InputError(f"{f} is not a finite number.")
-    if prec == 53:  # a double: Python's own repr (the nearest of the shortest, as for floats)
+    if prec == 53 and _is_double(mpf):  # Python's own repr (the nearest of the shortest)
         q = Fraction(repr(float(f)))
         return sp.Rational(q.numerator, q.denominator)
     for digits in range(1, libmp.libmpf.repr_dps(prec) + 1):
@@ -460,6 +461,19 @@ def float_value(f: sp.Float) -> sp.Rational:
             q = Fraction(text)
             return sp.Rational(q.numerator, q.denominator)
     return sp.Rational(f)  # not reached (repr_dps digits always round-trip): the exact value
+
+
+def _is_double(mpf: tuple) -> bool:
+    """Is this 53-bit mpmath value exactly a double? A SymPy Float's exponent has no bound:
+    float() read Float("1e-400") as 0 (and a claim 1e-400 <= 0 was proved), made 1e400 inf
+    and rounded a 53-bit value in the subnormal range to fewer digits."""
+    from mpmath import libmp
+
+    try:
+        value = libmp.to_float(mpf)
+    except OverflowError:
+        return False
+    return math.isfinite(value) and libmp.from_float(value) == mpf
 
 
 def to_fraction(value: Any, name: str) -> Fraction:

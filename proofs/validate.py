@@ -133,6 +133,25 @@ def group_size(k: Any) -> int:
     return _count(k, MAX_GROUP, "the group size; or leave k=None for every k")
 
 
+def _one_symbol_per_name(mech: Any, fields: dict) -> None:
+    """One name, one parameter: two fields given symbols of the same name with different
+    assumptions (scale b positive, sensitivity b a positive integer) are refused, since SymPy
+    holds them apart and a claim would be decided about two quantities the user wrote as one."""
+    seen: dict[str, tuple[str, sp.Symbol]] = {}
+    for name in fields:
+        value = getattr(mech, name, None)
+        if not isinstance(value, sp.Basic):
+            continue
+        for s in sorted(value.free_symbols, key=str):
+            first = seen.setdefault(s.name, (name, s))
+            if first[1] != s:
+                where = name if first[0] == name else f"{name} and {first[0]}"
+                raise InputError(
+                    f"{where} use two different symbols named {s.name!r} (with different "
+                    "assumptions); create the symbol once and use it throughout."
+                )
+
+
 def check_description(mech: Any) -> None:
     """A mechanism description's own checks (``validate``), then two that hold for every one:
 
@@ -144,6 +163,7 @@ def check_description(mech: Any) -> None:
       be trusted either way.
     """
     fields = getattr(mech, "__dataclass_fields__", {})
+    _one_symbol_per_name(mech, fields)
     for name, f in fields.items():
         default, value = f.default, getattr(mech, name, None)
         if (

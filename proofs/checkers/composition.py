@@ -30,7 +30,7 @@ from flint import arb, ctx
 from proofs.checkers.rules import composition_rule
 from proofs.claims import ComposedDP, SequentialComposition
 from proofs.claims.composition import short
-from proofs.decide import compare, discharge, show
+from proofs.decide import at, compare, discharge, show
 from proofs.errors import InputError
 from proofs.expr import rationalize
 from proofs.finite import compose, compose_adaptive, finite_delta, finite_ratio
@@ -227,7 +227,7 @@ def _sequential_composition_pure(claim, i, m1, seconds, comp):
     rc, where = finite_ratio(comp)
     if r2 is None:
         return "unknown", "cannot order the second mechanisms' epsilons", None
-    bound = sp.exp(claim.rule.subs({E1: sp.log(r1), E2: sp.log(r2)}))
+    bound = sp.exp(at(claim.rule, {E1: sp.log(r1), E2: sp.log(r2)}))
     status, how = compare(rc, bound)
     text = f"e^eps1={r1}, e^eps2={r2}, composed e^eps={rc}, bound {bound}"
     if status != "violated":
@@ -250,8 +250,8 @@ def _sequential_composition_approx(claim, i, m1, seconds, comp):
     d2 = _exact_max([finite_delta(m, e2)[0] for m in seconds])
     if d2 is None:
         return "unknown", "cannot order the second mechanisms' deltas", None
-    e_tot = claim.rule.subs({E1: e1, E2: e2})
-    d_bound = claim.delta_rule.subs({D1: d1, D2: d2})
+    e_tot = at(claim.rule, {E1: e1, E2: e2})
+    d_bound = at(claim.delta_rule, {D1: d1, D2: d2})
     dc, (x, xp, event) = finite_delta(comp, e_tot)
     status, how = compare(dc, d_bound)
     text = f"delta1={d1}, delta2={d2}, composed delta at {e_tot} = {dc}, bound {d_bound}"
@@ -399,7 +399,7 @@ def _composed_dp_check_symbolic(claim) -> Finding:
         try:
             concrete = ComposedDP(
                 *(
-                    sp.sympify(getattr(claim, f)).subs(values)
+                    at(getattr(claim, f), values)
                     for f in ("epsilon", "k", "epsilon_total", "delta_total", "delta")
                 )
             )

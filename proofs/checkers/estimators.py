@@ -35,8 +35,8 @@ import sympy as sp
 
 from proofs.claims import ChebyshevTail, EstimateAt, PerReportUnbiased, Unbiased, Variance
 from proofs.claims.estimation import NotRational
+from proofs.decide import at, differs_somewhere, holds_at, trustworthy
 from proofs.decide import compare as _compare
-from proofs.decide import differs_somewhere, trustworthy
 from proofs.expr import rationalize
 from proofs.results import Counterexample, Finding, Verdict
 from proofs.smt import prove_forall
@@ -69,7 +69,7 @@ def _points(symbols: list, domain: list, populations: Sequence[int] = _POPULATIO
             pools.append(_RATIONALS)
     for combo in itertools.product(*pools):
         values = dict(zip(symbols, map(sp.sympify, combo)))
-        if all(sp.sympify(c).subs(values) is sp.true for c in domain):
+        if all(holds_at(c, values) for c in domain):
             yield values
 
 
@@ -93,11 +93,11 @@ def _refute_difference(
         for v in first
         if set(symbols) <= set(v)
         and all(allowed(s, v[s]) for s in symbols)
-        and all(sp.sympify(c).subs(v) is sp.true for c in domain)
+        and all(holds_at(c, v) for c in domain)
     ]
     for values in itertools.chain(inside, _points(symbols, domain, populations)):
-        lv = rationalize(sp.sympify(lhs).subs(values))
-        rv = rationalize(sp.sympify(rhs).subs(values))
+        lv = rationalize(at(sp.sympify(lhs), values))
+        rv = rationalize(at(sp.sympify(rhs), values))
         status, how = _compare(lv, rv)
         if strict_gt and status == "violated":
             return values, lv, rv, how
@@ -244,7 +244,7 @@ def _chebyshev_tail_exact_counterexample(claim, e, bound) -> Counterexample | No
             tail = e.exact_tail(values, values[T])
         except NotRational:
             continue
-        b = rationalize(bound.subs(values))
+        b = rationalize(at(bound, values))
         status, how = _compare(sp.Rational(tail.numerator, tail.denominator), b)
         if status == "violated":
             return Counterexample(
@@ -308,7 +308,7 @@ def _check_estimate_at(claim) -> Finding:
     e, bits = claim.estimator, claim.reports
     values = claim.values()
     ones = sp.Integer(sum(bits))
-    slope, intercept = (rationalize(sp.sympify(x).subs(values)) for x in (e.slope, e.intercept))
+    slope, intercept = (rationalize(at(sp.sympify(x), values)) for x in (e.slope, e.intercept))
     estimate = sp.simplify(slope * ones + intercept)
     steps = (
         f"n = {len(bits)}, S = {ones}",

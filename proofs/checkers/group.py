@@ -25,8 +25,8 @@ from fractions import Fraction
 import sympy as sp
 
 from proofs.claims import GroupPrivacy
+from proofs.decide import at, known, show
 from proofs.decide import compare as _compare
-from proofs.decide import known, show
 from proofs.finite import finite_delta
 from proofs.formulas import chain_delta
 from proofs.mechanisms import FiniteMechanism
@@ -306,7 +306,7 @@ def _group_privacy_recheck(k, E, d, a, ek, dk) -> Counterexample | None:
         return None  # the chain is not (eps, delta)-DP: not a valid instance
     eps, E, d = sp.log(_rational(E)), _rational(E), _rational(d)
     vals = {K: k, EPS: eps, DEL: d}
-    e_k, d_k = sp.sympify(ek).subs(vals).doit(), sp.sympify(dk).subs(vals).doit()
+    e_k, d_k = at(sp.sympify(ek), vals).doit(), at(sp.sympify(dk), vals).doit()
     ends = {
         z: {"S": _rational(p), "T": 1 - _rational(p)}
         for z, p in (("z0", probs[0]), (f"z{k}", probs[-1]))

@@ -10,7 +10,7 @@ import sympy as sp
 from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 
 from proofs.claims.distributions import NoiseDensity, holds_everywhere
-from proofs.decide import known
+from proofs.decide import holds_at, known
 from proofs.symbols import Y, Z
 from proofs.validate import allowed
 
@@ -245,7 +245,7 @@ _MAX_EXTRA_TRIES = 4096  # combinations tried beyond the fixed pools
 def _meets(values, domain) -> bool:
     for c in domain:
         try:
-            if sp.sympify(c).subs(values) is not sp.true:
+            if not holds_at(c, values):
                 return False
         except (TypeError, ValueError):
             return False

@@ -17,7 +17,7 @@ import sympy as sp
 from proofs.checkers.composition import general_verdict
 from proofs.checkers.rules import postprocessing_rule
 from proofs.claims import PostProcessing
-from proofs.decide import compare
+from proofs.decide import at, compare
 from proofs.finite import finite_delta, finite_ratio, post_process
 from proofs.results import Counterexample, Finding, Verdict
 from proofs.symbols import E0
@@ -44,7 +44,7 @@ def _post_processing_instance(claim, i, mech, f, steps) -> Counterexample | None
     post = post_process(mech, f)
     r0, _ = finite_ratio(mech)
     rp, where = finite_ratio(post)
-    bound = sp.exp(claim.rule.subs(E0, sp.log(r0)))
+    bound = sp.exp(at(claim.rule, {E0: sp.log(r0)}))
     status, how = compare(rp, bound)
     steps.append(f"instance {i}: e^eps(M) = {r0}, e^eps(f o M) = {rp} ({status})")
     if status == "violated":

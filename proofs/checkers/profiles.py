@@ -29,7 +29,7 @@ import sympy as sp
 from flint import arb, ctx
 
 from proofs.claims import ApproxDP, PrivacyProfile
-from proofs.decide import compare, known, simplifies_to_zero
+from proofs.decide import at, compare, known, simplifies_to_zero
 from proofs.errors import InputError
 from proofs.expr import rationalize
 from proofs.finite import finite_delta
@@ -478,7 +478,7 @@ def _separated(mechanism: str, deriv, formula: sp.Expr) -> Finding | None:
     try:
         for values in _PROFILE_POINTS[mechanism]:
             try:
-                diff = to_ball(deriv.delta.subs(values)) - to_ball(formula.subs(values))
+                diff = to_ball(at(deriv.delta, values)) - to_ball(at(formula, values))
             except (ValueError, ZeroDivisionError):
                 continue
             if diff > 0 or diff < 0:

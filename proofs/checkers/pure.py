@@ -24,11 +24,11 @@ from proofs.checkers.formulations import Case, Formulation, formulate
 from proofs.checkers.laws import points
 from proofs.claims import PureDP
 from proofs.decide import algebraically_equal as _algebraically_equal
+from proofs.decide import at, known, long_numbers, long_rationals, show, simplifies_to_zero
 from proofs.decide import closed_compare as _closed_compare
 from proofs.decide import discharge as _discharge
 from proofs.decide import free_symbols as _free
 from proofs.decide import holds_at as _is_true
-from proofs.decide import known, long_numbers, long_rationals, show, simplifies_to_zero
 from proofs.decide import too_long as _too_long
 from proofs.errors import InputError
 from proofs.expr import rationalize
@@ -104,12 +104,12 @@ def _violation(case: Case, e: sp.Expr, values: dict) -> tuple[str, str] | None:
     Densities with a closed log-ratio are compared in log space (exact or arb): their values
     under- and overflow far from the centre, where the privacy loss is largest."""
     if case.log_ratio is not None and _log_ratio_matches(case, values):
-        loss = rationalize(case.log_ratio.subs(values))
+        loss = rationalize(at(case.log_ratio, values))
         verdict = _closed_compare(loss, e)
         if verdict.status != "violated":
             return None
         return f"ln(P[M(x)=y]/P[M(x')=y]) = {_show(loss)}", verdict.detail
-    p, q = rationalize(case.p.subs(values)), rationalize(case.q.subs(values))
+    p, q = rationalize(at(case.p, values)), rationalize(at(case.q, values))
     if q == 0:
         if certainly_greater(p, 0) is not True:
             return None
@@ -157,7 +157,7 @@ def _recheck(case: Case, eps: sp.Expr, values: dict, domain: list) -> Counterexa
         return None
     if not all(allowed(s, v) for s, v in values.items()):
         return None
-    e = sp.sympify(eps).subs(values)
+    e = at(sp.sympify(eps), values)
     if e.is_finite is False or e.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
         return None  # an infinite claimed epsilon bounds nothing (log 0 at an end)
     found = _violation(case, e, values)
@@ -351,7 +351,7 @@ def tight_epsilon(mech, domain: list | None = None) -> tuple[sp.Expr | None, str
     if status not in ("proved", "certified"):
         return None, f"candidate {value} not verified as an upper bound"
     case = form.cases[index]
-    p, q = case.p.subs(point), case.q.subs(point)
+    p, q = at(case.p, point), at(case.q, point)
     attained = simplifies_to_zero(p - sp.exp(value) * q) or _algebraically_equal(
         sp.log(p) - sp.log(q), value, thorough=True
     )
@@ -366,7 +366,7 @@ def _unbounded(form: Formulation) -> tuple[sp.Expr | None, str]:
     decided exactly (or the positive one with arb)."""
     index, point = form.unbounded
     case = form.cases[index]
-    p, q = rationalize(case.p.subs(point)), rationalize(case.q.subs(point))
+    p, q = rationalize(at(case.p, point)), rationalize(at(case.q, point))
     positive = certainly_greater(p, 0) if not _free([p]) else known(sp.simplify(p), "positive")
     if not simplifies_to_zero(q) or positive is not True:  # symbols: by their assumptions
         return None, "the zero-probability output was not verified"
@@ -523,7 +523,7 @@ def _loose_witness(claimed, tight, domain) -> Counterexample | None:
     """Parameter values at which the verified tight epsilon is certainly below the claim."""
     params = sorted(_free([claimed, tight, *domain]), key=str)
     for values in _param_points(params, domain):
-        t, c = sp.sympify(tight).subs(values), sp.sympify(claimed).subs(values)
+        t, c = at(sp.sympify(tight), values), at(sp.sympify(claimed), values)
         if certainly_greater(c, t) is True:
             return Counterexample(
                 parameters={str(k): _show(v) for k, v in values.items()},

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from proofs.decide import compare, discharge
+from proofs.decide import at, compare, discharge
 from proofs.finite import canonical_mechanism, compose, finite_delta, finite_ratio, post_process
 from proofs.results import Counterexample
 from proofs.symbols import D1, D2, E0, E1, E2
@@ -175,7 +175,7 @@ def _composition_instance(r1, d1, r2, d2, rule, delta_rule) -> Counterexample | 
     comp = compose(m1, m2)
     instance = f"M1 = {m1.name}, M2 = {m2.name}, both on inputs 0 and 1"
     if delta_rule is None:
-        bound = sp.exp(rule.subs({E1: e1, E2: e2}))
+        bound = sp.exp(at(rule, {E1: e1, E2: e2}))
         ratio, (x, xp, y) = finite_ratio(comp)
         status, how = compare(ratio, bound)
         if status != "violated":
@@ -189,8 +189,8 @@ def _composition_instance(r1, d1, r2, d2, rule, delta_rule) -> Counterexample | 
             how,
             note=f"generated instance: {instance} (exact epsilons ln r)",
         )
-    e_tot = rule.subs({E1: e1, E2: e2})
-    d_bound = delta_rule.subs({D1: d1, D2: d2})
+    e_tot = at(rule, {E1: e1, E2: e2})
+    d_bound = at(delta_rule, {D1: d1, D2: d2})
     for m, e, d in ((m1, e1, d1), (m2, e2, d2)):
         if compare(finite_delta(m, e)[0], d)[0] not in ("exact", "certified"):
             return None  # not an (e, d)-DP instance after all
@@ -253,7 +253,7 @@ def postprocessing_rule(rule: sp.Expr) -> GeneralOutcome:
     for r in _then(_RATIOS, near):
         mech = canonical_mechanism(r)
         e0 = sp.log(sp.Rational(r))
-        bound = sp.exp(rule.subs(E0, e0))
+        bound = sp.exp(at(rule, {E0: e0}))
         post = post_process(mech, {y: y for y in mech.pmf[0]})
         ratio, (x0, xp, z) = finite_ratio(post)
         status, how = compare(ratio, bound)

@@ -15,9 +15,22 @@ __all__ = ["Inequality"]
 
 
 def _real(expr: Any) -> Any:
-    """Symbols without a sign or kind are taken as real: inequalities order real numbers."""
-    swap = {s: sp.Symbol(s.name, real=True) for s in expr.free_symbols if s.is_real is None}
+    """Symbols not known to be real are taken as real: inequalities order real numbers. A sign
+    they carry stays (``extended_positive=True``, ``positive=False``): it is assumed of the
+    real value, as of +oo (dropped, it made 0 <= x "refuted" at x = -1)."""
+    swap = {s: _real_symbol(s) for s in expr.free_symbols if s.is_real is None}
     return expr.xreplace(swap) if swap else expr
+
+
+_SIGNS = ("positive", "nonnegative", "negative", "nonpositive", "nonzero")
+
+
+def _real_symbol(s: sp.Symbol) -> sp.Symbol:
+    signs = {f: getattr(s, f"is_extended_{f}") for f in _SIGNS} | {"zero": s.is_zero}
+    for f in signs:  # (positive=False: no positive real, so a real one is at most 0)
+        if getattr(s, f"is_{f}") is False:
+            signs[f] = False if signs[f] is None else signs[f]
+    return sp.Symbol(s.name, real=True, **{f: v for f, v in signs.items() if v is not None})
 
 
 @dataclass(frozen=True, slots=True)

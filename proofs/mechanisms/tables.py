@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import sympy as sp
 
@@ -137,6 +138,32 @@ def same_inputs(tables, what: str = "mechanisms") -> None:
             )
 
 
+def _geo_sample_k(e: sp.Expr, given: Any) -> int:
+    """k = ceil(ln(2/eps)), the least k >= 1 with eps e^k >= 2, decided exactly or with arb
+    (in doubles, eps = 2e^-3 - 10^-30 gave 3 instead of 4)."""
+    import math
+
+    from proofs.decide import closed_sign
+
+    def sign(x: sp.Expr) -> int:
+        s = closed_sign(x)
+        if s is None:
+            raise InputError(f"epsilon={given} cannot be compared exactly; give a rational.")
+        return s
+
+    if sign(e) <= 0 or sign(e - 2) >= 0:
+        raise InputError(
+            f"epsilon={given} must be in (0, 2) for GeoSample (k = ceil(ln(2/eps)) >= 1); "
+            "use e.g. geo_sample(0.1, 5)."
+        )
+    k = max(1, math.ceil(math.log(2 / float(e))) - 1)  # (a float guess, then exact steps)
+    while sign(e * sp.exp(k) - 2) < 0:
+        k += 1
+    while k > 1 and sign(e * sp.exp(k - 1) - 2) >= 0:
+        k -= 1
+    return k
+
+
 def geo_sample(epsilon, n: int) -> FiniteMechanism:
     """GeoSample(eps, n), Alg. 4.8 of Balcer and Vadhan (2018), Differential privacy on finite
     computers: a truncated geometric mechanism on the counts {0, ..., n} that needs only
@@ -145,20 +172,12 @@ def geo_sample(epsilon, n: int) -> FiniteMechanism:
     F_c(z) = 2^(k(c-z)) (2^k + 1)^(n-(c-z)) for z < c, d - 2^(k(z-c+1)) (2^k + 1)^(n-1-(z-c))
     for c <= z < n, and F_c(n) = d. Its pmf is exact (rationals); Thm 4.7 there states it is
     ln(1 + 2^-k)-DP. Neighbouring counts differ by one."""
-    import math
-
     e = as_expr(epsilon, "epsilon")
     if e.free_symbols:
         raise InputError(f"epsilon={epsilon} must be a number for GeoSample; use e.g. 0.1.")
-    eps = float(e)
-    if not 0 < eps < 2:
-        raise InputError(
-            f"epsilon={epsilon} must be in (0, 2) for GeoSample (k = ceil(ln(2/eps)) >= 1); "
-            "use e.g. geo_sample(0.1, 5)."
-        )
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise InputError(f"n={n!r} must be a whole number of individuals >= 1; use e.g. n=5.")
-    k = math.ceil(math.log(2 / eps))
+    k = _geo_sample_k(e, epsilon)
     base = 2**k + 1
     d = (2 ** (k + 1) + 1) * base ** (n - 1)
 

@@ -21,6 +21,7 @@ from proofs import (
     ComposedDP,
     FiniteMechanism,
     Histogram,
+    Inequality,
     KAryRR,
     Laplace,
     LaplaceVector,
@@ -401,3 +402,90 @@ def test_max_and_min_folds_that_need_factoring_are_still_read():
     for lhs, rhs in [("max(k*eps, eps)", "k*eps"), ("min(k*eps, eps)", "eps")]:
         assert check(Inequality(lhs, rhs)).verdict is Verdict.PROVED
     assert check(Inequality("1/(1 - erf(30))", "10^400")).verdict is Verdict.CERTIFIED
+
+
+@pytest.mark.parametrize(
+    "f, value",
+    [
+        (sp.Float("1e-400"), R(1, 10**400)),  # (float() made it 0: 1e-400 <= 0 was proved)
+        (sp.Float("-3e-400"), R(-3, 10**400)),
+        (sp.Float(10.0) ** 400, sp.Integer(10) ** 400),  # (float() made it inf)
+        (sp.Float(-2.5e-310), R(-25, 10**311)),  # a subnormal double: as Python prints it
+    ],
+)
+def test_floats_beyond_the_double_range_keep_their_value(f, value):
+    assert float_value(f) == value
+
+
+def test_a_53_bit_float_in_the_subnormal_range_keeps_its_digits():
+    f = sp.Float(2.0) ** -1060 * sp.Float(1.2345678)  # 53 bits at 9.99354e-320
+    assert float_value(f) > R(99935, 10**324)
+    assert check(Inequality(f, R(99935, 10**324))).verdict is Verdict.REFUTED
+    assert check(Inequality(sp.Float("1e-400"), 0)).verdict is Verdict.REFUTED
+
+
+def test_sympy_s_verdict_on_a_closed_relation_is_not_taken():
+    c = sp.exp(-50) - sp.log(1 + sp.exp(-50)) - sp.exp(-100) / 2  # about -2.4e-66
+    x = sp.Symbol("x", real=True)
+    assert (x <= c).subs(x, R(1, 2**73)) is sp.true  # SymPy's two-digit guess
+    assert truth_at(x <= c, {x: R(1, 2**73)}) is False
+    small = sp.log(1 + x)
+    assert (small > 0).subs(x, R(1, 10**12)) is sp.false  # (SymPy's guess again)
+    assert truth_at(small > 0, {x: R(1, 10**12)}) is True
+    assert truth_at(sp.And(x > 0, x < 1), {x: R(1, 2)}) is True
+    assert truth_at(sp.Or(x > 2, x < c), {x: 0}) is False
+    assert truth_at(sp.Not(x > 0), {x: -1}) is True
+    assert check(Inequality(x, 0, (x <= c,))).verdict is not Verdict.REFUTED
+
+
+def test_substitution_takes_the_piecewise_branch_that_holds():
+    from proofs import DEL, EPS, GroupPrivacy, K
+    from proofs.decide import at
+
+    chain = sp.Piecewise(
+        (DEL * (sp.exp(K * EPS) - 1) / (sp.exp(EPS) - 1), EPS > 0), (K * DEL, True)
+    )
+    at_point = {EPS: sp.log(1 + R(1, 10**12)), K: 2, DEL: R(1, 10)}
+    assert at(chain, at_point) == R(2000000000001, 10**13)  # (SymPy's subs gave 1/5)
+    assert check(GroupPrivacy(K * EPS, chain)).verdict is not Verdict.REFUTED
+
+
+def test_substitution_refuses_a_fold_on_a_misjudged_sign():
+    from proofs.decide import at
+    from proofs.errors import Undecided
+
+    c = sp.exp(-50) - sp.log(1 + sp.exp(-50)) - sp.exp(-100) / 2
+    x = sp.Symbol("x", real=True)
+    with pytest.raises(Undecided):
+        at(sp.Abs(x - c), {x: 0})
+    assert at(sp.Max(x, 2 * x), {x: 3}) == 6
+
+
+@pytest.mark.parametrize(
+    "assumptions", [{"extended_positive": True}, {"extended_nonnegative": True}]
+)
+def test_an_extended_sign_is_kept_when_a_symbol_is_taken_as_real(assumptions):
+    x = sp.Symbol("x", **assumptions)
+    assert check(Inequality(0, x)).verdict is Verdict.PROVED
+    assert check(Inequality(0, sp.log(1 + x))).verdict is Verdict.PROVED
+    y = sp.Symbol("y", positive=False)
+    assert check(Inequality(y, 0)).verdict is not Verdict.REFUTED
+    assert check(Inequality(0, sp.Symbol("z"))).verdict is Verdict.REFUTED
+
+
+def test_two_symbols_of_one_name_in_a_mechanism_are_refused():
+    b, b_int = sp.Symbol("b", positive=True), sp.Symbol("b", positive=True, integer=True)
+    with pytest.raises(InputError, match="two different symbols named 'b'"):
+        check(PureDP(Laplace(b, b_int), 1, exact=True))
+    assert check(PureDP(Laplace(b, b), 1, exact=True)).verdict is Verdict.PROVED
+
+
+@pytest.mark.parametrize("e, k", [(2 * sp.exp(-3) - R(1, 10**30), 4), (2 * sp.exp(-3), 3)])
+def test_geo_sample_finds_k_exactly(e, k):
+    from proofs import geo_sample
+
+    assert f"k={k}" in geo_sample(e, 3).name
+    assert check(PureDP(geo_sample(e, 3), sp.log(1 + R(1, 2**k)), exact=True)).verdict in (
+        Verdict.PROVED,
+        Verdict.CERTIFIED,
+    )
