@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import faulthandler
 import os
 import re
 import signal
@@ -323,12 +324,42 @@ def entry() -> None:
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     # SIGTERM (kill, docker stop, a CI timeout) unwinds like Ctrl-C: checkpoint, workers, outputs
     signal.signal(signal.SIGTERM, raise_terminated)
+    # a mechanism that crashes the interpreter (a segfault in its C code, abort()) cannot be
+    # caught; Python's stack at the crash at least names the line, as pytest shows it
+    faulthandler.enable()
     try:
         code = main()
     except KeyboardInterrupt:  # (a signal between main's own handlers and here)
         code = EXIT_TERMINATED if sys.exc_info()[0] is Terminated else EXIT_INTERRUPTED
     _stop_workers()
+    _leave_lingering_threads(code)
     sys.exit(code)
+
+
+_THREAD_GRACE = 2.0  # seconds a thread left running is waited for at exit
+
+
+def _leave_lingering_threads(code: int) -> None:
+    """Exit without waiting for threads a mechanism left running: Python joins every
+    non-daemon thread at exit, so one that never ends kept dpaudit alive after its result,
+    deaf to Ctrl-C and SIGTERM (ignored while the workers stop)."""
+    import threading
+    import time
+
+    end = time.monotonic() + _THREAD_GRACE
+    left = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
+    for t in left:
+        t.join(max(0.0, end - time.monotonic()))
+    left = [t for t in left if t.is_alive()]
+    if not left:
+        return
+    names = ", ".join(t.name for t in left[:3])
+    with contextlib.suppress(OSError, ValueError):
+        print(f"dpaudit: not waiting for threads still running ({names}).", file=sys.stderr)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            stream.flush()
+    os._exit(code)
 
 
 if __name__ == "__main__":

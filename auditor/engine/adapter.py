@@ -12,10 +12,12 @@ everything after that is vectorised numpy over the collected batch.
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 import itertools
 import math
+import os
 import random
 import sys
 import threading
@@ -27,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from auditor.engine.deadline import OutOfTime
 from auditor.engine.result import dataset_words
 from proofs.errors import InputError
 from proofs.io import MechanismExit
@@ -84,15 +87,59 @@ def as_mechanism(func: Callable[..., Any] | Mechanism, name: str | None = None) 
 
 
 def _call(mech: Mechanism, data: Any, n: int, rng: np.random.Generator) -> Any:
+    cwd = _cwd()
+    try:
+        return _outputs(mech, data, n, rng)
+    finally:  # (a mechanism that changes directory must not move the user's output files)
+        if cwd is not None and _cwd() != cwd:
+            os.chdir(cwd)
+
+
+def _cwd() -> str | None:
+    try:
+        return os.getcwd()
+    except OSError:  # (a directory removed under us: nothing to restore)
+        return None
+
+
+def _own(v: Any) -> Any:
+    """An output the mechanism cannot change after returning it: a mechanism that returns one
+    buffer it refills on every call made every sample of a chunk its last one (and a private
+    mechanism's audit a violation)."""
+    if isinstance(v, (np.ndarray, list)):
+        return v.copy()  # (a list's items are not copied: a vector of numbers is the rule)
+    if isinstance(v, (dict, bytearray)):
+        return copy.deepcopy(v)
+    return v
+
+
+_SCALARS = (float, int, bool, str, np.generic)
+
+
+def _each(f: Callable[..., Any], data: Any, rng: Any, n: int) -> list[Any]:
+    """n outputs of ``f(data)`` (``f(data, rng=rng)`` when rng is not None), each the
+    mechanism's no longer (see :func:`_own`); scalars, the common case, are taken as they are,
+    at no cost per call."""
+    if n <= 0:
+        return []
+    if rng is None:
+        first = f(data)
+        if isinstance(first, _SCALARS):
+            return [first] + [f(data) for _ in range(n - 1)]
+        return [_own(first)] + [_own(f(data)) for _ in range(n - 1)]
+    first = f(data, rng=rng)
+    if isinstance(first, _SCALARS):
+        return [first] + [f(data, rng=rng) for _ in range(n - 1)]
+    return [_own(first)] + [_own(f(data, rng=rng)) for _ in range(n - 1)]
+
+
+def _outputs(mech: Mechanism, data: Any, n: int, rng: np.random.Generator) -> Any:
     f = mech.func
     try:
         if mech.batched:
-            if mech.wants_rng:
-                return f(data, size=n, rng=rng)
-            return f(data, size=n)
-        if mech.wants_rng:
-            return [f(data, rng=rng) for _ in range(n)]
-        return [f(data) for _ in range(n)]
+            out = f(data, size=n, rng=rng) if mech.wants_rng else f(data, size=n)
+            return out.copy() if isinstance(out, np.ndarray) else out
+        return _each(f, data, rng if mech.wants_rng else None, n)
     except InputError as exc:  # the mechanism refused this data (a catalogue entry says why)
         exc.from_mechanism = True  # (kept as it is: a caller may catch its own subclass)
         raise
@@ -102,7 +149,9 @@ def _call(mech: Mechanism, data: Any, n: int, rng: np.random.Generator) -> Any:
             f"mechanism {mech.name} called {how}({exc.code!r}) on data={dataset_words(data)}; a "
             "mechanism must return its output, not end the audit."
         ) from None
-    except Exception as exc:  # the mechanism's own bug: name it, do not hide it
+    except (KeyboardInterrupt, OutOfTime):
+        raise
+    except BaseException as exc:  # the mechanism's own bug (GeneratorExit too): name it
         raise MechanismRaised(
             f"mechanism {mech.name} raised {type(exc).__name__}: {exc} on "
             f"data={dataset_words(data)}",
@@ -160,7 +209,10 @@ class ChangingOutputs(BadOutput):
 
 
 def _bad_output(mech: Mechanism, index: int, value: Any, why: str) -> InputError:
-    shown = repr(value)
+    try:
+        shown = repr(value)
+    except Exception:  # (an output whose own repr fails)
+        shown = f"a {type(value).__name__}"
     shown = shown if len(shown) <= 80 else shown[:77] + "..."
     return BadOutput(
         f"mechanism {mech.name} returned {shown} at sample index {index}: {why}; "
@@ -186,7 +238,7 @@ def _convert(mech: Mechanism, raw: Any, n: int) -> np.ndarray:
         arr = _fast_array(values)
         if arr is None or (arr.dtype.kind == "U" and arr.ndim == 1):
             return _slow_convert(mech, values)
-        if arr.dtype.kind == "f" and arr.size and not np.abs(arr).max() < 2**53:
+        if arr.dtype.kind == "f" and arr.size and not float(np.abs(arr).max()) < 2**53:
             arr = _exact_array(mech, values, arr)
         if arr.dtype.kind == "U":  # rows of strings: numpy would have made text of numbers
             return _validate_array(mech, _text_rows(mech, values))
@@ -292,6 +344,12 @@ def _fast_array(values: list[Any]) -> np.ndarray | None:
         arr = np.asarray(values)
     except (ValueError, TypeError):
         return None
+    except Exception as exc:  # an output's own __array__ failed: the mechanism's fault
+        raise BadOutput(
+            f"converting an output of type {type(values[0]).__name__} to numbers raised "
+            f"{type(exc).__name__}: {exc}; make the mechanism return a finite number, bool, "
+            "str or fixed-length vector."
+        ) from exc
     return None if arr.dtype == object else arr
 
 

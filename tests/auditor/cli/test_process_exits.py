@@ -51,3 +51,44 @@ def test_an_os_exit_in_a_claims_file_is_bad_input(tmp_path):
     done = _run("prove", str(f), "--json", str(out))
     assert done.returncode == 2, (done.returncode, done.stderr[-500:])
     assert "os._exit(0) was called" in done.stderr
+
+
+ENTRY = "from auditor.cli.main import entry; entry()"
+
+
+def test_a_thread_the_mechanism_leaves_running_does_not_keep_dpaudit_alive(tmp_path):
+    f = tmp_path / "lingers.py"
+    f.write_text(
+        "import threading, time\n"
+        "def mech(data, rng):\n"
+        "    if threading.active_count() == 1:\n"
+        "        threading.Thread(target=time.sleep, args=(600,)).start()  # not a daemon\n"
+        "    return round(float(data) + rng.laplace(0, 2))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run(
+        [sys.executable, "-c", ENTRY, "audit", f"{f}:mech", *AUDIT, "--json", "o.json"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert done.returncode == 0, (done.returncode, done.stderr[-500:])
+    assert "not waiting for threads still running" in done.stderr
+    assert (tmp_path / "o.json").exists()
+
+
+def test_a_crash_of_the_interpreter_shows_where_it_happened(tmp_path):
+    f = tmp_path / "crashes.py"
+    f.write_text("import os\ndef mech(data):\n    os.abort()\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run(
+        [sys.executable, "-c", ENTRY, "audit", f"{f}:mech", *AUDIT],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert done.returncode != 0
+    assert 'crashes.py", line 3 in mech' in done.stderr
