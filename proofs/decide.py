@@ -50,6 +50,7 @@ __all__ = [
     "too_long",
     "trustworthy",
     "truth_at",
+    "undecided_gives",
 ]
 
 
@@ -120,20 +121,39 @@ def _exact_sign(d: sp.Expr) -> int | None:
     return 0 if is_zero(d) else None
 
 
-_DECISIONS = (sp.Piecewise, sp.Max, sp.Min, sp.Abs, sp.sign, sp.Heaviside)
+_DECISIONS = (sp.Piecewise, sp.Max, sp.Min, sp.Abs, sp.sign, sp.Heaviside, sp.floor, sp.ceiling)
 
 
 def at(expr, values: dict) -> sp.Expr:
-    """``expr`` with ``values`` substituted, as SymPy's ``subs`` gives it, provided every
-    choice SymPy makes on the way is shown: a Piecewise branch is chosen by :func:`truth_at`,
-    and the closed arguments of Max/Min/Abs/sign/Heaviside and of roots have the signs SymPy
-    believes (:func:`trustworthy`). Raises :class:`Undecided` otherwise: SymPy took the
-    eps <= 0 branch of a Piecewise at eps = log(1 + 10^-12), and a true group bound was
-    "refuted" there."""
+    """``expr`` with ``values`` substituted, as SymPy's ``subs`` gives it, except that every
+    choice on the way is made by a shown sign, never by SymPy's two-digit comparison: a
+    Piecewise branch by :func:`truth_at`; Max/Min of closed values, and Abs, sign, Heaviside,
+    floor and ceiling of a closed value, by :func:`closed_sign`; roots and a fold of Max/Min
+    against symbols only where each closed part has the sign SymPy believes (:func:`trustworthy`).
+    Raises :class:`Undecided` where a choice cannot be shown. (SymPy's subs took the eps <= 0
+    branch at eps = log(1 + 10^-12), made Max(log(1 + 10^-12), log(1 + 2 10^-12)) the first,
+    and floor(log(1 + 2 10^-12) - 10^-12) -1.)"""
     e = sp.sympify(expr)
     if not values or not (e.has(*_DECISIONS) or _has_root(e)):
         return e.subs(values)
     return _walk(e, {sp.sympify(k): sp.sympify(v) for k, v in values.items()})
+
+
+def undecided_gives(default):
+    """A decorator for a search at one point: where :func:`at` cannot show a choice there, the
+    point gives ``default`` (no counterexample) instead of ending the whole check."""
+
+    def wrap(fn):
+        @functools.wraps(fn)
+        def point(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except Undecided:
+                return default
+
+        return point
+
+    return wrap
 
 
 def _has_root(e: sp.Expr) -> bool:
@@ -145,8 +165,10 @@ def _walk(e: sp.Basic, values: dict) -> sp.Basic:
         return values[e]
     if not e.args or not (e.free_symbols & values.keys()):
         return e
+    if isinstance(e, (sp.Sum, sp.Integral, sp.Derivative, sp.Lambda)):
+        return e.subs(values)  # (bound variables: SymPy's own substitution knows them)
     if isinstance(e, sp.Piecewise) and not any(
-        c.free_symbols - values.keys() for c in e.args if isinstance(c, sp.Basic)
+        pair.cond.free_symbols - values.keys() for pair in e.args
     ):
         for branch, cond in e.args:
             truth = truth_at(cond, values)
@@ -155,20 +177,84 @@ def _walk(e: sp.Basic, values: dict) -> sp.Basic:
             if truth:
                 return _walk(branch, values)
         return sp.nan  # (no branch holds: undefined there, as SymPy has it)
+    if isinstance(e, sp.core.relational.Relational) and not (
+        e.free_symbols - values.keys()
+    ):  # (a closed condition inside a Piecewise that keeps symbols elsewhere)
+        truth = truth_at(e, values)
+        if truth is None:
+            raise Undecided(f"cannot decide {e} at {_values_text(values)}")
+        return sp.true if truth else sp.false
     args = [_walk(a, values) for a in e.args]
+    own = _decide(e, args)
+    if own is not None:
+        return own
     for part in _decided_on(e, args):
         if not trustworthy(part):
             raise Undecided(f"cannot show the sign of {_shown(part)} that {e.func} rests on")
     return e.func(*args)
 
 
+def _shown_sign(x: sp.Expr) -> int:
+    sign = closed_sign(x)
+    if sign is None:
+        raise Undecided(f"cannot show the sign of {_shown(x)}")
+    return sign
+
+
+def _decide(e: sp.Basic, args: list) -> sp.Basic | None:
+    """``e.func(*args)`` worked out by shown signs where its choice is between closed values;
+    None where SymPy is left to build it."""
+    closed = [a for a in args if isinstance(a, sp.Expr) and not a.free_symbols]
+    if isinstance(e, (sp.Max, sp.Min)) and len(closed) >= 2:
+        top = _extreme(closed, 1 if isinstance(e, sp.Max) else -1)
+        rest = [a for a in args if a.free_symbols]
+        return top if not rest else None if not trustworthy(top) else e.func(*rest, top)
+    if not closed or closed[0] is not args[0] or args[0].is_extended_real is False:
+        return None  # (|2 pi i| is SymPy's to build: a closed sign is of real values)
+    x = args[0]
+    if isinstance(e, sp.Abs):
+        return x if _shown_sign(x) >= 0 else -x
+    if isinstance(e, sp.sign):
+        return sp.Integer(_shown_sign(x))
+    if isinstance(e, sp.Heaviside):
+        sign = _shown_sign(x)
+        return e.func(sp.Integer(0), *args[1:]) if sign == 0 else sp.Integer(int(sign > 0))
+    if isinstance(e, (sp.floor, sp.ceiling)):
+        return _integer_part(x, isinstance(e, sp.floor))
+    return None
+
+
+def _extreme(closed: list, direction: int) -> sp.Expr:
+    """The largest (direction 1) or smallest (-1) of closed values, each comparison shown."""
+    best = closed[0]
+    for a in closed[1:]:
+        if direction * _shown_sign(a - best) > 0:
+            best = a
+    return best
+
+
+def _integer_part(x: sp.Expr, down: bool) -> sp.Integer:
+    """floor(x) (or ceiling), shown: n <= x < n + 1 (n - 1 < x <= n) by closed signs."""
+    from proofs.numeric import as_fraction
+
+    try:
+        guess = math.floor(as_fraction(x))
+    except (NotNumeric, ValueError, OverflowError, ZeroDivisionError) as exc:
+        raise Undecided(f"cannot evaluate {_shown(x)}") from exc
+    for n in (guess, guess + 1, guess - 1):
+        if down and _shown_sign(x - n) >= 0 and _shown_sign(x - n - 1) < 0:
+            return sp.Integer(n)
+        if not down and _shown_sign(x - n) <= 0 and _shown_sign(x - n + 1) > 0:
+            return sp.Integer(n)
+    raise Undecided(f"cannot show the integer part of {_shown(x)}")
+
+
 def _decided_on(e: sp.Basic, args: list) -> list:
     """The closed values whose signs SymPy consults to build ``e.func(*args)``."""
     closed = [a for a in args if isinstance(a, sp.Expr) and not a.free_symbols]
     if isinstance(e, (sp.Max, sp.Min)):
-        diffs = [a - b for i, a in enumerate(args) for b in args[i + 1 :]]
-        return [d for d in diffs if not d.free_symbols]
-    if isinstance(e, (sp.Abs, sp.sign, sp.Heaviside)) or (e.is_Pow and not args[1].is_Integer):
+        return closed
+    if e.is_Pow and not args[1].is_Integer:
         return closed[:1]
     return []
 

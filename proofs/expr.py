@@ -440,6 +440,10 @@ def _finite_real(value: sp.Expr, name: str) -> sp.Expr:
     return value
 
 
+_FLOAT_BITS = 2**14  # the largest binary exponent of a Float read as an exact rational
+# (a Float of 10^(10^7) made a number of ten million digits, and printing it did not end)
+
+
 def float_value(f: sp.Float) -> sp.Rational:
     """The rational a SymPy Float stands for: the shortest decimal that rounds back to the same
     binary value at the Float's own precision, as Python's ``repr`` does for a float. So
@@ -452,6 +456,11 @@ def float_value(f: sp.Float) -> sp.Rational:
     mpf, prec = f._mpf_, f._prec
     if not f.is_finite:
         raise InputError(f"{f} is not a finite number.")
+    if mpf[1] and abs(mpf[2] + mpf[3]) > _FLOAT_BITS:  # (mantissa, exponent, bit count)
+        raise InputError(
+            f"the Float {sp.Float(f, 5)} is beyond 2^±{_FLOAT_BITS}, too large or small to "
+            "read exactly; write it as a power, e.g. 10**(-5000) as sp.Integer(10)**-5000."
+        )
     if prec == 53 and _is_double(mpf):  # Python's own repr (the nearest of the shortest)
         q = Fraction(repr(float(f)))
         return sp.Rational(q.numerator, q.denominator)

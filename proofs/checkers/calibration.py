@@ -22,7 +22,7 @@ from flint import arb
 
 from proofs.checkers.profiles import gaussian_delta, gaussian_profile_derivation
 from proofs.claims import CalibrationMinimal, GaussianCalibration, GaussianCalibrationRegion
-from proofs.decide import known
+from proofs.decide import at, known
 from proofs.errors import InputError
 from proofs.formulas import classical_sigma
 from proofs.numeric import as_fraction, ball_of, compile_ball, precision, show_ball, to_ball
@@ -189,7 +189,7 @@ def _float_up(x: Fraction) -> float:
 
 
 def _gaussian_calibration_loss_terms(claim):
-    sig = claim.sigma.subs(DELTA, claim.delta)
+    sig = at(claim.sigma, {DELTA: claim.delta})
     # cancel, not simplify: simplify's logcombine can raise big rationals to huge powers
     mu = sp.cancel(SENSITIVITY / sig)
     if mu.free_symbols - {EPSILON} or not known(sig, "positive"):
@@ -248,8 +248,8 @@ def _gaussian_calibration_decide(claim, expr, deriv) -> Finding:
         )
     done, bad = _first_failure(f, cover.certified_up_to, cover.point, bound, Fraction(1, 10**6))
     value = f(ball_of(bad))
-    sig = claim.sigma.subs(
-        {DELTA: claim.delta, EPSILON: sp.Rational(bad.numerator, bad.denominator)}
+    sig = at(
+        claim.sigma, {DELTA: claim.delta, EPSILON: sp.Rational(bad.numerator, bad.denominator)}
     )
     cex = Counterexample(
         {

@@ -37,6 +37,7 @@ from proofs.claims import ChebyshevTail, EstimateAt, PerReportUnbiased, Unbiased
 from proofs.claims.estimation import NotRational
 from proofs.decide import at, differs_somewhere, holds_at, trustworthy
 from proofs.decide import compare as _compare
+from proofs.errors import Undecided
 from proofs.expr import rationalize
 from proofs.results import Counterexample, Finding, Verdict
 from proofs.smt import prove_forall
@@ -96,8 +97,11 @@ def _refute_difference(
         and all(holds_at(c, v) for c in domain)
     ]
     for values in itertools.chain(inside, _points(symbols, domain, populations)):
-        lv = rationalize(at(sp.sympify(lhs), values))
-        rv = rationalize(at(sp.sympify(rhs), values))
+        try:
+            lv = rationalize(at(sp.sympify(lhs), values))
+            rv = rationalize(at(sp.sympify(rhs), values))
+        except Undecided:
+            continue
         status, how = _compare(lv, rv)
         if strict_gt and status == "violated":
             return values, lv, rv, how
@@ -244,7 +248,10 @@ def _chebyshev_tail_exact_counterexample(claim, e, bound) -> Counterexample | No
             tail = e.exact_tail(values, values[T])
         except NotRational:
             continue
-        b = rationalize(at(bound, values))
+        try:
+            b = rationalize(at(bound, values))
+        except Undecided:
+            continue
         status, how = _compare(sp.Rational(tail.numerator, tail.denominator), b)
         if status == "violated":
             return Counterexample(

@@ -25,7 +25,7 @@ from fractions import Fraction
 import sympy as sp
 
 from proofs.claims import GroupPrivacy
-from proofs.decide import at, known, show
+from proofs.decide import at, known, show, undecided_gives
 from proofs.decide import compare as _compare
 from proofs.finite import finite_delta
 from proofs.formulas import chain_delta
@@ -299,6 +299,7 @@ def _group_privacy_counterexample(claim, ek, dk) -> Counterexample | None:
     return None
 
 
+@undecided_gives(None)
 def _group_privacy_recheck(k, E, d, a, ek, dk) -> Counterexample | None:
     probs = _chain_probs(k, E, d, a)
     chain_d = _chain_delta(probs, E)

@@ -30,6 +30,7 @@ from proofs.checkers.laws import params, points
 from proofs.claims.inequality import Inequality
 from proofs.decide import (
     algebraically_equal,
+    at,
     closed_compare,
     greater,
     holds_at,
@@ -37,6 +38,7 @@ from proofs.decide import (
     simplifies_to_zero,
 )
 from proofs.decide import known as shown
+from proofs.errors import Undecided
 from proofs.numeric import NotNumeric, certainly_greater, certainly_less, precision, to_ball
 from proofs.results import Counterexample, Finding, Verdict
 from proofs.smt import ForAllResult, defined_on, prove_forall
@@ -121,8 +123,8 @@ def _violation(claim: Inequality, values: dict) -> tuple[bool, str, sp.Expr, sp.
     if any(_undefined(g, values) is not False for g in claim.guards):
         return False, "", sp.nan, sp.nan
     try:  # (Max(0, log(x)) at x = 0: SymPy refuses an undefined argument)
-        lhs, rhs = claim.lhs.xreplace(values), claim.rhs.xreplace(values)
-    except (ValueError, TypeError):
+        lhs, rhs = at(claim.lhs, values), at(claim.rhs, values)
+    except (ValueError, TypeError, Undecided):
         return False, "", sp.nan, sp.nan
     bad, how = greater(lhs, rhs)
     return bad, how, lhs, rhs
@@ -138,8 +140,8 @@ def _undefined(term: sp.Expr, values: dict) -> bool | None:
     """Is `term` undefined (not a finite real) at `values`: True, False, or None when SymPy
     cannot tell."""
     try:
-        v = term.xreplace(values)
-    except (ValueError, TypeError, ZeroDivisionError):  # (SymPy refused: not re-checked)
+        v = at(term, values)
+    except (ValueError, TypeError, ZeroDivisionError, Undecided):  # (not re-checked)
         return None
     if v.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
         return True

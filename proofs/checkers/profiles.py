@@ -30,7 +30,7 @@ from flint import arb, ctx
 
 from proofs.claims import ApproxDP, PrivacyProfile
 from proofs.decide import at, compare, known, simplifies_to_zero
-from proofs.errors import InputError
+from proofs.errors import InputError, Undecided
 from proofs.expr import rationalize
 from proofs.finite import finite_delta
 from proofs.formulas import phi
@@ -479,7 +479,7 @@ def _separated(mechanism: str, deriv, formula: sp.Expr) -> Finding | None:
         for values in _PROFILE_POINTS[mechanism]:
             try:
                 diff = to_ball(at(deriv.delta, values)) - to_ball(at(formula, values))
-            except (ValueError, ZeroDivisionError):
+            except (ValueError, ZeroDivisionError, Undecided):
                 continue
             if diff > 0 or diff < 0:
                 cex = Counterexample(

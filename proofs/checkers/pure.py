@@ -24,13 +24,21 @@ from proofs.checkers.formulations import Case, Formulation, formulate
 from proofs.checkers.laws import points
 from proofs.claims import PureDP
 from proofs.decide import algebraically_equal as _algebraically_equal
-from proofs.decide import at, known, long_numbers, long_rationals, show, simplifies_to_zero
+from proofs.decide import (
+    at,
+    known,
+    long_numbers,
+    long_rationals,
+    show,
+    simplifies_to_zero,
+    undecided_gives,
+)
 from proofs.decide import closed_compare as _closed_compare
 from proofs.decide import discharge as _discharge
 from proofs.decide import free_symbols as _free
 from proofs.decide import holds_at as _is_true
 from proofs.decide import too_long as _too_long
-from proofs.errors import InputError
+from proofs.errors import InputError, Undecided
 from proofs.expr import rationalize
 from proofs.numeric import certainly_greater
 from proofs.results import Counterexample, Finding, Verdict
@@ -144,6 +152,7 @@ def _log_ratio_matches(case: Case, values: dict) -> bool:
         return False
 
 
+@undecided_gives(None)
 def _recheck(case: Case, eps: sp.Expr, values: dict, domain: list) -> Counterexample | None:
     """Re-check a candidate violation against the mechanism's own p and q, exactly."""
     if any(v is None for v in values.values()):
@@ -351,7 +360,10 @@ def tight_epsilon(mech, domain: list | None = None) -> tuple[sp.Expr | None, str
     if status not in ("proved", "certified"):
         return None, f"candidate {value} not verified as an upper bound"
     case = form.cases[index]
-    p, q = at(case.p, point), at(case.q, point)
+    try:
+        p, q = at(case.p, point), at(case.q, point)
+    except Undecided as exc:
+        return None, f"candidate {value}: {exc}"
     attained = simplifies_to_zero(p - sp.exp(value) * q) or _algebraically_equal(
         sp.log(p) - sp.log(q), value, thorough=True
     )
@@ -366,7 +378,10 @@ def _unbounded(form: Formulation) -> tuple[sp.Expr | None, str]:
     decided exactly (or the positive one with arb)."""
     index, point = form.unbounded
     case = form.cases[index]
-    p, q = rationalize(at(case.p, point)), rationalize(at(case.q, point))
+    try:
+        p, q = rationalize(at(case.p, point)), rationalize(at(case.q, point))
+    except Undecided as exc:
+        return None, f"the zero-probability output: {exc}"
     positive = certainly_greater(p, 0) if not _free([p]) else known(sp.simplify(p), "positive")
     if not simplifies_to_zero(q) or positive is not True:  # symbols: by their assumptions
         return None, "the zero-probability output was not verified"
@@ -523,7 +538,10 @@ def _loose_witness(claimed, tight, domain) -> Counterexample | None:
     """Parameter values at which the verified tight epsilon is certainly below the claim."""
     params = sorted(_free([claimed, tight, *domain]), key=str)
     for values in _param_points(params, domain):
-        t, c = at(sp.sympify(tight), values), at(sp.sympify(claimed), values)
+        try:
+            t, c = at(sp.sympify(tight), values), at(sp.sympify(claimed), values)
+        except Undecided:
+            continue
         if certainly_greater(c, t) is True:
             return Counterexample(
                 parameters={str(k): _show(v) for k, v in values.items()},

@@ -20,6 +20,7 @@ import sympy as sp
 from proofs.checkers.profiles import gaussian_delta
 from proofs.claims import RDPConversion, RenyiGaussian, ZCDPConversion
 from proofs.decide import at, compare, is_zero, show
+from proofs.errors import Undecided
 from proofs.expr import rationalize
 from proofs.mechanisms import Gaussian, sym
 from proofs.numeric import NotNumeric, show_ball, to_ball
@@ -68,7 +69,10 @@ def _renyi_counterexample(div, rhs, model) -> Counterexample | None:
             continue
         if values.get(ALPHA, 2) <= 1 or any(v <= 0 for v in values.values()):
             continue
-        lhs_v, rhs_v = rationalize(at(div, values)), rationalize(at(rhs, values))
+        try:
+            lhs_v, rhs_v = rationalize(at(div, values)), rationalize(at(rhs, values))
+        except Undecided:
+            continue
         status, how = compare(lhs_v, rhs_v)
         if status == "violated":
             return Counterexample(

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from proofs.decide import at, compare, discharge
+from proofs.decide import at, compare, discharge, undecided_gives
+from proofs.errors import Undecided
 from proofs.finite import canonical_mechanism, compose, finite_delta, finite_ratio, post_process
 from proofs.results import Counterexample
 from proofs.symbols import D1, D2, E0, E1, E2
@@ -169,6 +170,7 @@ def composition_rule(rule: sp.Expr, delta_rule: sp.Expr | None) -> GeneralOutcom
     return _open(steps)
 
 
+@undecided_gives(None)
 def _composition_instance(r1, d1, r2, d2, rule, delta_rule) -> Counterexample | None:
     m1, m2 = canonical_mechanism(r1, d1), canonical_mechanism(r2, d2)
     e1, e2 = sp.log(sp.Rational(r1)), sp.log(sp.Rational(r2))
@@ -253,7 +255,10 @@ def postprocessing_rule(rule: sp.Expr) -> GeneralOutcome:
     for r in _then(_RATIOS, near):
         mech = canonical_mechanism(r)
         e0 = sp.log(sp.Rational(r))
-        bound = sp.exp(at(rule, {E0: e0}))
+        try:
+            bound = sp.exp(at(rule, {E0: e0}))
+        except Undecided:
+            continue
         post = post_process(mech, {y: y for y in mech.pmf[0]})
         ratio, (x0, xp, z) = finite_ratio(post)
         status, how = compare(ratio, bound)

@@ -301,8 +301,10 @@ class RDPConversion(Claim):
         """min over alphas of formula(rdp, alpha, delta); default rdp + ln(1/delta)/(alpha - 1)."""
         s, D = self.sigma, self.sensitivity
         f = self.formula if self.formula is not None else RDP + sp.log(1 / DL) / (ALPHA - 1)
+        from proofs.decide import at  # (a Piecewise formula: its branch shown, not guessed)
+
         vals = [
-            f.subs({RDP: self.k * a * D**2 / (2 * s**2), ALPHA: a, DL: self.delta})
+            at(f, {RDP: self.k * a * D**2 / (2 * s**2), ALPHA: a, DL: self.delta})
             for a in self.alphas
         ]
         approx = []
@@ -356,7 +358,9 @@ class ZCDPConversion(Claim):
     def epsilon(self) -> sp.Expr:
         f = self.formula if self.formula is not None else RHO + 2 * sp.sqrt(RHO * sp.log(1 / DL))
         s, D = self.sigma, self.sensitivity
-        return f.subs({RHO: self.k * D**2 / (2 * s**2), DL: self.delta})
+        from proofs.decide import at  # (a Piecewise formula: its branch shown, not guessed)
+
+        return at(f, {RHO: self.k * D**2 / (2 * s**2), DL: self.delta})
 
     def statement(self) -> str:
         return (

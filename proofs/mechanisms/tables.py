@@ -138,12 +138,16 @@ def same_inputs(tables, what: str = "mechanisms") -> None:
             )
 
 
+_GEO_SAMPLE_K = 1000  # (2^k-sized integers in a table of n + 1 outputs)
+
+
 def _geo_sample_k(e: sp.Expr, given: Any) -> int:
     """k = ceil(ln(2/eps)), the least k >= 1 with eps e^k >= 2, decided exactly or with arb
     (in doubles, eps = 2e^-3 - 10^-30 gave 3 instead of 4)."""
     import math
 
     from proofs.decide import closed_sign
+    from proofs.numeric import NotNumeric, as_fraction
 
     def sign(x: sp.Expr) -> int:
         s = closed_sign(x)
@@ -156,7 +160,15 @@ def _geo_sample_k(e: sp.Expr, given: Any) -> int:
             f"epsilon={given} must be in (0, 2) for GeoSample (k = ceil(ln(2/eps)) >= 1); "
             "use e.g. geo_sample(0.1, 5)."
         )
-    k = max(1, math.ceil(math.log(2 / float(e))) - 1)  # (a float guess, then exact steps)
+    try:  # (a guess, then exact steps: float(e) is 0 for eps = 10^-400)
+        k = max(1, math.ceil(as_fraction(sp.log(2 / e))) - 1)
+    except (NotNumeric, ValueError, OverflowError, ZeroDivisionError):
+        k = 1
+    if k > _GEO_SAMPLE_K:
+        raise InputError(
+            f"epsilon={given} is too small for GeoSample's exact table (k = ceil(ln(2/eps)) "
+            f"past {_GEO_SAMPLE_K}); use epsilon >= 1e-300."
+        )
     while sign(e * sp.exp(k) - 2) < 0:
         k += 1
     while k > 1 and sign(e * sp.exp(k - 1) - 2) >= 0:

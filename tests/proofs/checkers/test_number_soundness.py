@@ -450,14 +450,20 @@ def test_substitution_takes_the_piecewise_branch_that_holds():
     assert check(GroupPrivacy(K * EPS, chain)).verdict is not Verdict.REFUTED
 
 
-def test_substitution_refuses_a_fold_on_a_misjudged_sign():
-    from proofs.decide import at
-    from proofs.errors import Undecided
+def test_substitution_folds_by_shown_signs():
+    from proofs.decide import at, closed_sign
 
-    c = sp.exp(-50) - sp.log(1 + sp.exp(-50)) - sp.exp(-100) / 2
-    x = sp.Symbol("x", real=True)
-    with pytest.raises(Undecided):
-        at(sp.Abs(x - c), {x: 0})
+    c = sp.exp(-50) - sp.log(1 + sp.exp(-50)) - sp.exp(-100) / 2  # about -2.4e-66
+    x, y = sp.symbols("x y", real=True)
+    L1, L2 = sp.log(1 + R(1, 10**12)), sp.log(1 + R(2, 10**12))
+    assert closed_sign(at(sp.Abs(x - c), {x: 0})) == 1  # (|-c| = -c > 0)
+    assert closed_sign(at(sp.Abs(x - c), {x: 0}) + c) == 0
+    assert at(sp.Max(x, y), {x: L1, y: L2}) == L2  # (SymPy's subs gave L1)
+    assert at(sp.Min(x, y), {x: 0, y: -L1}) == -L1
+    assert closed_sign(at(sp.Abs(x - y), {x: -L1, y: L2}) - L1 - L2) == 0
+    assert at(sp.floor(x - y), {x: L2, y: R(1, 10**12)}) == 0  # (SymPy's subs gave -1)
+    assert at(sp.ceiling(x), {x: -L1}) == 0
+    assert at(sp.Piecewise((y, x >= L1), (0, True)), {x: 0}) == 0
     assert at(sp.Max(x, 2 * x), {x: 3}) == 6
 
 
@@ -489,3 +495,59 @@ def test_geo_sample_finds_k_exactly(e, k):
         Verdict.PROVED,
         Verdict.CERTIFIED,
     )
+
+
+L12 = sp.log(1 + R(1, 10**12))  # about 1e-12: 0 to SymPy's two-digit comparisons
+
+
+def _not_holds(claim) -> bool:
+    return check(claim).verdict not in (Verdict.PROVED, Verdict.CERTIFIED)
+
+
+def test_a_piecewise_calibration_or_conversion_is_read_at_its_true_branch():
+    from proofs import GaussianCalibration, ZCDPConversion
+    from proofs.symbols import DELTA, SENSITIVITY
+
+    sigma = sp.Piecewise((10 * SENSITIVITY, DELTA > L12), (SENSITIVITY / 10, True))
+    assert _not_holds(GaussianCalibration(R(1, 10**13), 1, 2, sigma=sigma))
+    rho, delta = sym("rho"), sym("delta")
+    formula = sp.Piecewise((100, delta > L12), (rho / 100, True))
+    assert _not_holds(ZCDPConversion(1, 1, R(1, 10**13), formula=formula))
+
+
+def test_an_estimate_with_a_max_of_close_constants_is_not_certified():
+    from proofs.claims.estimation import EstimateAt, LinearEstimator
+    from proofs.symbols import N1, N
+
+    alpha = sym("alpha")
+    L2 = sp.log(1 + R(2, 10**12))
+    est = LinearEstimator(AlphaCoinRR(alpha), sp.Max(alpha, L2), 0, N1 / N)
+    assert check(EstimateAt(est, [1], L12, at={"alpha": L12})).verdict is Verdict.REFUTED
+    assert check(EstimateAt(est, [1], L2, at={"alpha": L12})).verdict is not Verdict.REFUTED
+
+
+def test_a_true_inequality_with_floor_is_not_refuted():
+    x = sp.Symbol("x", positive=True)
+    assert check(Inequality(sp.floor(-x - L12), -x - L12)).verdict is not Verdict.REFUTED
+
+
+def test_a_pmf_with_a_tiny_positive_rate_is_not_a_distribution():
+    from proofs import NoiseDensity
+    from proofs.symbols import Z
+
+    L = sp.log(1 + sp.sqrt(2) / 10**12)
+    r = sp.exp(L - R(1, 10**12))  # the rate is +4.1e-13: the series diverges
+    c = 10**13
+    a = 1 / ((1 + r) / (1 - r) + c * (2 + r) / (2 - r))
+    g = a * sp.exp(L * sp.Abs(Z) - sp.Abs(Z) / 10**12) * (1 + c * R(1, 2) ** sp.Abs(Z))
+    assert _not_holds(Normalised(NoiseDensity(g, support="integers")))
+
+
+def test_floats_past_the_exact_range_and_tiny_geo_sample_epsilons_are_input_errors():
+    from proofs import geo_sample
+
+    with pytest.raises(InputError, match="too large or small to read exactly"):
+        float_value(sp.Float("1e-1000000"))
+    assert "k=922" in geo_sample(R(1, 10**400), 2).name
+    with pytest.raises(InputError, match="too small for GeoSample"):
+        geo_sample(R(1, 10**1000), 2)
