@@ -121,7 +121,20 @@ def _exact_sign(d: sp.Expr) -> int | None:
     return 0 if is_zero(d) else None
 
 
-_DECISIONS = (sp.Piecewise, sp.Max, sp.Min, sp.Abs, sp.sign, sp.Heaviside, sp.floor, sp.ceiling)
+_DECISIONS = (
+    sp.Piecewise,
+    sp.Max,
+    sp.Min,
+    sp.Abs,
+    sp.sign,
+    sp.Heaviside,
+    sp.floor,
+    sp.ceiling,
+    sp.frac,
+    sp.Mod,
+    sp.arg,
+    sp.core.relational.Relational,
+)
 
 
 def at(expr, values: dict) -> sp.Expr:
@@ -189,9 +202,21 @@ def _walk(e: sp.Basic, values: dict) -> sp.Basic:
     if own is not None:
         return own
     for part in _decided_on(e, args):
-        if not trustworthy(part):
+        if not _believable(part):
             raise Undecided(f"cannot show the sign of {_shown(part)} that {e.func} rests on")
     return e.func(*args)
+
+
+def _believable(part: sp.Expr) -> bool:
+    """May SymPy's sign facts about ``part`` be believed? Closed: every closed part agrees
+    with arb. With symbols, also no sum mixes closed constants and every closed sum SymPy forms
+    agrees (as in :func:`known`): Max(n - 1 + e^-40, log(1 + e^-40) + e^-80) was n - 1 +
+    e^-40 to it, wrong at n = 1."""
+    if not isinstance(part, sp.Expr) or not trustworthy(part):
+        return False
+    if not part.free_symbols:
+        return True
+    return not _mixed_constants(part) and all(_sign_agrees(s) for s in _closed_sums(part))
 
 
 def _shown_sign(x: sp.Expr) -> int:
@@ -221,6 +246,15 @@ def _decide(e: sp.Basic, args: list) -> sp.Basic | None:
         return e.func(sp.Integer(0), *args[1:]) if sign == 0 else sp.Integer(int(sign > 0))
     if isinstance(e, (sp.floor, sp.ceiling)):
         return _integer_part(x, isinstance(e, sp.floor))
+    if isinstance(e, sp.frac):
+        return x - _integer_part(x, True)
+    if isinstance(e, sp.arg):
+        return sp.Integer(0) if _shown_sign(x) >= 0 else sp.pi  # (arg(0) is 0, as SymPy has it)
+    if isinstance(e, sp.Mod) and len(closed) == 2 and args[1].is_extended_real is not False:
+        q = args[1]
+        if _shown_sign(q) == 0:
+            return None  # (Mod(x, 0): SymPy's nan)
+        return x - q * _integer_part(x / q, True)
     return None
 
 
@@ -250,12 +284,17 @@ def _integer_part(x: sp.Expr, down: bool) -> sp.Integer:
 
 
 def _decided_on(e: sp.Basic, args: list) -> list:
-    """The closed values whose signs SymPy consults to build ``e.func(*args)``."""
-    closed = [a for a in args if isinstance(a, sp.Expr) and not a.free_symbols]
-    if isinstance(e, (sp.Max, sp.Min)):
-        return closed
-    if e.is_Pow and not args[1].is_Integer:
-        return closed[:1]
+    """The values whose signs SymPy consults to build ``e.func(*args)``: for Max, Min and a
+    relation the differences of their arguments, for the others the argument, and for a root
+    a closed base."""
+    if isinstance(e, (sp.Max, sp.Min, sp.core.relational.Relational)):
+        return [a - b for i, a in enumerate(args) for b in args[i + 1 :]]
+    if isinstance(e, (sp.Abs, sp.sign, sp.Heaviside, sp.floor, sp.ceiling, sp.frac, sp.arg)):
+        return args[:1]
+    if isinstance(e, sp.Mod):
+        return [args[0] / args[1]] if args[1] != 0 else []
+    if e.is_Pow and not args[1].is_Integer and not args[0].free_symbols:
+        return args[:1]
     return []
 
 

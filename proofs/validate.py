@@ -13,7 +13,7 @@ import sympy as sp
 from proofs.decide import truth_at
 from proofs.errors import InputError
 from proofs.expr import as_expr
-from proofs.numeric import certainly_greater, certainly_less
+from proofs.numeric import NotNumeric, certainly_greater, certainly_less, to_ball
 from proofs.smt import prove_forall
 
 __all__ = [
@@ -36,11 +36,34 @@ MAX_GROUP = 1000
 
 def _below(value: sp.Expr, bound, strict: bool) -> bool:
     """value < bound (strict) or value <= bound, decided exactly; undecidable counts as no."""
-    if value.is_Rational:
+    from proofs.decide import closed_sign
+
+    if value.is_Rational and bound.is_Rational:
         return value < bound if strict else value <= bound
-    if strict:
-        return certainly_less(value, bound) is True
-    return certainly_greater(value, bound) is False
+    if strict and certainly_less(value, bound) is True:
+        return True
+    if not strict and certainly_greater(value, bound) is False:
+        return True
+    # (SymPy's own value < bound is a two-digit guess: -9e-36 passed as positive)
+    sign = closed_sign(bound - value)
+    if sign is not None:
+        return sign > 0 if strict else sign >= 0
+    try:
+        to_ball(bound - value)
+    except (NotNumeric, ArithmeticError, ValueError, TypeError):
+        # a function arb does not know (erfinv): SymPy's relation, as before
+        try:
+            return bool(value < bound) if strict else bool(value <= bound)
+        except TypeError:  # (SymPy could not tell either)
+            return False
+    return False
+
+
+def _maybe_real(value: sp.Expr) -> bool:
+    try:
+        return value.is_real is not False
+    except (ArithmeticError, ValueError, TypeError):  # (SymPy's evalf of 1/log(1 + 10^-12))
+        return True  # the range check decides
 
 
 def check_in_range(value: sp.Expr, name: str, lo, hi, lo_open=True, hi_open=True, fix="") -> None:
@@ -49,7 +72,7 @@ def check_in_range(value: sp.Expr, name: str, lo, hi, lo_open=True, hi_open=True
     if value.free_symbols:
         return
     ok = (
-        value.is_real is not False
+        _maybe_real(value)
         and (lo is None or _below(sp.sympify(lo), value, lo_open))
         and (hi is None or _below(value, sp.sympify(hi), hi_open))
     )
@@ -193,7 +216,7 @@ def check_description(mech: Any) -> None:
     if not hasattr(mech, "domain"):
         return
     symbolic = []
-    for i, c in enumerate(sp.sympify(c) for c in mech.domain()):
+    for i, c in enumerate(domain_of(mech)):
         if c.free_symbols:
             symbolic.append(c)
             continue
@@ -205,6 +228,19 @@ def check_description(mech: Any) -> None:
                 "in the mechanism's domain."
             )
     check_satisfiable(symbolic, type(mech).__name__)
+
+
+def domain_of(mech: Any) -> list:
+    """The mechanism's constraints, a closed one as written: SymPy decides a closed relation
+    such as c > 0 as it builds it, by a two-digit guess (e^-40 - log(1 + e^-40) - e^-80 > 0
+    was true to it), or fails (1/log(1 + 10^-12) > 0 divided by 0)."""
+    with sp.evaluate(False):
+        written = [sp.sympify(c) for c in mech.domain()]
+    try:
+        built = [sp.sympify(c) for c in mech.domain()]
+    except (ArithmeticError, ValueError, TypeError):
+        return written
+    return [w if isinstance(b, sp.logic.boolalg.BooleanAtom) else b for b, w in zip(built, written)]
 
 
 def check_satisfiable(constraints, what: str) -> None:

@@ -42,7 +42,7 @@ from proofs.errors import InputError, Undecided
 from proofs.expr import rationalize
 from proofs.numeric import certainly_greater
 from proofs.results import Counterexample, Finding, Verdict
-from proofs.validate import allowed, check_description, check_epsilon, check_satisfiable
+from proofs.validate import allowed, check_description, check_epsilon, check_satisfiable, domain_of
 
 __all__ = ["check", "supports", "supremum_epsilon", "tight_epsilon", "upper_bound"]
 
@@ -223,9 +223,9 @@ def _domain(mech) -> list:
     valid = list(getattr(mech, "pmf_constraints", tuple)())
     if valid:
         check_satisfiable(
-            [*mech.domain(), *valid], f"{type(mech).__name__} (where its rows are distributions)"
+            [*domain_of(mech), *valid], f"{type(mech).__name__} (where its rows are distributions)"
         )
-    return [*mech.domain(), *valid]
+    return [*domain_of(mech), *valid]
 
 
 def _normalises_somewhere(mech, domain: list) -> bool:

@@ -551,3 +551,39 @@ def test_floats_past_the_exact_range_and_tiny_geo_sample_epsilons_are_input_erro
     assert "k=922" in geo_sample(R(1, 10**400), 2).name
     with pytest.raises(InputError, match="too small for GeoSample"):
         geo_sample(R(1, 10**1000), 2)
+
+
+C40 = sp.exp(-40) - sp.log(1 + sp.exp(-40)) - sp.exp(-80)  # about -9e-36, positive to SymPy
+
+
+def test_frac_mod_and_arg_at_values_are_shown_and_symbols_left_are_not_trusted():
+    from proofs.decide import at, closed_sign
+    from proofs.errors import Undecided
+
+    x, y = sp.symbols("x y", real=True)
+    n = sp.Symbol("n", integer=True, positive=True)
+    assert closed_sign(at(sp.frac(x), {x: C40}) - 1) == -1  # 1 + c, not c
+    assert closed_sign(at(sp.Mod(x, 1), {x: C40}) - 1) == -1
+    assert at(sp.arg(x), {x: C40}) == sp.pi
+    z = sp.log(1 + sp.exp(-40)) + sp.exp(-80)
+    assert at(sp.sign(n * (y - x)), {y: sp.exp(-40), x: z}) == -1
+    for e in (sp.Max(n - 1 + y, x), sp.Lt(n - 1 + y, x), sp.Abs(n - 1 + y - x)):
+        with pytest.raises(Undecided):
+            at(e, {y: sp.exp(-40), x: z})
+
+
+def test_a_range_check_does_not_take_sympy_s_sign_guess():
+    from proofs.validate import check_positive
+
+    with pytest.raises(InputError):
+        check_positive(C40, "scale")
+    check_positive(sp.log(1 + R(1, 10**12)) - R(1, 10**40), "scale")
+    c1 = sp.log(1 + R(1, 10**12))  # (1/c1 > 0 divided by 0 in SymPy's evalf)
+    assert check(PureDP(Laplace(1 / c1, 1), c1)).verdict is Verdict.PROVED
+
+
+def test_a_variance_with_a_max_of_a_tiny_negative_constant_is_not_refuted():
+    from proofs import Moment
+
+    value = "2*b^2 + max(0, (b^2 - 2*b + 1)*(exp(-40) - log(1 + exp(-40)) - exp(-80)))"
+    assert check(Moment(Laplace(), "variance", value)).verdict is not Verdict.REFUTED
