@@ -579,9 +579,11 @@ def known(expr: sp.Expr, fact: str) -> bool:
     if not e.free_symbols:
         sign = closed_sign(e)
         return sign is not None and sign in _FACTS[fact]
-    if long_rationals(e) or getattr(e, f"is_{fact}") is not True or _mixed_constants(e):
-        return False  # (SymPy's sign query on a long rational power may not end)
-    return trustworthy(e) and all(_sign_agrees(part) for part in _closed_sums(e))
+    # (trustworthy first: it does not ask SymPy about a closed part with a long rational
+    # power, whose sign query may not end, and then no query of the whole reaches that part)
+    if _mixed_constants(e) or not trustworthy(e) or getattr(e, f"is_{fact}") is not True:
+        return False
+    return all(_sign_agrees(part) for part in _closed_sums(e))
 
 
 def trustworthy(expr: sp.Expr) -> bool:
