@@ -230,10 +230,13 @@ def _decide(e: sp.Basic, args: list) -> sp.Basic | None:
     """``e.func(*args)`` worked out by shown signs where its choice is between closed values;
     None where SymPy is left to build it."""
     closed = [a for a in args if isinstance(a, sp.Expr) and not a.free_symbols]
-    if isinstance(e, (sp.Max, sp.Min)) and len(closed) >= 2:
+    if isinstance(e, (sp.Max, sp.Min)) and closed:
         top = _extreme(closed, 1 if isinstance(e, sp.Max) else -1)
         rest = [a for a in args if a.free_symbols]
-        return top if not rest else None if not trustworthy(top) else e.func(*rest, top)
+        for a in rest:  # (SymPy compares the closed top with each argument that has symbols)
+            if not _believable(a - top):
+                raise Undecided(f"cannot show the sign of {_shown(a - top)} that {e.func} rests on")
+        return e.func(*rest, top) if rest else top
     if not closed or closed[0] is not args[0] or args[0].is_extended_real is False:
         return None  # (|2 pi i| is SymPy's to build: a closed sign is of real values)
     x = args[0]

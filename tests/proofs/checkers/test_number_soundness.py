@@ -587,3 +587,14 @@ def test_a_variance_with_a_max_of_a_tiny_negative_constant_is_not_refuted():
 
     value = "2*b^2 + max(0, (b^2 - 2*b + 1)*(exp(-40) - log(1 + exp(-40)) - exp(-80)))"
     assert check(Moment(Laplace(), "variance", value)).verdict is not Verdict.REFUTED
+
+
+def test_max_with_symbols_left_compares_the_closed_arguments_by_shown_signs():
+    from proofs.decide import at
+
+    x, y = sp.symbols("x y", real=True)
+    n = sp.Symbol("n", positive=True)
+    L2 = sp.log(1 + R(2, 10**12))
+    assert at(sp.Max(x, y, n), {x: L12, y: L2}) == sp.Max(n, L2)
+    assert at(sp.Min(x, y, n + 1), {x: L12, y: L2}) == sp.Min(n + 1, L12)
+    assert at(sp.Max(x, n), {x: -1}) == n
