@@ -140,10 +140,11 @@ _DECISIONS = (
 def at(expr, values: dict) -> sp.Expr:
     """``expr`` with ``values`` substituted, as SymPy's ``subs`` gives it, except that every
     choice on the way is made by a shown sign, never by SymPy's two-digit comparison: a
-    Piecewise branch by :func:`truth_at`; Max/Min of closed values, and Abs, sign, Heaviside,
-    floor and ceiling of a closed value, by :func:`closed_sign`; roots and a fold of Max/Min
-    against symbols only where each closed part has the sign SymPy believes (:func:`trustworthy`).
-    Raises :class:`Undecided` where a choice cannot be shown. (SymPy's subs took the eps <= 0
+    Piecewise branch and a closed relation by :func:`truth_at`; Max/Min of closed values, and
+    Abs, sign, Heaviside, floor, ceiling, frac, Mod and arg of a closed value, by
+    :func:`closed_sign`; a root, and a choice that keeps symbols, only where SymPy's view of
+    what it compares is believable (:func:`_believable`). Raises :class:`Undecided` where a
+    choice cannot be shown. (SymPy's subs took the eps <= 0
     branch at eps = log(1 + 10^-12), made Max(log(1 + 10^-12), log(1 + 2 10^-12)) the first,
     and floor(log(1 + 2 10^-12) - 10^-12) -1.)"""
     e = sp.sympify(expr)
