@@ -116,6 +116,18 @@ def _own(v: Any) -> Any:
 _SCALARS = (float, int, bool, str, np.generic)
 
 
+def _unshared(out: Any) -> Any:
+    """A batch no one else holds: a view, or an array the mechanism keeps (a buffer it refills
+    on every call would rewrite the samples kept from its last call), is copied; a fresh
+    array, the rule, is not (a chunk's copy would double its memory)."""
+    if isinstance(out, np.ndarray) and (out.base is not None or sys.getrefcount(out) > _OWN_REFS):
+        return out.copy()
+    return out
+
+
+_OWN_REFS = 3  # (getrefcount's own argument, this frame's name and the caller's)
+
+
 def _each(f: Callable[..., Any], data: Any, rng: Any, n: int) -> list[Any]:
     """n outputs of ``f(data)`` (``f(data, rng=rng)`` when rng is not None), each the
     mechanism's no longer (see :func:`_own`); scalars, the common case, are taken as they are,
@@ -138,7 +150,7 @@ def _outputs(mech: Mechanism, data: Any, n: int, rng: np.random.Generator) -> An
     try:
         if mech.batched:
             out = f(data, size=n, rng=rng) if mech.wants_rng else f(data, size=n)
-            return out.copy() if isinstance(out, np.ndarray) else out
+            return _unshared(out)
         return _each(f, data, rng if mech.wants_rng else None, n)
     except InputError as exc:  # the mechanism refused this data (a catalogue entry says why)
         exc.from_mechanism = True  # (kept as it is: a caller may catch its own subclass)
