@@ -27,7 +27,6 @@ from proofs.errors import InputError, Undecided
 from proofs.expr import as_expr, rationalize
 from proofs.mechanisms import FiniteMechanism
 from proofs.mechanisms.tables import same_inputs
-from proofs.numeric import certainly_greater
 from proofs.validate import check_description
 
 __all__ = [*exports_of(__name__)]
@@ -110,9 +109,6 @@ def _positive(diff: sp.Expr) -> bool:
     below the truth gave gaps that close); an exact zero is not positive."""
     if diff.is_Rational:
         return diff > 0
-    greater = certainly_greater(diff, 0)
-    if greater is not None:
-        return greater
     sign = closed_sign(diff)
     if sign is not None:
         return sign > 0

@@ -13,7 +13,7 @@ import sympy as sp
 from proofs.decide import truth_at
 from proofs.errors import InputError
 from proofs.expr import as_expr
-from proofs.numeric import NotNumeric, certainly_greater, certainly_less, to_ball
+from proofs.numeric import NotNumeric, to_ball
 from proofs.smt import prove_forall
 
 __all__ = [
@@ -40,11 +40,7 @@ def _below(value: sp.Expr, bound, strict: bool) -> bool:
 
     if value.is_Rational and bound.is_Rational:
         return value < bound if strict else value <= bound
-    if strict and certainly_less(value, bound) is True:
-        return True
-    if not strict and certainly_greater(value, bound) is False:
-        return True
-    # (SymPy's own value < bound is a two-digit guess: -9e-36 passed as positive)
+    # by arb (SymPy's own value < bound is a two-digit guess: -9e-36 passed as positive)
     sign = closed_sign(bound - value)
     if sign is not None:
         return sign > 0 if strict else sign >= 0
